@@ -1,0 +1,35 @@
+# Two commands for a newcomer: `make plan` and `make test`. Both create .venv when missing.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.gpucloud-installed
+STACK  ?= dev
+
+.PHONY: plan test lint typecheck unit bench clean-venv
+
+$(STAMP): pyproject.toml constraints.txt
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade "pip>=24"
+	$(PY) -m pip install --quiet -c constraints.txt -e ".[dev]"
+	@touch $(STAMP)
+
+plan: $(STAMP)
+	$(VENV)/bin/gpucloud plan --stack $(STACK)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
+
+unit: $(STAMP)
+	$(VENV)/bin/pytest
+
+test: lint typecheck unit
+
+bench: $(STAMP)
+	$(PY) scripts/bench_plan.py
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,48 @@
+"""Shared base for component config models and the conventions every component follows.
+
+Type tokens are `gpucloud:<module>:<Class>` and frozen once released; children are named
+`f"{name}-<role>"` and parented to their component.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from gpucloud.catalog import ec2_regions
+from gpucloud.spec import REQUIRED_TAGS
+
+
+class ComponentConfig(BaseModel):
+    """Base of every component's config model: organisation tags and the region are enforced here."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    region: str = Field(description="AWS region the component deploys into.")
+    tags: dict[str, str] = Field(description="Cost-allocation tags; CostCenter, Team, Project and Env required.")
+
+    @field_validator("tags")
+    @classmethod
+    def _org_tags(cls, tags: dict[str, str]) -> dict[str, str]:
+        missing = [t for t in (*REQUIRED_TAGS, "Env") if t not in tags]
+        if missing:
+            raise ValueError(f"missing required tags {missing}")
+        return tags
+
+    @field_validator("region")
+    @classmethod
+    def _known_region(cls, region: str) -> str:
+        if region not in ec2_regions():
+            raise ValueError(f"unknown AWS region '{region}'")
+        return region
+
+
+def child(parent: pulumi.Resource, **kwargs: Any) -> pulumi.ResourceOptions:
+    """Options for a component's child: parented to the component and nothing else implicit."""
+    return pulumi.ResourceOptions(parent=parent, **kwargs)
+
+
+def named_tags(tags: dict[str, str], name: str) -> dict[str, str]:
+    return {**tags, "Name": name}

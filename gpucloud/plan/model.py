@@ -1,0 +1,91 @@
+"""The recorded plan: every resource as the engine shows it to a policy pack."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+# The analyzer's unknown sentinel: what a policy pack sees for a value that is only known after `up`.
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+SECRET = "[secret]"
+
+
+def is_unknown(value: Any) -> bool:
+    return isinstance(value, str) and value == UNKNOWN
+
+
+@dataclass
+class ResourceRecord:
+    """One registered resource: identity, tree position, dependencies, engine-view inputs and options."""
+
+    urn: str
+    type: str
+    name: str
+    parent: str | None
+    custom: bool
+    dependencies: list[str]
+    inputs: dict[str, Any]
+    property_dependencies: dict[str, list[str]] = field(default_factory=dict)
+    provider: str | None = None
+    protect: bool = False
+    retain_on_delete: bool = False
+    ignore_changes: list[str] = field(default_factory=list)
+    deleted_with: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "urn": self.urn,
+            "type": self.type,
+            "name": self.name,
+            "parent": self.parent,
+            "custom": self.custom,
+            "dependencies": self.dependencies,
+            "inputs": self.inputs,
+        }
+
+    def get(self, path: str, default: Any = None) -> Any:
+        """Read a dotted camelCase input path ('scalingConfig.maxSize'); list indexes as numbers."""
+        value: Any = self.inputs
+        for part in path.split("."):
+            if isinstance(value, dict) and part in value:
+                value = value[part]
+            elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+                value = value[int(part)]
+            else:
+                return default
+        return value
+
+
+@dataclass
+class Plan:
+    """All resources one program registered, in registration order."""
+
+    project: str
+    stack: str
+    resources: list[ResourceRecord]
+    outputs: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    program_dir: str = ""
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def __iter__(self) -> Iterator[ResourceRecord]:
+        return iter(self.resources)
+
+    def __len__(self) -> int:
+        return len(self.resources)
+
+    def by_urn(self) -> dict[str, ResourceRecord]:
+        return {r.urn: r for r in self.resources}
+
+    def of_type(self, *types: str) -> list[ResourceRecord]:
+        return [r for r in self.resources if r.type in types]
+
+    def children(self, urn: str) -> list[ResourceRecord]:
+        return [r for r in self.resources if r.parent == urn]
+
+    def find(self, type_: str, name: str) -> ResourceRecord:
+        for r in self.resources:
+            if r.type == type_ and r.name == name:
+                return r
+        raise KeyError(f"no {type_} named {name!r} in the plan")

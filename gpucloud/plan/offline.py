@@ -1,0 +1,244 @@
+"""Realistic offline answers for the data sources (invokes) GPU platform programs call."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from gpucloud import catalog
+
+OFFLINE_ACCOUNT_ID = "123456789012"
+_ZONE_LETTERS = "abcdef"
+
+
+def fake_id(prefix: str, *parts: str, length: int = 17) -> str:
+    """Deterministic AWS-shaped id, so two plans of the same program are identical."""
+    digest = hashlib.sha256("/".join(parts).encode()).hexdigest()
+    return f"{prefix}-{digest[:length]}"
+
+
+def partition_of(region: str) -> tuple[str, str]:
+    if region.startswith("cn-"):
+        return "aws-cn", "amazonaws.com.cn"
+    if region.startswith("us-gov-"):
+        return "aws-us-gov", "amazonaws.com"
+    return "aws", "amazonaws.com"
+
+
+def zone_id_prefix(region: str) -> str:
+    # AZ ids look like use1-az1: the region's parts abbreviated.
+    area, direction, number = region.split("-")[0], region.split("-")[1], region.split("-")[-1]
+    return f"{area}{direction[0]}{number}"
+
+
+class OfflineAnswers:
+    """Answers invokes by token. Unanswered tokens are recorded so the plan can warn about them."""
+
+    def __init__(self, region: str, stack_references: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        self.region = region
+        self.stack_references = dict(stack_references or {})
+        self.unanswered: list[str] = []
+        self._handlers: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+            "aws:index/getAvailabilityZones:getAvailabilityZones": self._azs,
+            "aws:index/getCallerIdentity:getCallerIdentity": self._caller,
+            "aws:index/getRegion:getRegion": self._region,
+            "aws:index/getPartition:getPartition": self._partition,
+            "aws:ssm/getParameter:getParameter": self._ssm_parameter,
+            "aws:iam/getPolicyDocument:getPolicyDocument": self._policy_document,
+            "aws:ec2/getInstanceType:getInstanceType": self._instance_type,
+            "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": self._offerings,
+            "aws:ec2/getSubnets:getSubnets": self._subnets,
+            "aws:ec2/getVpc:getVpc": self._vpc,
+            "aws:ec2/getAmi:getAmi": self._ami,
+            "aws:eks/getClusterAuth:getClusterAuth": self._cluster_auth,
+            "kubernetes:helm:template": lambda args: {"result": []},
+            "kubernetes:yaml:decode": self._yaml_decode,
+        }
+
+    def answer(self, token: str, args: dict[str, Any]) -> dict[str, Any]:
+        handler = self._handlers.get(token)
+        if handler is None:
+            if token not in self.unanswered:
+                self.unanswered.append(token)
+            return {}
+        return handler(args)
+
+    def _region_of(self, args: Mapping[str, Any]) -> str:
+        return str(args.get("region") or self.region)
+
+    def _azs(self, args: dict[str, Any]) -> dict[str, Any]:
+        region = self._region_of(args)
+        letters = _ZONE_LETTERS[:4] if region != "us-east-1" else _ZONE_LETTERS
+        prefix = zone_id_prefix(region)
+        return {
+            "id": region,
+            "names": [f"{region}{c}" for c in letters],
+            "zoneIds": [f"{prefix}-az{i + 1}" for i in range(len(letters))],
+            "groupNames": [region] * len(letters),
+            "state": args.get("state"),
+        }
+
+    def _caller(self, args: dict[str, Any]) -> dict[str, Any]:
+        part, _ = partition_of(self.region)
+        return {
+            "id": OFFLINE_ACCOUNT_ID,
+            "accountId": OFFLINE_ACCOUNT_ID,
+            "arn": f"arn:{part}:iam::{OFFLINE_ACCOUNT_ID}:user/gpucloud-offline-plan",
+            "userId": "AIDAGPUCLOUDOFFLINE",
+        }
+
+    def _region(self, args: dict[str, Any]) -> dict[str, Any]:
+        region = self._region_of(args)
+        _, suffix = partition_of(region)
+        return {
+            "id": region,
+            "name": region,
+            "region": region,
+            "endpoint": f"ec2.{region}.{suffix}",
+            "description": region,
+        }
+
+    def _partition(self, args: dict[str, Any]) -> dict[str, Any]:
+        part, suffix = partition_of(self.region)
+        return {
+            "id": part,
+            "partition": part,
+            "dnsSuffix": suffix,
+            "reverseDnsPrefix": ".".join(suffix.split(".")[::-1]),
+        }
+
+    def _ssm_parameter(self, args: dict[str, Any]) -> dict[str, Any]:
+        name = str(args.get("name", ""))
+        value: str
+        if name.endswith("/image_id"):
+            value = fake_id("ami", self.region, name)
+        elif name.endswith("/release_version"):
+            k8s = re.search(r"/optimized-ami/(\d+\.\d+)/", name)
+            value = f"{k8s.group(1) if k8s else '1.34'}.4-20261120"
+        elif name.endswith("/image_version"):
+            value = "1.52.0-4b1e2d7a"
+        else:
+            value = f"offline-value-of:{name}"
+        part, _ = partition_of(self.region)
+        return {
+            "id": name,
+            "name": name,
+            "arn": f"arn:{part}:ssm:{self.region}::parameter{name}",
+            "type": "String",
+            "value": value,
+            "insecureValue": value,
+            "version": 1.0,
+            "withDecryption": args.get("withDecryption", True),
+        }
+
+    def _policy_document(self, args: dict[str, Any]) -> dict[str, Any]:
+        statements = []
+        for s in args.get("statements") or []:
+            out: dict[str, Any] = {}
+            if s.get("sid"):
+                out["Sid"] = s["sid"]
+            out["Effect"] = s.get("effect") or "Allow"
+            for key, wire in (("actions", "Action"), ("notActions", "NotAction")):
+                if s.get(key):
+                    out[wire] = _one_or_many(sorted(s[key]))
+            for key, wire in (("resources", "Resource"), ("notResources", "NotResource")):
+                if s.get(key):
+                    out[wire] = _one_or_many(sorted(s[key]))
+            for key, wire in (("principals", "Principal"), ("notPrincipals", "NotPrincipal")):
+                if s.get(key):
+                    principal: dict[str, Any] = {}
+                    for p in s[key]:
+                        principal.setdefault(p["type"], []).extend(p.get("identifiers") or [])
+                    if list(principal.items()) == [("*", ["*"])]:
+                        out[wire] = "*"
+                    else:
+                        out[wire] = {k: _one_or_many(sorted(v)) for k, v in principal.items()}
+            if s.get("conditions"):
+                cond: dict[str, dict[str, Any]] = {}
+                for c in s["conditions"]:
+                    cond.setdefault(c["test"], {})[c["variable"]] = _one_or_many(list(c.get("values") or []))
+                out["Condition"] = cond
+            statements.append(out)
+        doc = {"Version": args.get("version") or "2012-10-17", "Statement": statements}
+        return {
+            "id": fake_id("policy", json.dumps(doc, sort_keys=True)),
+            "json": json.dumps(doc, indent=2),
+            "minifiedJson": json.dumps(doc, separators=(",", ":")),
+        }
+
+    def _instance_type(self, args: dict[str, Any]) -> dict[str, Any]:
+        name = str(args.get("instanceType", ""))
+        spec = catalog.get_catalog().find(name)
+        if spec is None:
+            return {"id": name, "instanceType": name}
+        gpus = []
+        if spec.is_gpu:
+            gpus = [
+                {
+                    "count": float(spec.accelerator_count),
+                    "manufacturer": spec.manufacturer.upper()
+                    if spec.manufacturer == "amd"
+                    else spec.manufacturer.capitalize(),
+                    "memorySize": float(round(spec.accelerator_memory_gib * 1024)),
+                    "name": spec.accelerator,
+                }
+            ]
+        return {
+            "id": name,
+            "instanceType": name,
+            "defaultVcpus": float(spec.vcpu),
+            "memorySize": float(round(spec.memory_gib * 1024)),
+            "efaSupported": spec.efa_supported,
+            "maximumNetworkCards": float(spec.network_cards),
+            "maximumNetworkInterfaces": float(max(spec.network_cards, 1) * 2),
+            "gpuses": gpus,
+            "totalGpuMemory": float(sum(g["memorySize"] * g["count"] for g in gpus)),
+            "instanceStorageSupported": spec.has_instance_store,
+            "totalInstanceStorage": float(spec.local_nvme_gb),
+            "supportedUsagesClasses": [c for c, ok in (("on-demand", spec.on_demand), ("spot", spec.spot)) if ok],
+        }
+
+    def _offerings(self, args: dict[str, Any]) -> dict[str, Any]:
+        types: list[str] = []
+        for f in args.get("filters") or []:
+            if f.get("name") == "instance-type":
+                types.extend(f.get("values") or [])
+        location_type = args.get("locationType") or "region"
+        zones = self._azs({})["names"] if location_type == "availability-zone" else [self.region]
+        return {
+            "id": self.region,
+            "instanceTypes": [t for t in types for _ in zones],
+            "locations": [z for _ in types for z in zones],
+            "locationTypes": [location_type for _ in types for _ in zones],
+        }
+
+    def _subnets(self, args: dict[str, Any]) -> dict[str, Any]:
+        key = json.dumps(args, sort_keys=True, default=str)
+        return {"id": self.region, "ids": [fake_id("subnet", key, str(i)) for i in range(3)]}
+
+    def _vpc(self, args: dict[str, Any]) -> dict[str, Any]:
+        vpc_id = str(args.get("id") or fake_id("vpc", json.dumps(args, sort_keys=True, default=str)))
+        return {
+            "id": vpc_id,
+            "cidrBlock": "10.0.0.0/16",
+            "arn": f"arn:aws:ec2:{self.region}:{OFFLINE_ACCOUNT_ID}:vpc/{vpc_id}",
+        }
+
+    def _ami(self, args: dict[str, Any]) -> dict[str, Any]:
+        ami = fake_id("ami", self.region, json.dumps(args, sort_keys=True, default=str))
+        return {"id": ami, "imageId": ami, "architecture": "x86_64", "name": "offline-ami"}
+
+    def _cluster_auth(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"id": args.get("name"), "name": args.get("name"), "token": "k8s-aws-v1.offline-plan-token"}
+
+    def _yaml_decode(self, args: dict[str, Any]) -> dict[str, Any]:
+        import yaml
+
+        return {"result": [d for d in yaml.safe_load_all(str(args.get("text", ""))) if d is not None]}
+
+
+def _one_or_many(values: list[Any]) -> Any:
+    return values[0] if len(values) == 1 else values
