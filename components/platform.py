@@ -1,4 +1,8 @@
-"""Composes one environment's platform from its validated spec. The root program and tests call build()."""
+"""Composes one environment's platform from its validated spec. The root program and tests call build().
+
+Each area has its own builder so the composition reads top to bottom: network and cluster, GPU node pools,
+storage, Kubernetes add-ons, cost controls.
+"""
 
 from __future__ import annotations
 
@@ -14,20 +18,26 @@ class Platform:
     """What build() created; `exports` are the stack outputs team stacks read through StackReference."""
 
     spec: PlatformSpec
-    budget: GpuBudget
+    components: dict[str, Any] = field(default_factory=dict)
     exports: dict[str, Any] = field(default_factory=dict)
 
 
-def build(spec: PlatformSpec) -> Platform:
-    tags = spec.all_tags
-    budget = GpuBudget(
+def _build_cost_controls(spec: PlatformSpec, platform: Platform) -> None:
+    platform.components["budget"] = GpuBudget(
         f"{spec.name}-cost",
-        GpuBudgetConfig(region=spec.region, tags=tags, environment=spec.environment, budget=spec.budget),
+        GpuBudgetConfig(region=spec.region, tags=spec.all_tags, environment=spec.environment, budget=spec.budget),
     )
-    exports: dict[str, Any] = {
-        "platformName": spec.name,
-        "environment": spec.environment,
-        "region": spec.region,
-        "availabilityZones": list(spec.availability_zones),
-    }
-    return Platform(spec=spec, budget=budget, exports=exports)
+
+
+def build(spec: PlatformSpec) -> Platform:
+    platform = Platform(spec=spec)
+    platform.exports.update(
+        {
+            "platformName": spec.name,
+            "environment": spec.environment,
+            "region": spec.region,
+            "availabilityZones": list(spec.availability_zones),
+        }
+    )
+    _build_cost_controls(spec, platform)
+    return platform

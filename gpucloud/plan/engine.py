@@ -10,7 +10,7 @@ import os
 import runpy
 import sys
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -213,13 +213,43 @@ def run_program(
         raise PlanInputError(f"{OFFLINE_STACK_REFERENCES_KEY} must map stack names to their outputs")
     answers = OfflineAnswers(region, refs)
     records: list[ResourceRecord] = []
+
+    def program() -> None:
+        runpy.run_path(str(project.main), run_name="__main__")
+
     ctx = contextvars.Context()
-    plan = ctx.run(_run_in_context, project, stack, config, answers, records, preview)
-    return plan
+    return ctx.run(
+        _run_in_context, project.name, project.dir, project.main, program, stack, config, answers, records, preview
+    )
+
+
+def run_callable(
+    fn: Callable[[], Any],
+    *,
+    project: str = "gpucloud",
+    stack: str = "test",
+    config: Mapping[str, Any] | None = None,
+    preview: bool = True,
+    region: str = DEFAULT_REGION,
+    stack_references: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Plan:
+    """Run a Python callable that creates resources (a component test, a benchmark) like a program.
+
+    `preview=False` gives update semantics (computed outputs resolve to None) for value assertions.
+    """
+    cfg = {"aws:region": region, **(config or {})}
+    answers = OfflineAnswers(str(cfg["aws:region"]), stack_references)
+    records: list[ResourceRecord] = []
+    here = Path.cwd()
+    ctx = contextvars.Context()
+    return ctx.run(_run_in_context, project, here, here, fn, stack, cfg, answers, records, preview)
 
 
 def _run_in_context(
-    project: Project,
+    project_name: str,
+    project_dir: Path,
+    main: Path,
+    program: Callable[[], Any],
     stack: str,
     config: dict[str, Any],
     answers: OfflineAnswers,
@@ -233,7 +263,7 @@ def _run_in_context(
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     previous_cwd = os.getcwd()
-    added_path = str(project.dir)
+    added_path = str(project_dir)
     modules_before = set(sys.modules)
     # The SDK logs resource errors through the engine logger before re-raising; the CLI reports them once.
     quiet = logging.getLogger("gpucloud.plan.engine")
@@ -244,16 +274,12 @@ def _run_in_context(
         mocks = _make_mocks(answers)
         monitor = _make_monitor(mocks, records)
         pulumi.runtime.set_mocks(
-            mocks, project=project.name, stack=stack, preview=preview, monitor=monitor, logger=quiet
+            mocks, project=project_name, stack=stack, preview=preview, monitor=monitor, logger=quiet
         )
         pulumi.runtime.set_all_config(_config_strings(config))
         sys.path.insert(0, added_path)
-        os.chdir(project.dir)
+        os.chdir(project_dir)
         root = settings.get_root_resource()
-
-        def program() -> None:
-            runpy.run_path(str(project.main), run_name="__main__")
-
         try:
             loop.run_until_complete(run_pulumi_func(program))
         except SpecError as exc:
@@ -261,24 +287,24 @@ def _run_in_context(
         except PlanInputError:
             raise
         except Exception as exc:
-            where = _user_frame(exc, project.dir) or str(project.main)
+            where = _user_frame(exc, project_dir) or str(main)
             raise PlanInputError(f"program error in {where}: {type(exc).__name__}: {exc}".rstrip()) from None
         outputs = _stack_outputs(root)
     finally:
         os.chdir(previous_cwd)
         if added_path in sys.path:
             sys.path.remove(added_path)
-        _forget_program_modules(modules_before, project.dir)
+        _forget_program_modules(modules_before, project_dir)
         loop.close()
         asyncio.set_event_loop(None)
     warnings = [f"offline plan has no answer for {t}; its results are empty" for t in answers.unanswered]
     return Plan(
-        project=project.name,
+        project=project_name,
         stack=stack,
         resources=records,
         outputs=outputs,
         warnings=warnings,
-        program_dir=str(project.dir),
+        program_dir=str(project_dir),
         config=config,
     )
 
@@ -319,4 +345,4 @@ def _forget_program_modules(before: set[str], program_dir: Path) -> None:
             del sys.modules[name]
 
 
-__all__ = ["PlanInputError", "Project", "fake_id", "run_program"]
+__all__ = ["PlanInputError", "Project", "fake_id", "run_callable", "run_program"]
