@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from components.budget import GpuBudget, GpuBudgetConfig
+from components.interfaces import ClusterHandle
 from gpucloud.spec import PlatformSpec
 
 
@@ -18,6 +19,7 @@ class Platform:
     """What build() created; `exports` are the stack outputs team stacks read through StackReference."""
 
     spec: PlatformSpec
+    cluster: ClusterHandle | None = None
     components: dict[str, Any] = field(default_factory=dict)
     exports: dict[str, Any] = field(default_factory=dict)
 
