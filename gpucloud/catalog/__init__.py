@@ -180,9 +180,6 @@ def _unknown_message(instance_type: str, suggestions: Sequence[str]) -> str:
     return f"{message} (did you mean {options}?)"
 
 
-# --- botocore: offline name checks -------------------------------------------------------------------------
-
-
 @functools.cache
 def _botocore_session() -> Any:
     return botocore.session.get_session()
@@ -240,8 +237,6 @@ def is_gpu_instance_type(name: str) -> bool:
     return bool(_ACCELERATED_FAMILY.match(name))
 
 
-# --- JSON decoding -----------------------------------------------------------------------------------------
-
 _T = TypeVar("_T")
 
 
@@ -294,9 +289,6 @@ def _check_date(value: str | None, where: str) -> None:
             date.fromisoformat(value)
         except ValueError as exc:
             raise ValueError(f"{where}: {value!r} is not an ISO date (YYYY-MM-DD)") from exc
-
-
-# --- the catalog -------------------------------------------------------------------------------------------
 
 
 class Catalog:
@@ -365,8 +357,6 @@ class Catalog:
             with open(path, encoding="utf-8") as handle:
                 text = handle.read()
         return cls.from_dict(json.loads(text))
-
-    # Lookups
 
     def get(self, instance_type: str) -> InstanceSpec:
         """The spec, or UnknownInstanceType (not an EC2 name) / NotInCatalog (valid EC2 name, no figures)."""
@@ -442,8 +432,6 @@ class Catalog:
             for s in self._specs.values()
             if s.accelerator == spec.accelerator and s.accelerator_count == spec.accelerator_count
         ]
-
-    # Prices
 
     def with_prices(self, overrides: Mapping[str, Mapping[str, float | str]]) -> Catalog:
         """A copy with On-Demand and/or spot prices replaced, e.g. from a refreshed price cache.
