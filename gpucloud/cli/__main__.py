@@ -1,0 +1,5 @@
+import sys
+
+from gpucloud.cli import main
+
+sys.exit(main())

@@ -1,0 +1,17 @@
+"""Exit codes and the one exception type sub-commands raise for bad input."""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_VIOLATIONS = 1
+EXIT_INVALID = 2
+EXIT_PREFLIGHT = 3
+EXIT_INTERNAL = 4
+
+
+class CliError(Exception):
+    """A user-facing error: printed as one message, exit code as given (2 = invalid input by default)."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_INVALID) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code

@@ -1,0 +1,73 @@
+"""`gpucloud plan`: run a Pulumi program offline, price it, evaluate guardrails, and report."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from gpucloud.cli.errors import EXIT_OK, EXIT_VIOLATIONS, CliError
+from gpucloud.cli.io import read_json, write_output
+from gpucloud.plan import run_program
+from gpucloud.report import SCHEMA, build_report
+from gpucloud.report.render import render_markdown, render_text
+
+FORMATS = ("text", "json", "markdown", "sarif")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "plan",
+        help="plan a stack offline: resources, cost, guardrails",
+        description="Run a Pulumi Python program in-process under recording mocks (no credentials, no Pulumi CLI) "
+        "and report every resource it would create, its cost and the guardrail verdict.",
+    )
+    p.add_argument("--stack", default="dev", help="stack name (default: dev)")
+    p.add_argument("--program", default=".", help="Pulumi Python project directory (default: the current directory)")
+    p.add_argument("--policy-config", metavar="FILE", help="policy pack config JSON (as for --policy-pack-config)")
+    p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    p.add_argument("--out", metavar="FILE", help="write the output to FILE instead of stdout")
+    p.add_argument("--compare", metavar="BASE.json", help="a base plan (--format json) to diff cost against")
+    p.set_defaults(func=run)
+
+
+def _load_compare(path: str) -> dict[str, Any]:
+    base = read_json(path, "--compare")
+    if not isinstance(base, dict) or base.get("schema") != SCHEMA:
+        raise CliError(f'--compare file {path} is not a gpucloud plan JSON (expected "schema": "{SCHEMA}")')
+    return base
+
+
+def run(args: argparse.Namespace) -> int:
+    program = Path(args.program)
+    if not program.is_dir():
+        raise CliError(f"--program {args.program} is not a directory")
+    policy_config = read_json(args.policy_config, "--policy-config") if args.policy_config else None
+    if policy_config is not None and not isinstance(policy_config, dict):
+        raise CliError(f"--policy-config {args.policy_config} must hold a JSON object keyed by policy name")
+    compare = _load_compare(args.compare) if args.compare else None
+    plan = run_program(program, args.stack)
+    report = build_report(plan, policy_config=policy_config, compare=compare)
+    if args.format == "json":
+        text = json.dumps(report, indent=2, sort_keys=False) + "\n"
+    elif args.format == "markdown":
+        text = render_markdown(report)
+    elif args.format == "sarif":
+        text = _sarif(report)
+    else:
+        text = render_text(report, color=args.out is None and sys.stdout.isatty())
+    write_output(text, args.out)
+    return EXIT_VIOLATIONS if report["policies"].get("mandatory_violations", 0) else EXIT_OK
+
+
+def _sarif(report: dict[str, Any]) -> str:
+    from importlib.util import find_spec
+
+    if find_spec("gpucloud.guard.sarif") is None:
+        raise CliError("--format sarif needs the guardrail pack (gpucloud.guard), which is not installed")
+    from importlib import import_module
+
+    module = import_module("gpucloud.guard.sarif")
+    return json.dumps(module.to_sarif(report), indent=2) + "\n"

@@ -1,0 +1,35 @@
+"""The plan report: recorded resources + cost + guardrail verdict, and its renderings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gpucloud.plan.model import Plan
+from gpucloud.report.hooks import cost_section, empty_cost, empty_policies, policy_section
+
+SCHEMA = "gpucloud.plan/v1"
+
+
+def build_report(
+    plan: Plan,
+    *,
+    policy_config: Mapping[str, Any] | None = None,
+    compare: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The JSON object design.md specifies (plus `outputs` and `warnings`, which the text view also shows)."""
+    cost = cost_section(plan, compare=compare)
+    policies = policy_section(plan, policy_config=policy_config, cost=cost)
+    return {
+        "schema": SCHEMA,
+        "project": plan.project,
+        "stack": plan.stack,
+        "resources": [r.to_json() for r in plan.resources],
+        "cost": cost,
+        "policies": policies,
+        "outputs": plan.outputs,
+        "warnings": list(plan.warnings),
+    }
+
+
+__all__ = ["SCHEMA", "build_report", "empty_cost", "empty_policies"]

@@ -1,0 +1,211 @@
+"""Text (terminal) and Markdown (PR comment) views of a plan report."""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.tree import Tree
+
+from gpucloud.plan.model import UNKNOWN
+
+STACK_TYPE = "pulumi:pulumi:Stack"
+
+
+def _money(value: float) -> str:
+    return f"${value:,.2f}"
+
+
+def _tree_roots(resources: list[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], dict[str, list[Any]]]:
+    urns = {r["urn"] for r in resources}
+    children: dict[str, list[Mapping[str, Any]]] = {}
+    roots = []
+    for r in resources:
+        parent = r.get("parent")
+        if parent and parent in urns:
+            children.setdefault(parent, []).append(r)
+        else:
+            roots.append(r)
+    return roots, children
+
+
+def _detail(r: Mapping[str, Any]) -> str:
+    """A few inputs that matter most for GPU capacity, shown inline in the tree."""
+    inputs = r.get("inputs") or {}
+    bits = []
+    for key in ("instanceTypes", "instanceType", "capacityType", "deploymentType", "storageCapacity"):
+        value = inputs.get(key)
+        if value is not None and value != UNKNOWN:
+            bits.append(f"{key}={value if not isinstance(value, list) else ','.join(map(str, value))}")
+    scaling = inputs.get("scalingConfig")
+    if isinstance(scaling, Mapping):
+        bits.append("size={}/{}/{}".format(*(int(scaling.get(k) or 0) for k in ("minSize", "desiredSize", "maxSize"))))
+    return " ".join(bits)
+
+
+def render_text(report: Mapping[str, Any], width: int = 120, color: bool = False) -> str:
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, color_system="standard" if color else None, highlight=False)
+    resources: list[Mapping[str, Any]] = report["resources"]
+    console.print(
+        f"[bold]gpucloud plan[/bold]  project [bold]{report['project']}[/bold]  stack "
+        f"[bold]{report['stack']}[/bold]  {len(resources)} resources"
+    )
+    roots, children = _tree_roots(resources)
+    tree = Tree("resources", guide_style="dim")
+
+    def add(node: Tree, r: Mapping[str, Any]) -> None:
+        detail = _detail(r)
+        name = f"[bold]{r['name']}[/bold]" if not r.get("custom") else r["name"]
+        branch = node.add(f"{name}  [dim]{r['type']}[/dim]" + (f"  {detail}" if detail else ""))
+        for c in children.get(r["urn"], []):
+            add(branch, c)
+
+    for r in roots:
+        add(tree, r)
+    console.print(tree)
+
+    counts = Counter(r["type"] for r in resources if r.get("custom"))
+    table = Table(title="Resources by type", title_justify="left")
+    table.add_column("type")
+    table.add_column("count", justify="right")
+    for type_, n in sorted(counts.items()):
+        table.add_row(type_, str(n))
+    table.add_row("[bold]total (custom resources)[/bold]", f"[bold]{sum(counts.values())}[/bold]")
+    console.print(table)
+
+    _cost_text(console, report["cost"])
+    outputs = {k: v for k, v in (report.get("outputs") or {}).items() if v != UNKNOWN}
+    if outputs:
+        out_table = Table(title="Stack outputs known at plan time", title_justify="left")
+        out_table.add_column("output")
+        out_table.add_column("value")
+        for k, v in sorted(outputs.items()):
+            out_table.add_row(k, str(v))
+        console.print(out_table)
+    _policies_text(console, report["policies"])
+    for w in report.get("warnings") or []:
+        console.print(f"[yellow]warning:[/yellow] {w}")
+    return buf.getvalue()
+
+
+def _cost_text(console: Console, cost: Mapping[str, Any]) -> None:
+    items = cost.get("items") or []
+    if items:
+        table = Table(title="Estimated cost (USD per month)", title_justify="left")
+        for col in ("resource", "instance type", "pricing", "qty", "max", "unit $", "monthly", "ceiling"):
+            table.add_column(col, justify="right" if col in ("qty", "max", "unit $", "monthly", "ceiling") else "left")
+        for item in items:
+            table.add_row(
+                str(item.get("name")),
+                str(item.get("instance_type") or ""),
+                str(item.get("pricing")),
+                f"{item.get('quantity', 0):g}",
+                f"{item.get('max_quantity', 0):g}",
+                f"{item.get('unit_price', 0):,.4g}/{item.get('unit', 'hour')}",
+                _money(item.get("monthly", 0.0)),
+                _money(item.get("monthly_ceiling", 0.0)),
+            )
+        console.print(table)
+    console.print(
+        f"[bold]Cost:[/bold] {_money(cost.get('monthly', 0.0))}/month at desired sizes, "
+        f"{_money(cost.get('monthly_ceiling', 0.0))}/month at maximum sizes "
+        f"({cost.get('hours_per_month', 730)} h/month)"
+    )
+    unpriced = cost.get("unpriced") or []
+    if unpriced:
+        console.print(f"[dim]{len(unpriced)} resources not priced (see --format json)[/dim]")
+
+
+def _policies_text(console: Console, policies: Mapping[str, Any]) -> None:
+    violations = policies.get("violations") or []
+    for v in violations:
+        style = "red" if v.get("enforcement") == "mandatory" else "yellow"
+        console.print(
+            f"[{style}]{v.get('enforcement')}[/{style}] {v.get('policy')} ({v.get('severity')}): "
+            f"{v.get('urn')}\n    {v.get('message')}"
+        )
+    not_evaluated = policies.get("not_evaluated") or []
+    if not_evaluated:
+        console.print(f"[yellow]{len(not_evaluated)} policy checks could not run on unknown values (advisory)[/yellow]")
+    mandatory = int(policies.get("mandatory_violations", 0))
+    verdict = "[red]FAIL[/red]" if mandatory else "[green]PASS[/green]"
+    console.print(
+        f"[bold]Guardrails ({policies.get('pack')}):[/bold] {verdict}  {mandatory} mandatory, "
+        f"{len(violations) - mandatory} advisory violations"
+    )
+
+
+def render_markdown(report: Mapping[str, Any]) -> str:
+    resources = report["resources"]
+    cost = report["cost"]
+    policies = report["policies"]
+    mandatory = int(policies.get("mandatory_violations", 0))
+    lines = [
+        f"### gpucloud plan: `{report['project']}` / `{report['stack']}`",
+        "",
+        f"{'❌' if mandatory else '✅'} **Guardrails:** {mandatory} mandatory, "
+        f"{len(policies.get('violations') or []) - mandatory} advisory violations · "
+        f"**{len(resources)}** resources · **{_money(cost.get('monthly', 0.0))}**/month "
+        f"(ceiling {_money(cost.get('monthly_ceiling', 0.0))})",
+        "",
+    ]
+    items = cost.get("items") or []
+    if items:
+        lines += [
+            "#### Cost (USD per month)",
+            "",
+            "| resource | instance type | pricing | qty | max | monthly | ceiling |",
+            "|---|---|---|--:|--:|--:|--:|",
+        ]
+        for item in items:
+            lines.append(
+                f"| `{item.get('name')}` | {item.get('instance_type') or ''} | {item.get('pricing')} | "
+                f"{item.get('quantity', 0):g} | {item.get('max_quantity', 0):g} | {_money(item.get('monthly', 0.0))} | "
+                f"{_money(item.get('monthly_ceiling', 0.0))} |"
+            )
+        lines.append("")
+    diff = cost.get("diff")
+    if isinstance(diff, Mapping):
+        lines += [
+            "#### Cost change against the base plan",
+            "",
+            f"Monthly: {_money(diff.get('monthly_delta', 0.0))} · ceiling: "
+            f"{_money(diff.get('monthly_ceiling_delta', 0.0))}",
+            "",
+        ]
+        changes = diff.get("items") or []
+        if changes:
+            lines += ["| resource | change | monthly Δ | ceiling Δ |", "|---|---|--:|--:|"]
+            for c in changes:
+                lines.append(
+                    f"| `{c.get('name')}` | {c.get('change')} | {_money(c.get('monthly_delta', 0.0))} | "
+                    f"{_money(c.get('monthly_ceiling_delta', 0.0))} |"
+                )
+            lines.append("")
+    violations = policies.get("violations") or []
+    if violations:
+        lines += [
+            "#### Guardrail violations",
+            "",
+            "| enforcement | policy | severity | resource | message |",
+            "|---|---|---|---|---|",
+        ]
+        for v in violations:
+            message = str(v.get("message", "")).replace("\n", " ").replace("|", "\\|")
+            name = str(v.get("urn", "")).rsplit("::", 1)[-1]
+            lines.append(
+                f"| {v.get('enforcement')} | `{v.get('policy')}` | {v.get('severity')} | `{name}` | {message} |"
+            )
+        lines.append("")
+    counts = Counter(r["type"] for r in resources if r.get("custom"))
+    lines += ["<details><summary>Resources by type</summary>", "", "| type | count |", "|---|--:|"]
+    lines += [f"| `{t}` | {n} |" for t, n in sorted(counts.items())]
+    lines += ["", "</details>", ""]
+    for w in report.get("warnings") or []:
+        lines.append(f"> ⚠️ {w}")
+    return "\n".join(lines).rstrip() + "\n"
