@@ -137,7 +137,8 @@ def _make_mocks(answers: OfflineAnswers) -> Any:
             # As in a preview: outputs are the inputs; computed ones (ids, ARNs) stay unknown.
             return None, dict(args.inputs)
 
-        def call(self, args: pulumi.runtime.MockCallArgs) -> dict[Any, Any]:
+        def call(self, args: pulumi.runtime.MockCallArgs) -> dict[Any, Any]:  # type: ignore[override]
+            # A plain dict: the SDK's own type hint suggests (dict, None), which its MockMonitor cannot unpack.
             return answers.answer(args.token, dict(args.args))
 
     return OfflineMocks()
@@ -147,6 +148,17 @@ def _make_monitor(mocks: Any, records: list[ResourceRecord]) -> Any:
     from pulumi.runtime.mocks import MockMonitor
 
     class RecordingMonitor(MockMonitor):
+        def make_urn(self, parent: str, type_: str, name: str) -> str:
+            # As the engine builds URNs: a child's type is qualified by its parent's whole qualified type,
+            # except that children of the root stack are not qualified at all.
+            from pulumi.runtime.settings import get_project, get_stack
+
+            if parent:
+                parent_type = parent.split("::")[2]
+                if parent_type != "pulumi:pulumi:Stack":
+                    type_ = f"{parent_type}${type_}"
+            return f"urn:pulumi:{get_stack()}::{get_project()}::{type_}::{name}"
+
         def RegisterResource(self, request: Any) -> Any:
             response = super().RegisterResource(request)
             if request.type != "pulumi:pulumi:Stack":
@@ -297,6 +309,9 @@ def _run_in_context(
         _forget_program_modules(modules_before, project_dir)
         loop.close()
         asyncio.set_event_loop(None)
+    # The SDK registers resources from executor threads, so arrival order varies between runs; URN order
+    # makes plans diffable (--compare) and reproducible.
+    records.sort(key=lambda r: r.urn)
     warnings = [f"offline plan has no answer for {t}; its results are empty" for t in answers.unanswered]
     return Plan(
         project=project_name,

@@ -174,7 +174,7 @@ class OfflineAnswers:
         spec = catalog.get_catalog().find(name)
         if spec is None:
             return {"id": name, "instanceType": name}
-        gpus = []
+        gpus: list[dict[str, Any]] = []
         if spec.is_gpu:
             gpus = [
                 {

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from gpucloud.plan.model import Plan
 from gpucloud.report.hooks import cost_section, empty_cost, empty_policies, policy_section
 
 SCHEMA = "gpucloud.plan/v1"
+SCHEMA_FILE = Path(__file__).with_name("plan.schema.json")
+
+
+def validate_report(report: Mapping[str, Any]) -> None:
+    """Raise jsonschema.ValidationError when a report breaks the documented JSON contract."""
+    import jsonschema
+
+    jsonschema.validate(report, json.loads(SCHEMA_FILE.read_text()))
 
 
 def build_report(
@@ -32,4 +42,4 @@ def build_report(
     }
 
 
-__all__ = ["SCHEMA", "build_report", "empty_cost", "empty_policies"]
+__all__ = ["SCHEMA", "SCHEMA_FILE", "build_report", "empty_cost", "empty_policies", "validate_report"]

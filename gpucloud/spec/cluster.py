@@ -13,6 +13,7 @@ from gpucloud.spec.base import RuleViolations, SpecModel
 SUPPORTED_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34", "1.35", "1.36")
 KubernetesVersion = Literal["1.32", "1.33", "1.34", "1.35", "1.36"]
 LogType = Literal["api", "audit", "authenticator", "controllerManager", "scheduler"]
+DEFAULT_LOG_TYPES: tuple[LogType, ...] = ("api", "audit", "authenticator")
 
 
 class SystemNodeGroupSpec(SpecModel):
@@ -35,7 +36,7 @@ class ClusterSpec(SpecModel):
         default_factory=list, description="CIDRs allowed to reach a public endpoint; never 0.0.0.0/0."
     )
     log_types: list[LogType] = Field(
-        default_factory=lambda: ["api", "audit", "authenticator"],
+        default_factory=lambda: list(DEFAULT_LOG_TYPES),
         description="Control-plane log types sent to CloudWatch (audit and authenticator are required).",
     )
     admin_principal_arns: list[str] = Field(

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Benchmark `gpucloud plan`: wall time (interpreter start and imports included) for each shipped stack and for
+synthetic platforms with 1, 10 and 100 GPU node pools. Prints a Markdown table for docs/performance.md.
+
+Targets (checked here, not in a timed test): the prod stack plans in under 3 s; 100 pools cost no more than 1.2x
+the linear extrapolation from the 1- and 10-pool runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+PROD_TARGET_S = 3.0
+SCALING_TARGET = 1.2
+
+
+def synthetic_project(workdir: Path, pools: int) -> Path:
+    """A project whose program is the root program and whose one stack has `pools` GPU pools."""
+    doc = yaml.safe_load((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
+    platform = doc["config"]["gpucloud:platform"]
+    template = platform["nodePools"][0]
+    platform["nodePools"] = []
+    for i in range(pools):
+        pool = copy.deepcopy(template)
+        pool["name"] = f"pool-{i:03d}"
+        platform["nodePools"].append(pool)
+    platform["budget"]["monthlyLimitUsd"] = 10_000_000
+    project = workdir / f"bench-{pools}"
+    project.mkdir()
+    (project / "Pulumi.yaml").write_text(
+        yaml.safe_dump({"name": "gpucloud", "runtime": "python", "main": str(ROOT / "__main__.py")})
+    )
+    (project / "Pulumi.bench.yaml").write_text(yaml.safe_dump(doc))
+    return project
+
+
+def time_plan(program: Path, stack: str, runs: int) -> dict[str, Any]:
+    walls = []
+    resources = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "plan.json"
+        for _ in range(runs):
+            start = time.perf_counter()
+            proc = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "gpucloud.cli",
+                    "plan",
+                    "--program",
+                    str(program),
+                    "--stack",
+                    stack,
+                    "--format",
+                    "json",
+                    "--out",
+                    str(out),
+                ],
+                capture_output=True,
+                text=True,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                check=False,
+            )
+            walls.append(time.perf_counter() - start)
+            if proc.returncode not in (0, 1):
+                raise SystemExit(f"plan of {program} ({stack}) failed with {proc.returncode}: {proc.stderr}")
+            resources = len(json.loads(out.read_text())["resources"])
+    wall = statistics.median(walls)
+    return {"wall_s": wall, "min_s": min(walls), "resources": resources, "resources_per_s": resources / wall}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3, help="runs per case; the median is reported")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
+    args = parser.parse_args()
+
+    rows: dict[str, dict[str, Any]] = {}
+    for stack in ("dev", "staging", "prod"):
+        rows[f"stack {stack}"] = time_plan(ROOT, stack, args.runs)
+    with tempfile.TemporaryDirectory() as tmp:
+        for pools in (1, 10, 100):
+            rows[f"synthetic {pools} pools"] = time_plan(synthetic_project(Path(tmp), pools), "bench", args.runs)
+
+    t1, t10, t100 = (rows[f"synthetic {n} pools"]["wall_s"] for n in (1, 10, 100))
+    predicted_100 = t10 + (t10 - t1) / 9 * 90
+    checks = {
+        "prod_under_3s": rows["stack prod"]["wall_s"] < PROD_TARGET_S,
+        "scaling_ratio": t100 / predicted_100 if predicted_100 > 0 else float("inf"),
+    }
+    checks["scaling_ok"] = checks["scaling_ratio"] <= SCALING_TARGET
+    if args.json:
+        print(json.dumps({"cases": rows, "predicted_100_pools_s": predicted_100, "checks": checks}, indent=2))
+    else:
+        print(f"cpu cores: {os.cpu_count()}, python {sys.version.split()[0]}, runs per case: {args.runs} (median)\n")
+        print("| case | resources | wall s (median) | wall s (min) | resources/s |")
+        print("|---|--:|--:|--:|--:|")
+        for name, r in rows.items():
+            print(f"| {name} | {r['resources']} | {r['wall_s']:.2f} | {r['min_s']:.2f} | {r['resources_per_s']:.0f} |")
+        print(f"\nprod under {PROD_TARGET_S:.0f} s: {'yes' if checks['prod_under_3s'] else 'NO'}")
+        print(
+            f"100 pools vs linear extrapolation from 1 and 10 ({predicted_100:.2f} s): "
+            f"{checks['scaling_ratio']:.2f}x (target <= {SCALING_TARGET}x)"
+        )
+    return 0 if checks["prod_under_3s"] and checks["scaling_ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
