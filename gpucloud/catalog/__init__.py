@@ -21,8 +21,6 @@ from datetime import date
 from importlib import resources
 from typing import Any, Final, TypeVar, get_args, get_type_hints
 
-import botocore.session
-
 __all__ = [
     "SCHEMA",
     "Catalog",
@@ -182,6 +180,10 @@ def _unknown_message(instance_type: str, suggestions: Sequence[str]) -> str:
 
 @functools.cache
 def _botocore_session() -> Any:
+    # Imported here: botocore.session costs ~0.2 s of import time, which every `gpucloud plan` would pay even
+    # though catalog names (the common case) never need the EC2 model.
+    import botocore.session
+
     return botocore.session.get_session()
 
 
@@ -205,7 +207,8 @@ def validate_instance_type(name: str) -> str:
     """Return ``name`` unchanged, or raise UnknownInstanceType with close matches."""
     if not isinstance(name, str):
         raise TypeError(f"instance type must be a string, got {type(name).__name__}")
-    if name in ec2_instance_types():
+    # Catalog names are checked against botocore's model by the catalog's own tests, so they skip the model load.
+    if name in get_catalog() or name in ec2_instance_types():
         return name
     raise UnknownInstanceType(name, _suggest(name, get_catalog().instance_types))
 
@@ -213,10 +216,15 @@ def validate_instance_type(name: str) -> str:
 @functools.cache
 def ec2_regions() -> frozenset[str]:
     """EC2 regions in the aws, aws-cn and aws-us-gov partitions, from botocore's bundled endpoints."""
-    session = _botocore_session()
+    # Read endpoints.json directly (what botocore's resolver reads) to avoid importing botocore.session.
+    import importlib.resources
+
+    data = json.loads((importlib.resources.files("botocore") / "data" / "endpoints.json").read_text())
     regions: set[str] = set()
-    for partition in _PARTITIONS:
-        regions.update(session.get_available_regions("ec2", partition_name=partition))
+    for partition in data["partitions"]:
+        if partition["partition"] in _PARTITIONS:
+            endpoints = partition["services"].get("ec2", {}).get("endpoints", {})
+            regions.update(r for r in partition["regions"] if r in endpoints or not endpoints)
     return frozenset(regions)
 
 
