@@ -113,6 +113,7 @@ class GpuCluster(pulumi.ComponentResource):
         super().__init__("gpucloud:cluster:GpuCluster", name, None, opts)
         spec = config.cluster
         tags = config.tags
+        self._tags = tags
         region = config.region
         cluster_name = config.cluster_name
         prod = config.environment == "prod"
@@ -134,6 +135,7 @@ class GpuCluster(pulumi.ComponentResource):
                     f"{name}-autoscaling-slr",
                     aws_service_name="autoscaling.amazonaws.com",
                     description="Auto Scaling service-linked role (launches nodes with KMS-encrypted volumes)",
+                    tags=named_tags(tags, "AWSServiceRoleForAutoScaling"),
                     opts=child(self),
                 )
                 key_opts = child(self, depends_on=[slr])
@@ -226,6 +228,8 @@ class GpuCluster(pulumi.ComponentResource):
             upgrade_policy=aws.eks.ClusterUpgradePolicyArgs(support_type="EXTENDED" if prod else "STANDARD"),
             # The add-ons below are EKS-managed; the self-managed copies would only conflict with them.
             bootstrap_self_managed_addons=False,
+            # A prod cluster is deleted only after someone turns this off on purpose.
+            deletion_protection=prod,
             tags=named_tags(tags, cluster_name),
             opts=child(self, depends_on=[self.log_group, cluster_policy, cluster_kms]),
         )
@@ -515,6 +519,7 @@ class GpuCluster(pulumi.ComponentResource):
             referenced_security_group_id=referenced,
             cidr_ipv4=cidr,
             description=description,
+            tags=named_tags(self._tags, resource_name),
             opts=child(self),
         )
 

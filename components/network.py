@@ -370,6 +370,7 @@ class GpuNetwork(pulumi.ComponentResource):
             to_port=443,
             cidr_ipv4=self.vpc_cidr,
             description="HTTPS to AWS service endpoints from the VPC",
+            tags=named_tags(tags, f"{name}-endpoints-https-in"),
             opts=child(self),
         )
         self.endpoint_security_group_id = sg.id
@@ -403,6 +404,7 @@ class GpuNetwork(pulumi.ComponentResource):
             referenced_security_group_id=sg.id,
             ip_protocol="-1",
             description="EFA: all traffic from members of this group",
+            tags=named_tags(tags, f"{name}-efa-self-in"),
             opts=child(self),
         )
         aws.vpc.SecurityGroupEgressRule(
@@ -411,6 +413,7 @@ class GpuNetwork(pulumi.ComponentResource):
             referenced_security_group_id=sg.id,
             ip_protocol="-1",
             description="EFA: all traffic to members of this group",
+            tags=named_tags(tags, f"{name}-efa-self-out"),
             opts=child(self),
         )
         self.efa_security_group = sg

@@ -96,6 +96,7 @@ def test_private_endpoint_encryption_logs_access(dev: Plan) -> None:
     assert cluster.get("accessConfig") == {"authenticationMode": "API", "bootstrapClusterCreatorAdminPermissions": True}
     assert cluster.get("upgradePolicy") == {"supportType": "STANDARD"}
     assert cluster.get("bootstrapSelfManagedAddons") is False
+    assert cluster.get("deletionProtection") is False
     log_group = only(dev, LOG_GROUP)
     assert log_group.get("name") == "/aws/eks/gpu-test/cluster"
     assert log_group.get("retentionInDays") == 90.0
@@ -162,6 +163,7 @@ def test_prod_access_and_upgrade_policy() -> None:
     cluster = only(plan, CLUSTER)
     assert cluster.get("accessConfig.bootstrapClusterCreatorAdminPermissions") is False
     assert cluster.get("upgradePolicy.supportType") == "EXTENDED"
+    assert cluster.get("deletionProtection") is True
     assert cluster.get("enabledClusterLogTypes") == ["audit", "authenticator"]
     entry = only(plan, "aws:eks/accessEntry:AccessEntry")
     assert (entry.name, entry.get("principalArn"), entry.get("type"), entry.get("clusterName")) == (
