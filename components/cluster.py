@@ -20,7 +20,7 @@ from gpucloud.spec.cluster import AddonName
 
 # Add-ons a node needs before it can become Ready; they go in before the node group. CoreDNS is a Deployment
 # that stays DEGRADED (and times out the create) until nodes exist, so it and the monitoring agent go after.
-_BEFORE_NODES: tuple[AddonName, ...] = ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
+_BEFORE_NODES: tuple[AddonName, ...] = ("eks-pod-identity-agent", "kube-proxy", "vpc-cni")
 _AFTER_NODES: tuple[AddonName, ...] = ("coredns", "eks-node-monitoring-agent")
 _NODE_POLICIES = {
     "worker": "AmazonEKSWorkerNodePolicy",
@@ -393,7 +393,8 @@ class GpuCluster(pulumi.ComponentResource):
                 extra["pod_identity_associations"] = [
                     aws.eks.AddonPodIdentityAssociationArgs(role_arn=self.cni_role.arn, service_account="aws-node")
                 ]
-                depends = [cni_policy]
+                # EKS wants the Pod Identity agent in place before an add-on's association is used.
+                depends = [cni_policy, self.addons["eks-pod-identity-agent"]]
             self.addons[addon] = self._addon(name, addon, spec, tags, depends, **extra)
 
         # --- system node group ---

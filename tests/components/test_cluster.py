@@ -229,6 +229,7 @@ def test_addons_default_versions_and_order(dev: Plan) -> None:
     cni = addons["vpc-cni"]
     assert [a["serviceAccount"] for a in cni.get("podIdentityAssociations")] == ["aws-node"]
     assert cni.property_dependencies["podIdentityAssociations"] == [dev.find(ROLE, "eks-vpc-cni-role").urn]
+    assert addons["eks-pod-identity-agent"].urn in cni.dependencies
     node_group = only(dev, NODE_GROUP)
     for before in ("vpc-cni", "kube-proxy", "eks-pod-identity-agent"):
         assert addons[before].urn in node_group.dependencies
