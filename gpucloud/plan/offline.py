@@ -11,6 +11,13 @@ from typing import Any
 from gpucloud import catalog
 
 OFFLINE_ACCOUNT_ID = "123456789012"
+_ADDON_VERSION_BASES = {
+    "vpc-cni": "v1.20",
+    "coredns": "v1.12",
+    "kube-proxy": "v1.34",
+    "eks-pod-identity-agent": "v1.3",
+    "eks-node-monitoring-agent": "v1.4",
+}
 _ZONE_LETTERS = "abcdef"
 
 
@@ -54,6 +61,7 @@ class OfflineAnswers:
             "aws:ec2/getVpc:getVpc": self._vpc,
             "aws:ec2/getAmi:getAmi": self._ami,
             "aws:eks/getClusterAuth:getClusterAuth": self._cluster_auth,
+            "aws:eks/getAddonVersion:getAddonVersion": self._addon_version,
             "kubernetes:helm:template": lambda args: {"result": []},
             "kubernetes:yaml:decode": self._yaml_decode,
         }
@@ -233,6 +241,20 @@ class OfflineAnswers:
 
     def _cluster_auth(self, args: dict[str, Any]) -> dict[str, Any]:
         return {"id": args.get("name"), "name": args.get("name"), "token": "k8s-aws-v1.offline-plan-token"}
+
+    def _addon_version(self, args: dict[str, Any]) -> dict[str, Any]:
+        # Shaped like EKS add-on versions; the minor follows the Kubernetes version so plans differ per version.
+        addon = str(args.get("addonName", ""))
+        k8s_minor = str(args.get("kubernetesVersion") or "1.34").split(".")[-1]
+        base = _ADDON_VERSION_BASES.get(addon, "v1.0")
+        version = f"{base}.{k8s_minor}-eksbuild.1"
+        return {
+            "id": addon,
+            "addonName": addon,
+            "kubernetesVersion": args.get("kubernetesVersion"),
+            "mostRecent": args.get("mostRecent"),
+            "version": version,
+        }
 
     def _yaml_decode(self, args: dict[str, Any]) -> dict[str, Any]:
         import yaml

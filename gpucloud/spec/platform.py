@@ -13,7 +13,7 @@ from gpucloud.spec.base import RuleViolations, SpecModel
 from gpucloud.spec.budget import BudgetSpec
 from gpucloud.spec.cluster import ClusterSpec
 from gpucloud.spec.common import Name, TagMap
-from gpucloud.spec.network import NetworkSpec
+from gpucloud.spec.network import NetworkSpec, SubnetLayoutError
 from gpucloud.spec.pools import NodePoolSpec
 from gpucloud.spec.storage import StorageSpec
 
@@ -76,14 +76,48 @@ class PlatformSpec(SpecModel):
                     f"nodePools.{i}.availabilityZones",
                     f"{outside} are not among the platform's availabilityZones {self.availability_zones}",
                 )
-        existing = self.network.existing
-        if existing is not None and len(existing.private_subnet_ids) < len(self.availability_zones):
-            rules.add(
-                "network.existing.privateSubnetIds",
-                f"give at least one private subnet per AZ ({len(self.availability_zones)} AZs)",
-            )
+        rules.extend(self._network_and_cluster_rules())
         rules.raise_if_any()
         return self
+
+    def _network_and_cluster_rules(self) -> list[tuple[str, str]]:
+        """Rules that tie the network and cluster sections to the platform's AZs, region and environment."""
+        problems: list[tuple[str, str]] = []
+        azs = self.availability_zones
+        existing = self.network.existing
+        if existing is not None:
+            mapped = list(existing.private_subnet_ids)
+            missing = [az for az in azs if az not in mapped]
+            extra = [az for az in mapped if az not in azs]
+            if missing:
+                problems.append(
+                    ("network.existing.privateSubnetIds", f"no private subnet for {missing}; map every AZ to one")
+                )
+            if extra:
+                problems.append(
+                    (
+                        "network.existing.privateSubnetIds",
+                        f"{extra} are not among availabilityZones {azs}; remove them or add the AZs",
+                    )
+                )
+        elif len(set(azs)) == len(azs):
+            try:
+                self.network.subnet_layout(azs)
+            except SubnetLayoutError as exc:
+                problems += [(f"network.{field}", message) for field, message in exc.problems]
+        kms = self.cluster.kms_key_arn
+        if kms is not None and kms.split(":")[3] != self.region:
+            problems.append(
+                ("cluster.kmsKeyArn", f"the key is in {kms.split(':')[3]}; EKS needs a key in {self.region}")
+            )
+        if self.environment == "prod" and not self.cluster.admin_principal_arns:
+            problems.append(
+                (
+                    "cluster.adminPrincipalArns",
+                    "prod clusters do not grant the creator admin; list the IAM roles that administer the cluster",
+                )
+            )
+        return problems
 
     def pool(self, name: str) -> NodePoolSpec:
         return next(p for p in self.node_pools if p.name == name)

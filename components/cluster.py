@@ -1,0 +1,583 @@
+"""EKS control plane for GPU pools: private endpoint, KMS secrets encryption, audit logs, API access entries,
+IRSA/Pod Identity, managed add-ons, the shared node role, the node SG and a small on-demand system node group."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+from pydantic import Field
+
+from components.base import ComponentConfig, child, named_tags
+from components.network import key_policy
+from gpucloud.spec import ClusterSpec
+from gpucloud.spec.cluster import AddonName
+
+# Add-ons a node needs before it can become Ready; they go in before the node group. CoreDNS is a Deployment
+# that stays DEGRADED (and times out the create) until nodes exist, so it and the monitoring agent go after.
+_BEFORE_NODES: tuple[AddonName, ...] = ("eks-pod-identity-agent", "kube-proxy", "vpc-cni")
+_AFTER_NODES: tuple[AddonName, ...] = ("coredns", "eks-node-monitoring-agent")
+_NODE_POLICIES = {
+    "worker": "AmazonEKSWorkerNodePolicy",
+    "ecr-read": "AmazonEC2ContainerRegistryReadOnly",
+    "ssm": "AmazonSSMManagedInstanceCore",
+}
+
+
+class GpuClusterConfig(ComponentConfig):
+    """Inputs of GpuCluster."""
+
+    cluster_name: str = Field(
+        min_length=1,
+        max_length=100,
+        pattern=r"^[0-9A-Za-z][A-Za-z0-9\-_]*$",
+        description="EKS cluster name (also in subnet tags and the /aws/eks/<name>/cluster log group).",
+    )
+    environment: Literal["dev", "staging", "prod"] = Field(
+        description="Environment: prod disables creator admin and keeps extended support."
+    )
+    cluster: ClusterSpec = Field(description="Version, endpoint access, logging, add-ons and system nodes.")
+
+
+def _trust(service: str, actions: list[str] | None = None) -> str:
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {"Effect": "Allow", "Principal": {"Service": service}, "Action": actions or ["sts:AssumeRole"]}
+            ],
+        }
+    )
+
+
+def _slug(arn: str) -> str:
+    return re.sub(r"[^a-z0-9-]+", "-", arn.rsplit("/", 1)[-1].lower()).strip("-") or "principal"
+
+
+def kubeconfig_json(cluster_name: str, endpoint: str, ca_data: str, region: str) -> str:
+    """Kubeconfig whose user runs `aws eks get-token`, so no long-lived token is ever stored in state."""
+    return json.dumps(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [
+                {"name": cluster_name, "cluster": {"server": endpoint, "certificate-authority-data": ca_data}}
+            ],
+            "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
+            "current-context": cluster_name,
+            "users": [
+                {
+                    "name": cluster_name,
+                    "user": {
+                        "exec": {
+                            "apiVersion": "client.authentication.k8s.io/v1beta1",
+                            "command": "aws",
+                            "args": [
+                                "eks",
+                                "get-token",
+                                "--cluster-name",
+                                cluster_name,
+                                "--region",
+                                region,
+                                "--output",
+                                "json",
+                            ],
+                            "interactiveMode": "Never",
+                        }
+                    },
+                }
+            ],
+        }
+    )
+
+
+class GpuCluster(pulumi.ComponentResource):
+    """EKS cluster with everything GPU node pools and add-ons rely on."""
+
+    def __init__(
+        self,
+        name: str,
+        config: GpuClusterConfig,
+        *,
+        vpc_id: pulumi.Input[str],
+        vpc_cidr: pulumi.Input[str],
+        subnet_ids_by_az: Mapping[str, pulumi.Input[str]],
+        efa_security_group_id: pulumi.Input[str] | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        super().__init__("gpucloud:cluster:GpuCluster", name, None, opts)
+        spec = config.cluster
+        tags = config.tags
+        self._tags = tags
+        region = config.region
+        cluster_name = config.cluster_name
+        prod = config.environment == "prod"
+        invoke = pulumi.InvokeOutputOptions(parent=self)
+        account = aws.get_caller_identity_output(opts=invoke).account_id
+        partition = aws.get_partition_output(opts=invoke).partition
+
+        def managed_policy(policy: str) -> pulumi.Output[str]:
+            return partition.apply(lambda p: f"arn:{p}:iam::aws:policy/{policy}")
+
+        # --- encryption key (secrets, control-plane logs, node root volumes) ---
+        self.kms_key: aws.kms.Key | None = None
+        if spec.kms_key_arn is not None:
+            self.kms_key_arn: pulumi.Input[str] = spec.kms_key_arn
+        else:
+            key_opts = child(self)
+            if spec.create_autoscaling_service_linked_role:
+                slr = aws.iam.ServiceLinkedRole(
+                    f"{name}-autoscaling-slr",
+                    aws_service_name="autoscaling.amazonaws.com",
+                    description="Auto Scaling service-linked role (launches nodes with KMS-encrypted volumes)",
+                    tags=named_tags(tags, "AWSServiceRoleForAutoScaling"),
+                    opts=child(self),
+                )
+                key_opts = child(self, depends_on=[slr])
+            self.kms_key = aws.kms.Key(
+                f"{name}-key",
+                description=f"{cluster_name}: EKS secrets, control-plane logs and node volumes",
+                enable_key_rotation=True,
+                deletion_window_in_days=spec.kms_deletion_window_days,
+                policy=pulumi.Output.all(account, partition).apply(
+                    lambda a: key_policy(a[0], a[1], region, _autoscaling_statements(a[0], a[1]))
+                ),
+                tags=named_tags(tags, f"{cluster_name}-eks"),
+                opts=key_opts,
+            )
+            aws.kms.Alias(
+                f"{name}-key-alias",
+                name=f"alias/{cluster_name}-eks",
+                target_key_id=self.kms_key.key_id,
+                opts=child(self),
+            )
+            self.kms_key_arn = self.kms_key.arn
+
+        # Pre-created so it is KMS-encrypted with a retention; EKS would otherwise create it unencrypted, forever.
+        self.log_group = aws.cloudwatch.LogGroup(
+            f"{name}-control-plane-logs",
+            name=f"/aws/eks/{cluster_name}/cluster",
+            retention_in_days=spec.log_retention_days,
+            kms_key_id=self.kms_key_arn,
+            tags=named_tags(tags, f"{cluster_name}-control-plane-logs"),
+            opts=child(self),
+        )
+
+        # --- control plane ---
+        self.cluster_role = aws.iam.Role(
+            f"{name}-cluster-role",
+            assume_role_policy=_trust("eks.amazonaws.com", ["sts:AssumeRole", "sts:TagSession"]),
+            description=f"{cluster_name}: EKS control plane",
+            tags=named_tags(tags, f"{cluster_name}-cluster-role"),
+            opts=child(self),
+        )
+        cluster_policy = aws.iam.RolePolicyAttachment(
+            f"{name}-cluster-policy",
+            role=self.cluster_role.name,
+            policy_arn=managed_policy("AmazonEKSClusterPolicy"),
+            opts=child(self),
+        )
+        cluster_kms = aws.iam.RolePolicy(
+            f"{name}-cluster-kms",
+            role=self.cluster_role.id,
+            policy=pulumi.Output.from_input(self.kms_key_arn).apply(
+                lambda arn: json.dumps(
+                    {
+                        "Version": "2012-10-17",
+                        "Statement": [
+                            {
+                                "Effect": "Allow",
+                                "Action": ["kms:Encrypt", "kms:Decrypt", "kms:ListGrants", "kms:DescribeKey"],
+                                "Resource": arn,
+                            }
+                        ],
+                    }
+                )
+            ),
+            opts=child(self),
+        )
+        subnet_ids = list(subnet_ids_by_az.values())
+        self.cluster = aws.eks.Cluster(
+            f"{name}-cluster",
+            name=cluster_name,
+            version=spec.kubernetes_version,
+            role_arn=self.cluster_role.arn,
+            vpc_config=aws.eks.ClusterVpcConfigArgs(
+                subnet_ids=subnet_ids,
+                endpoint_private_access=True,
+                endpoint_public_access=spec.endpoint_public_access,
+                public_access_cidrs=list(spec.public_access_cidrs) if spec.endpoint_public_access else None,
+            ),
+            encryption_config=aws.eks.ClusterEncryptionConfigArgs(
+                resources=["secrets"],
+                provider=aws.eks.ClusterEncryptionConfigProviderArgs(key_arn=self.kms_key_arn),
+            ),
+            enabled_cluster_log_types=list(spec.log_types),
+            access_config=aws.eks.ClusterAccessConfigArgs(
+                authentication_mode="API",
+                # In prod nobody is admin by accident of having run `pulumi up`; admins come from access entries.
+                bootstrap_cluster_creator_admin_permissions=not prod,
+            ),
+            # Non-prod moves to the next version instead of paying extended-support fees; prod keeps EXTENDED so
+            # an upgrade is never forced on running training jobs.
+            upgrade_policy=aws.eks.ClusterUpgradePolicyArgs(support_type="EXTENDED" if prod else "STANDARD"),
+            # The add-ons below are EKS-managed; the self-managed copies would only conflict with them.
+            bootstrap_self_managed_addons=False,
+            # A prod cluster is deleted only after someone turns this off on purpose.
+            deletion_protection=prod,
+            tags=named_tags(tags, cluster_name),
+            opts=child(self, depends_on=[self.log_group, cluster_policy, cluster_kms]),
+        )
+        self.cluster_name = self.cluster.name
+        self.endpoint = self.cluster.endpoint
+        self.certificate_authority = self.cluster.certificate_authority.apply(
+            lambda ca: (ca.data if ca else None) or ""
+        )
+        self.cluster_security_group_id = self.cluster.vpc_config.apply(
+            lambda v: (v.cluster_security_group_id if v else None) or ""
+        )
+        self.kubernetes_version = spec.kubernetes_version
+
+        # --- IRSA ---
+        issuer = self.cluster.identities.apply(
+            lambda ids: (ids[0].oidcs[0].issuer if ids and ids[0].oidcs else None) or ""
+        )
+        # No thumbprint: IAM fetches and trusts the EKS OIDC endpoint's CA itself (pulumi-aws documents
+        # thumbprintLists as optional), and a pinned thumbprint breaks when the certificate rotates.
+        self.oidc_provider = aws.iam.OpenIdConnectProvider(
+            f"{name}-oidc",
+            url=issuer,
+            client_id_lists=["sts.amazonaws.com"],
+            tags=named_tags(tags, f"{cluster_name}-oidc"),
+            opts=child(self),
+        )
+        self.oidc_provider_arn = self.oidc_provider.arn
+        # Without the scheme, as IRSA trust conditions use it: "<url>:sub" and "<url>:aud".
+        self.oidc_provider_url = issuer.apply(lambda u: u.removeprefix("https://"))
+
+        # --- access entries ---
+        self.admin_access_entries: list[aws.eks.AccessEntry] = []
+        seen: set[str] = set()
+        for i, arn in enumerate(spec.admin_principal_arns):
+            slug = _slug(arn)
+            slug = slug if slug not in seen else f"{slug}-{i}"
+            seen.add(slug)
+            entry = aws.eks.AccessEntry(
+                f"{name}-admin-{slug}",
+                cluster_name=self.cluster.name,
+                principal_arn=arn,
+                type="STANDARD",
+                tags=named_tags(tags, f"{cluster_name}-admin-{slug}"),
+                opts=child(self),
+            )
+            aws.eks.AccessPolicyAssociation(
+                f"{name}-admin-{slug}-cluster-admin",
+                cluster_name=self.cluster.name,
+                principal_arn=arn,
+                policy_arn=partition.apply(
+                    lambda p: f"arn:{p}:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+                ),
+                access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"),
+                opts=child(self, depends_on=[entry]),
+            )
+            self.admin_access_entries.append(entry)
+
+        # --- node identity, shared by every node group of the platform ---
+        self.node_role = aws.iam.Role(
+            f"{name}-node-role",
+            assume_role_policy=_trust("ec2.amazonaws.com"),
+            description=f"{cluster_name}: EKS nodes (CNI permissions come through Pod Identity, not this role)",
+            tags=named_tags(tags, f"{cluster_name}-node-role"),
+            opts=child(self),
+        )
+        node_policies = [
+            aws.iam.RolePolicyAttachment(
+                f"{name}-node-{short}", role=self.node_role.name, policy_arn=managed_policy(policy), opts=child(self)
+            )
+            for short, policy in _NODE_POLICIES.items()
+        ]
+        # Self-managed Auto Scaling groups launch through an instance profile; managed node groups make their own.
+        self.node_instance_profile = aws.iam.InstanceProfile(
+            f"{name}-node-profile",
+            role=self.node_role.name,
+            tags=named_tags(tags, f"{cluster_name}-node-profile"),
+            opts=child(self),
+        )
+        self.node_role_arn = self.node_role.arn
+        self.node_role_name = self.node_role.name
+
+        # The vpc-cni add-on gets AmazonEKS_CNI_Policy through Pod Identity, so pods on a node never inherit
+        # ENI-management rights from the node role.
+        self.cni_role = aws.iam.Role(
+            f"{name}-vpc-cni-role",
+            assume_role_policy=_trust("pods.eks.amazonaws.com", ["sts:AssumeRole", "sts:TagSession"]),
+            description=f"{cluster_name}: vpc-cni (aws-node) through EKS Pod Identity",
+            tags=named_tags(tags, f"{cluster_name}-vpc-cni-role"),
+            opts=child(self),
+        )
+        cni_policy = aws.iam.RolePolicyAttachment(
+            f"{name}-vpc-cni-policy",
+            role=self.cni_role.name,
+            policy_arn=managed_policy("AmazonEKS_CNI_Policy"),
+            opts=child(self),
+        )
+
+        # --- node security group ---
+        self.node_security_group = aws.ec2.SecurityGroup(
+            f"{name}-node-sg",
+            vpc_id=vpc_id,
+            description=f"{cluster_name}: nodes (attached with the EKS cluster security group)",
+            tags={
+                **named_tags(tags, f"{cluster_name}-node"),
+                f"kubernetes.io/cluster/{cluster_name}": "owned",
+                "karpenter.sh/discovery": cluster_name,
+            },
+            opts=child(self),
+        )
+        node_sg = self.node_security_group.id
+        self._rule(
+            "in",
+            f"{name}-node-self-in",
+            node_sg,
+            "-1",
+            referenced=node_sg,
+            description="Node to node and pod to pod, all protocols",
+        )
+        self._rule(
+            "in",
+            f"{name}-node-from-cluster-in",
+            node_sg,
+            "-1",
+            referenced=self.cluster_security_group_id,
+            description="Control plane to kubelet and admission webhooks on pods",
+        )
+        self._rule(
+            "in",
+            f"{name}-cluster-from-node-in",
+            self.cluster_security_group_id,
+            "tcp",
+            443,
+            referenced=node_sg,
+            description="Nodes that carry only the node SG reach the API server",
+        )
+        self._rule(
+            "out",
+            f"{name}-node-https-out",
+            node_sg,
+            "tcp",
+            443,
+            cidr="0.0.0.0/0",
+            description="Image registries and AWS APIs through NAT or endpoints",
+        )
+        self._rule(
+            "out",
+            f"{name}-node-vpc-out",
+            node_sg,
+            "-1",
+            cidr=vpc_cidr,
+            description="Pods, DNS, kubelet, endpoints and FSx inside the VPC",
+        )
+        self.node_security_group_id = node_sg
+
+        # --- add-ons a node needs to become Ready ---
+        self.addons: dict[str, aws.eks.Addon] = {}
+        for addon in _BEFORE_NODES:
+            extra: dict[str, Any] = {}
+            depends: list[pulumi.Resource] = []
+            if addon == "vpc-cni":
+                extra["pod_identity_associations"] = [
+                    aws.eks.AddonPodIdentityAssociationArgs(role_arn=self.cni_role.arn, service_account="aws-node")
+                ]
+                # EKS wants the Pod Identity agent in place before an add-on's association is used.
+                depends = [cni_policy, self.addons["eks-pod-identity-agent"]]
+            self.addons[addon] = self._addon(name, addon, spec, tags, depends, **extra)
+
+        # --- system node group ---
+        ng = spec.system_node_group
+        bottlerocket = ng.ami_type.startswith("BOTTLEROCKET")
+        volume_tags = named_tags(tags, f"{cluster_name}-system")
+        self.system_launch_template = aws.ec2.LaunchTemplate(
+            f"{name}-system-lt",
+            description=f"{cluster_name}: system node group",
+            update_default_version=True,
+            vpc_security_group_ids=[self.cluster_security_group_id, node_sg],
+            metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
+                http_endpoint="enabled",
+                http_tokens="required",
+                # Hop limit 1 keeps containers off the node role's credentials: pods get AWS access only through
+                # Pod Identity or IRSA, never by reaching IMDS through the node.
+                http_put_response_hop_limit=1,
+                instance_metadata_tags="disabled",
+            ),
+            block_device_mappings=[
+                aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
+                    # Bottlerocket keeps images and pods on its data volume (xvdb); AL2023 on the root volume.
+                    device_name="/dev/xvdb" if bottlerocket else "/dev/xvda",
+                    ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
+                        volume_size=ng.root_volume_gib,
+                        volume_type="gp3",
+                        encrypted="true",
+                        kms_key_id=self.kms_key_arn,
+                        delete_on_termination="true",
+                    ),
+                )
+            ],
+            tag_specifications=[
+                aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=volume_tags)
+                for kind in ("instance", "volume")
+            ],
+            tags=named_tags(tags, f"{cluster_name}-system-lt"),
+            opts=child(self),
+        )
+        self.system_node_group = aws.eks.NodeGroup(
+            f"{name}-system",
+            cluster_name=self.cluster.name,
+            node_role_arn=self.node_role.arn,
+            subnet_ids=subnet_ids,
+            instance_types=[ng.instance_type],
+            ami_type=ng.ami_type,
+            capacity_type="ON_DEMAND",
+            scaling_config=aws.eks.NodeGroupScalingConfigArgs(
+                min_size=ng.min_size, desired_size=ng.desired_size, max_size=ng.max_size
+            ),
+            update_config=aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=1),
+            launch_template=aws.eks.NodeGroupLaunchTemplateArgs(
+                id=self.system_launch_template.id,
+                # Pinned to the version just written, so a template change rolls the group; under mocks the
+                # output is absent and the first version stands in.
+                version=self.system_launch_template.latest_version.apply(lambda v: str(int(v or 1))),
+            ),
+            labels={"gpucloud.io/node-class": "system"},
+            tags=named_tags(tags, f"{cluster_name}-system"),
+            opts=child(
+                self,
+                depends_on=[*node_policies, *self.addons.values()],
+                # The cluster autoscaler or an operator owns the current size after creation.
+                ignore_changes=["scalingConfig.desiredSize"],
+            ),
+        )
+        for addon in _AFTER_NODES:
+            self.addons[addon] = self._addon(name, addon, spec, tags, [self.system_node_group])
+
+        # --- Kubernetes access ---
+        self.kubeconfig: pulumi.Output[str] = pulumi.Output.secret(
+            pulumi.Output.all(self.cluster.name, self.endpoint, self.certificate_authority).apply(
+                lambda a: kubeconfig_json(a[0] or cluster_name, a[1] or "", a[2] or "", region)
+            )
+        )
+        self.k8s_provider = k8s.Provider(
+            f"{name}-k8s",
+            kubeconfig=self.kubeconfig,
+            opts=child(self, depends_on=[*self.admin_access_entries]),
+        )
+        self.subnet_ids_by_az = dict(subnet_ids_by_az)
+        self.efa_security_group_id = efa_security_group_id
+
+        self.register_outputs(
+            {
+                "cluster_name": self.cluster_name,
+                "endpoint": self.endpoint,
+                "certificate_authority": self.certificate_authority,
+                "kubernetes_version": self.kubernetes_version,
+                "oidc_provider_arn": self.oidc_provider_arn,
+                "oidc_provider_url": self.oidc_provider_url,
+                "node_security_group_id": self.node_security_group_id,
+                "cluster_security_group_id": self.cluster_security_group_id,
+                "node_role_arn": self.node_role_arn,
+                "node_role_name": self.node_role_name,
+                "node_instance_profile_name": self.node_instance_profile.name,
+                "kubeconfig": self.kubeconfig,
+                "subnet_ids_by_az": self.subnet_ids_by_az,
+                "efa_security_group_id": self.efa_security_group_id,
+                "kms_key_arn": self.kms_key_arn,
+            }
+        )
+
+    def _rule(
+        self,
+        direction: Literal["in", "out"],
+        resource_name: str,
+        security_group_id: pulumi.Input[str],
+        protocol: str,
+        port: int | None = None,
+        *,
+        description: str,
+        referenced: pulumi.Input[str] | None = None,
+        cidr: pulumi.Input[str] | None = None,
+    ) -> None:
+        cls = aws.vpc.SecurityGroupIngressRule if direction == "in" else aws.vpc.SecurityGroupEgressRule
+        cls(
+            resource_name,
+            security_group_id=security_group_id,
+            ip_protocol=protocol,
+            from_port=port,
+            to_port=port,
+            referenced_security_group_id=referenced,
+            cidr_ipv4=cidr,
+            description=description,
+            tags=named_tags(self._tags, resource_name),
+            opts=child(self),
+        )
+
+    def _addon(
+        self,
+        name: str,
+        addon: AddonName,
+        spec: ClusterSpec,
+        tags: dict[str, str],
+        depends_on: list[pulumi.Resource],
+        **extra: Any,
+    ) -> aws.eks.Addon:
+        wanted = spec.addon_version(addon)
+        version: pulumi.Input[str] | None
+        if wanted == "default":
+            # Unset: EKS installs its default version for the cluster's Kubernetes version.
+            version = None
+        elif wanted == "latest":
+            version = aws.eks.get_addon_version_output(
+                addon_name=addon,
+                kubernetes_version=spec.kubernetes_version,
+                most_recent=True,
+                opts=pulumi.InvokeOutputOptions(parent=self),
+            ).version
+        else:
+            version = wanted
+        return aws.eks.Addon(
+            f"{name}-addon-{addon}",
+            cluster_name=self.cluster.name,
+            addon_name=addon,
+            addon_version=version,
+            resolve_conflicts_on_create="OVERWRITE",
+            resolve_conflicts_on_update="OVERWRITE",
+            tags=named_tags(tags, f"{name}-{addon}"),
+            opts=child(self, depends_on=depends_on),
+            **extra,
+        )
+
+
+def _autoscaling_statements(account: str, partition: str) -> list[dict[str, Any]]:
+    # Managed and self-managed node groups launch through Auto Scaling; its service-linked role must be able to
+    # use the key, or instances with KMS-encrypted volumes terminate at launch (Client.InternalError).
+    slr = f"arn:{partition}:iam::{account}:role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling"
+    return [
+        {
+            "Sid": "AutoScalingUsesKeyForNodeVolumes",
+            "Effect": "Allow",
+            "Principal": {"AWS": slr},
+            "Action": ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"],
+            "Resource": "*",
+        },
+        {
+            "Sid": "AutoScalingGrantsForAttachedVolumes",
+            "Effect": "Allow",
+            "Principal": {"AWS": slr},
+            "Action": "kms:CreateGrant",
+            "Resource": "*",
+            "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}},
+        },
+    ]

@@ -1,0 +1,126 @@
+"""One ML team's tenancy on a shared platform: namespace, GPU/CPU/memory quota, container defaults, and an IAM
+role its pods assume through EKS Pod Identity. Team stacks create it from the platform's StackReference outputs."""
+
+from __future__ import annotations
+
+import json
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+from pydantic import Field
+
+from components.base import ComponentConfig, child, named_tags
+from gpucloud.spec.team import TeamSpec
+
+
+class GpuTeamConfig(ComponentConfig):
+    """Inputs of GpuTeam."""
+
+    team: TeamSpec = Field(description="The team's namespace, quota, limits and service account.")
+
+
+class GpuTeam(pulumi.ComponentResource):
+    """Namespace + ResourceQuota + LimitRange + ServiceAccount, and the team's Pod Identity IAM role."""
+
+    def __init__(
+        self,
+        name: str,
+        config: GpuTeamConfig,
+        *,
+        cluster_name: pulumi.Input[str],
+        k8s_provider: pulumi.ProviderResource,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        super().__init__("gpucloud:team:GpuTeam", name, None, opts)
+        team = config.team
+        tags = config.tags
+        k8s_opts = child(self, provider=k8s_provider)
+        labels = {"gpucloud.io/team": team.name, "app.kubernetes.io/managed-by": "gpucloud"}
+
+        self.namespace = k8s.core.v1.Namespace(
+            f"{name}-namespace",
+            metadata=k8s.meta.v1.ObjectMetaArgs(
+                name=team.namespace,
+                labels={
+                    **labels,
+                    # Baseline blocks privileged and host-namespace pods; GPUs and EFA arrive through device
+                    # plugins, which baseline allows.
+                    "pod-security.kubernetes.io/enforce": "baseline",
+                    "pod-security.kubernetes.io/warn": "restricted",
+                },
+            ),
+            opts=k8s_opts,
+        )
+        ns = self.namespace.metadata.apply(lambda m: m.name if m and m.name else team.namespace)
+        q = team.quota
+        self.quota = k8s.core.v1.ResourceQuota(
+            f"{name}-quota",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=f"{team.name}-quota", namespace=ns, labels=labels),
+            spec=k8s.core.v1.ResourceQuotaSpecArgs(
+                # Extended resources such as GPUs can only be capped through requests.<name>.
+                hard={"requests.nvidia.com/gpu": str(q.gpus), "requests.cpu": q.cpu, "requests.memory": q.memory}
+            ),
+            opts=k8s_opts,
+        )
+        lim = team.limits
+        self.limit_range = k8s.core.v1.LimitRange(
+            f"{name}-limits",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=f"{team.name}-limits", namespace=ns, labels=labels),
+            spec=k8s.core.v1.LimitRangeSpecArgs(
+                limits=[
+                    k8s.core.v1.LimitRangeItemArgs(
+                        type="Container",
+                        # No default CPU limit: CFS throttling slows data loaders feeding GPUs.
+                        default_request={"cpu": lim.default_cpu_request, "memory": lim.default_memory_request},
+                        default={"memory": lim.default_memory_limit},
+                        max={"nvidia.com/gpu": str(lim.max_gpus_per_container)},
+                    )
+                ]
+            ),
+            opts=k8s_opts,
+        )
+        self.service_account = k8s.core.v1.ServiceAccount(
+            f"{name}-service-account",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=team.service_account, namespace=ns, labels=labels),
+            opts=k8s_opts,
+        )
+        self.pod_role = aws.iam.Role(
+            f"{name}-pod-role",
+            description=f"{team.name}: pods of {team.namespace}/{team.service_account} through EKS Pod Identity",
+            assume_role_policy=json.dumps(
+                {
+                    "Version": "2012-10-17",
+                    "Statement": [
+                        {
+                            "Effect": "Allow",
+                            "Principal": {"Service": "pods.eks.amazonaws.com"},
+                            "Action": ["sts:AssumeRole", "sts:TagSession"],
+                        }
+                    ],
+                }
+            ),
+            tags=named_tags(tags, f"{team.name}-pods"),
+            opts=child(self),
+        )
+        self.pod_identity = aws.eks.PodIdentityAssociation(
+            f"{name}-pod-identity",
+            cluster_name=cluster_name,
+            namespace=ns,
+            service_account=team.service_account,
+            role_arn=self.pod_role.arn,
+            tags=named_tags(tags, f"{team.name}-pods"),
+            opts=child(self, depends_on=[self.service_account]),
+        )
+        self.namespace_name = ns
+        self.service_account_name = team.service_account
+        self.pod_role_arn = self.pod_role.arn
+        self.pod_role_name = self.pod_role.name
+        self.register_outputs(
+            {
+                "namespace_name": self.namespace_name,
+                "service_account_name": self.service_account_name,
+                "pod_role_arn": self.pod_role_arn,
+                "pod_role_name": self.pod_role_name,
+            }
+        )

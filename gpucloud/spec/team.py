@@ -1,0 +1,152 @@
+"""Team stack spec: one ML team's tenancy on a platform, read from the team stack file's `gpucloud:team` object."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from gpucloud import catalog
+from gpucloud.spec.base import RuleViolations, SpecModel
+from gpucloud.spec.common import Name, TagMap
+from gpucloud.spec.errors import SpecError, SpecIssue, issues_from_validation
+
+TEAM_CONFIG_KEY = "team"
+_QUANTITY = re.compile(r"^\d+(\.\d+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$")
+_STACK_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+
+
+def _quantity(value: str) -> str:
+    if not _QUANTITY.match(value):
+        raise ValueError(f"'{value}' is not a Kubernetes quantity such as 500m, 64, 512Gi")
+    return value
+
+
+Quantity = Annotated[str, Field(description="Kubernetes resource quantity, e.g. 500m, 64, 512Gi.")]
+
+
+class TeamQuotaSpec(SpecModel):
+    """Namespace-wide ceilings on what the team's pods may request (a ResourceQuota)."""
+
+    gpus: int = Field(ge=0, le=4096, description="Total nvidia.com/gpu the team's pods may request at once.")
+    cpu: Quantity = Field(default="256", description="Total CPU the team's pods may request (requests.cpu).")
+    memory: Quantity = Field(default="2Ti", description="Total memory the team's pods may request (requests.memory).")
+
+    @field_validator("cpu", "memory")
+    @classmethod
+    def _q(cls, value: str) -> str:
+        return _quantity(value)
+
+
+class TeamLimitsSpec(SpecModel):
+    """Per-container defaults and ceilings (a LimitRange), so pods without requests still schedule sensibly."""
+
+    default_cpu_request: Quantity = Field(default="500m", description="CPU request of containers that set none.")
+    default_memory_request: Quantity = Field(default="1Gi", description="Memory request of containers that set none.")
+    default_memory_limit: Quantity = Field(default="8Gi", description="Memory limit of containers that set none.")
+    max_gpus_per_container: int = Field(
+        default=8, ge=0, le=64, description="Most nvidia.com/gpu one container may use (8 = one full H100 node)."
+    )
+
+    @field_validator("default_cpu_request", "default_memory_request", "default_memory_limit")
+    @classmethod
+    def _q(cls, value: str) -> str:
+        return _quantity(value)
+
+
+class TeamSpec(SpecModel):
+    """One ML team's namespace, quota and pod identity on a shared platform."""
+
+    name: Name = Field(description="Team name (lowercase DNS label), the prefix of the team's resources.")
+    environment: Literal["dev", "staging", "prod"] = Field(description="Environment of the platform it runs on.")
+    region: str = Field(description="AWS region of the platform, e.g. us-west-2.")
+    platform_stack: str = Field(
+        description="Fully qualified platform stack the team runs on: <org>/<project>/<stack>, e.g. acme/gpucloud/dev."
+    )
+    namespace: Name = Field(description="Kubernetes namespace the team's workloads run in.")
+    service_account: Name = Field(
+        default="workloads", description="Service account whose pods get the team's IAM role through Pod Identity."
+    )
+    tags: TagMap = Field(description="Cost-allocation tags; CostCenter, Team and Project required.")
+    quota: TeamQuotaSpec = Field(description="Namespace-wide GPU, CPU and memory ceilings.")
+    limits: TeamLimitsSpec = Field(default_factory=TeamLimitsSpec, description="Per-container defaults and ceilings.")
+
+    @field_validator("region")
+    @classmethod
+    def _region(cls, value: str) -> str:
+        if value not in catalog.ec2_regions():
+            raise ValueError(f"unknown AWS region '{value}'; regions are named like us-west-2")
+        return value
+
+    @field_validator("platform_stack")
+    @classmethod
+    def _stack(cls, value: str) -> str:
+        if not _STACK_NAME.match(value):
+            raise ValueError(f"'{value}' is not <org>/<project>/<stack>; write e.g. acme/gpucloud/dev")
+        return value
+
+    @model_validator(mode="after")
+    def _rules(self) -> TeamSpec:
+        from gpucloud.spec.platform import REQUIRED_TAGS
+
+        rules = RuleViolations()
+        missing = [t for t in REQUIRED_TAGS if t not in self.tags]
+        if missing:
+            rules.add("tags", f"missing required cost-allocation tags {missing}")
+        if self.limits.max_gpus_per_container > self.quota.gpus > 0:
+            rules.add(
+                "limits.maxGpusPerContainer",
+                f"{self.limits.max_gpus_per_container} exceeds the team's quota.gpus ({self.quota.gpus}); "
+                "lower it or raise the quota",
+            )
+        stack = self.platform_stack.rsplit("/", 1)[-1]
+        if _STACK_NAME.match(self.platform_stack) and stack != self.environment:
+            rules.add(
+                "platformStack",
+                f"stack '{stack}' differs from environment '{self.environment}'; point at the {self.environment} "
+                "platform stack or fix environment",
+            )
+        rules.raise_if_any()
+        return self
+
+    @property
+    def all_tags(self) -> dict[str, str]:
+        return {**self.tags, "Env": self.environment, "ManagedBy": "gpucloud", "GpuTeam": self.name}
+
+
+def parse_team(data: Any, source: str = "team stack spec", aws_region: str | None = None) -> TeamSpec:
+    """Validate a `gpucloud:team` object. Raises SpecError listing every problem."""
+    prefix = f"gpucloud:{TEAM_CONFIG_KEY}"
+    if isinstance(data, str):
+        try:
+            data = json.loads(data)
+        except json.JSONDecodeError as exc:
+            raise SpecError([SpecIssue(prefix, f"not valid JSON ({exc.msg})")], source) from None
+    if not isinstance(data, Mapping):
+        raise SpecError([SpecIssue(prefix, f"must be an object, got {type(data).__name__}")], source)
+    try:
+        spec = TeamSpec.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError(issues_from_validation(exc, TeamSpec, prefix), source) from None
+    if aws_region is not None and aws_region != spec.region:
+        raise SpecError(
+            [SpecIssue("aws:region", f"'{aws_region}' differs from {prefix}.region '{spec.region}'; make them equal")],
+            source,
+        )
+    return spec
+
+
+def load_team() -> TeamSpec:
+    """Read and validate the team spec from the running Pulumi program's stack config."""
+    import pulumi
+
+    raw = pulumi.Config("gpucloud").get(TEAM_CONFIG_KEY)
+    if raw is None:
+        raise SpecError(
+            [SpecIssue(f"gpucloud:{TEAM_CONFIG_KEY}", "required stack config object is missing from the stack file")],
+            f"stack '{pulumi.get_stack()}'",
+        )
+    return parse_team(raw, f"stack '{pulumi.get_stack()}'", pulumi.Config("aws").get("region"))

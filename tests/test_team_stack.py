@@ -1,0 +1,147 @@
+"""The example team stack (stacks/teams/vision) plans offline from its StackReference answers, and its spec."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from gpucloud.plan import SECRET, Plan, PlanInputError, run_program
+from gpucloud.spec import SpecError
+from gpucloud.spec.team import parse_team
+
+ROOT = Path(__file__).resolve().parents[1]
+TEAM_DIR = ROOT / "stacks" / "teams" / "vision"
+STACK_FILE = yaml.safe_load((TEAM_DIR / "Pulumi.dev.yaml").read_text())["config"]
+REFS = STACK_FILE["gpucloud:offlineStackReferences"]["acme/gpucloud/dev"]
+
+
+@pytest.fixture(scope="module")
+def plan() -> Plan:
+    return run_program(TEAM_DIR, "dev")
+
+
+def test_team_plan_resource_types(plan: Plan) -> None:
+    assert plan.project == "gpucloud-team-vision"
+    assert plan.warnings == []
+    assert sorted((r.type, r.name) for r in plan) == [
+        ("aws:eks/podIdentityAssociation:PodIdentityAssociation", "vision-pod-identity"),
+        ("aws:iam/role:Role", "vision-pod-role"),
+        ("gpucloud:team:GpuTeam", "vision"),
+        ("kubernetes:core/v1:LimitRange", "vision-limits"),
+        ("kubernetes:core/v1:Namespace", "vision-namespace"),
+        ("kubernetes:core/v1:ResourceQuota", "vision-quota"),
+        ("kubernetes:core/v1:ServiceAccount", "vision-service-account"),
+        ("pulumi:providers:kubernetes", "vision-k8s"),
+    ]
+
+
+def test_kubernetes_objects_use_the_platform_provider(plan: Plan) -> None:
+    provider = plan.find("pulumi:providers:kubernetes", "vision-k8s")
+    assert provider.get("kubeconfig") == SECRET
+    for r in plan:
+        if r.type.startswith("kubernetes:"):
+            assert r.provider is not None and r.provider.startswith(provider.urn + "::"), r.name
+
+
+def test_namespace_quota_limits(plan: Plan) -> None:
+    ns = plan.find("kubernetes:core/v1:Namespace", "vision-namespace")
+    assert ns.get("metadata.name") == "vision"
+    assert ns.get("metadata.labels")["pod-security.kubernetes.io/enforce"] == "baseline"
+    quota = plan.find("kubernetes:core/v1:ResourceQuota", "vision-quota")
+    assert quota.get("metadata.namespace") == "vision"
+    assert quota.get("spec.hard") == {"requests.nvidia.com/gpu": "8", "requests.cpu": "96", "requests.memory": "768Gi"}
+    limits = plan.find("kubernetes:core/v1:LimitRange", "vision-limits")
+    assert limits.get("spec.limits") == [
+        {
+            "type": "Container",
+            "defaultRequest": {"cpu": "500m", "memory": "1Gi"},
+            "default": {"memory": "16Gi"},
+            "max": {"nvidia.com/gpu": "4"},
+        }
+    ]
+    sa = plan.find("kubernetes:core/v1:ServiceAccount", "vision-service-account")
+    assert (sa.get("metadata.name"), sa.get("metadata.namespace")) == ("vision-workloads", "vision")
+
+
+def test_pod_identity_role_and_association(plan: Plan) -> None:
+    role = plan.find("aws:iam/role:Role", "vision-pod-role")
+    assert json.loads(role.get("assumeRolePolicy"))["Statement"] == [
+        {
+            "Effect": "Allow",
+            "Principal": {"Service": "pods.eks.amazonaws.com"},
+            "Action": ["sts:AssumeRole", "sts:TagSession"],
+        }
+    ]
+    assert role.get("tags")["GpuTeam"] == "vision"
+    assert role.get("tags")["Env"] == "dev"
+    assoc = plan.find("aws:eks/podIdentityAssociation:PodIdentityAssociation", "vision-pod-identity")
+    assert assoc.get("clusterName") == REFS["clusterName"] == "gpucloud-dev"
+    assert (assoc.get("namespace"), assoc.get("serviceAccount")) == ("vision", "vision-workloads")
+    assert assoc.property_dependencies["roleArn"] == [role.urn]
+
+
+def test_offline_references_carry_every_platform_export() -> None:
+    # The names the root program exports (components/platform.py) and team stacks may read.
+    assert set(REFS) >= {
+        "clusterName",
+        "kubeconfig",
+        "oidcProviderArn",
+        "oidcProviderUrl",
+        "nodeRoleArn",
+        "nodeRoleName",
+        "nodeSecurityGroupId",
+        "clusterSecurityGroupId",
+        "efaSecurityGroupId",
+        "vpcId",
+        "privateSubnetIds",
+        "privateSubnetIdsByAz",
+        "kmsKeyArn",
+        "kubernetesVersion",
+    }
+    kubeconfig = json.loads(REFS["kubeconfig"])
+    assert kubeconfig["clusters"][0]["cluster"]["server"] == REFS["clusterEndpoint"]
+    assert list(REFS["privateSubnetIdsByAz"].values()) == REFS["privateSubnetIds"]
+
+
+def test_bad_team_spec_fails_with_paths() -> None:
+    team = copy.deepcopy(STACK_FILE["gpucloud:team"])
+    team["quota"]["gpus"] = 2
+    team["platformStack"] = "gpucloud-dev"
+    with pytest.raises(PlanInputError) as err:
+        run_program(TEAM_DIR, "dev", config_overrides={"gpucloud:team": team})
+    assert "gpucloud:team.platformStack: 'gpucloud-dev' is not <org>/<project>/<stack>" in str(err.value)
+
+
+def team_issues(**changes: Any) -> list[tuple[str, str]]:
+    team = copy.deepcopy(STACK_FILE["gpucloud:team"])
+    team.update(changes)
+    with pytest.raises(SpecError) as err:
+        parse_team(team)
+    return [(i.path, i.message) for i in err.value.issues]
+
+
+def test_team_spec_rules() -> None:
+    assert parse_team(STACK_FILE["gpucloud:team"]).quota.gpus == 8
+    assert team_issues(quota={"gpus": 2}) == [
+        (
+            "gpucloud:team.limits.maxGpusPerContainer",
+            "4 exceeds the team's quota.gpus (2); lower it or raise the quota",
+        )
+    ]
+    assert team_issues(platformStack="acme/gpucloud/prod") == [
+        (
+            "gpucloud:team.platformStack",
+            "stack 'prod' differs from environment 'dev'; point at the dev platform stack or fix environment",
+        )
+    ]
+    assert team_issues(quota={"gpus": 8, "memory": "lots"}) == [
+        ("gpucloud:team.quota.memory", "'lots' is not a Kubernetes quantity such as 500m, 64, 512Gi")
+    ]
+    assert team_issues(tags={"Team": "vision"}) == [
+        ("gpucloud:team.tags", "missing required cost-allocation tags ['CostCenter', 'Project']")
+    ]
