@@ -7,6 +7,7 @@ import argparse
 import os
 import sys
 import traceback
+import warnings
 from collections.abc import Sequence
 
 from gpucloud import __version__
@@ -33,6 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # A failed program leaves SDK coroutines that Python reports at exit; the error message already says it all.
+    warnings.filterwarnings("ignore", category=RuntimeWarning, message="coroutine .* was never awaited")
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

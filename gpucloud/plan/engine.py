@@ -184,21 +184,26 @@ def _make_monitor(mocks: Any, records: list[ResourceRecord]) -> Any:
     return RecordingMonitor(mocks)
 
 
+_LIBRARY_ROOT = Path(__file__).resolve().parents[2]
+
+
 def _user_frame(exc: BaseException, program_dir: Path) -> str | None:
-    """The deepest traceback frame in the user's code (the program dir or gpucloud's own components)."""
-    site = os.sep + "site-packages" + os.sep
+    """The deepest traceback frame in user code: the program's directory or gpucloud's own components.
+
+    Frames in the SDK, the standard library and the plan engine itself say nothing about what to fix.
+    """
     best: str | None = None
     for frame in traceback.extract_tb(exc.__traceback__):
         path = Path(frame.filename)
-        if site in frame.filename or not path.is_absolute():
+        if not path.is_absolute() or "site-packages" in path.parts:
             continue
-        try:
-            rel = path.resolve().relative_to(program_dir)
-        except ValueError:
-            if "gpucloud" + os.sep + "plan" in frame.filename:
-                continue
-            rel = path
-        best = f"{rel}:{frame.lineno}"
+        path = path.resolve()
+        if path.is_relative_to(_LIBRARY_ROOT / "gpucloud" / "plan"):
+            continue
+        if path.is_relative_to(program_dir):
+            best = f"{path.relative_to(program_dir)}:{frame.lineno}"
+        elif path.is_relative_to(_LIBRARY_ROOT):
+            best = f"{path.relative_to(_LIBRARY_ROOT)}:{frame.lineno}"
     return best
 
 
@@ -288,6 +293,9 @@ def _run_in_context(
         pulumi.runtime.set_mocks(
             mocks, project=project_name, stack=stack, preview=preview, monitor=monitor, logger=quiet
         )
+        # set_mocks leaves the set of pending outputs alone; a program that failed earlier in this process left
+        # tasks of its (closed) loop there, and the SDK would wait on them.
+        settings.SETTINGS.outputs = set()
         pulumi.runtime.set_all_config(_config_strings(config))
         sys.path.insert(0, added_path)
         os.chdir(project_dir)
@@ -299,14 +307,21 @@ def _run_in_context(
         except PlanInputError:
             raise
         except Exception as exc:
-            where = _user_frame(exc, project_dir) or str(main)
-            raise PlanInputError(f"program error in {where}: {type(exc).__name__}: {exc}".rstrip()) from None
+            where = _user_frame(exc, project_dir) or main.name
+            hint = "".join(
+                f"; the offline plan has no outputs for {t} (give them under {OFFLINE_STACK_REFERENCES_KEY} in the "
+                "stack file)"
+                for t in answers.unanswered
+                if t.startswith("StackReference ")
+            )
+            raise PlanInputError(f"program error in {where}: {type(exc).__name__}: {exc}{hint}") from None
         outputs = _stack_outputs(root)
     finally:
         os.chdir(previous_cwd)
         if added_path in sys.path:
             sys.path.remove(added_path)
         _forget_program_modules(modules_before, project_dir)
+        _drain(loop)
         loop.close()
         asyncio.set_event_loop(None)
     # The SDK registers resources from executor threads, so arrival order varies between runs; URN order
@@ -322,6 +337,22 @@ def _run_in_context(
         program_dir=str(project_dir),
         config=config,
     )
+
+
+def _drain(loop: asyncio.AbstractEventLoop) -> None:
+    """Finish everything a run left behind, so a failed program cannot break the next plan in this process.
+
+    After a program error the SDK still has RPCs in executor threads and outputs waiting on them; closing the
+    loop under them makes the next run fail with "Event loop is closed".
+    """
+    # Failed outputs that nobody awaits would otherwise be printed by asyncio at garbage collection.
+    loop.set_exception_handler(lambda _loop, _context: None)
+    pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    loop.run_until_complete(loop.shutdown_default_executor())
 
 
 def _stack_outputs(root: Any) -> dict[str, Any]:

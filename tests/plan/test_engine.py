@@ -134,3 +134,16 @@ def test_stack_reference_answered_from_offline_source() -> None:
     plan = run_callable(program, preview=False, stack_references={"acme/gpucloud/dev": {"clusterName": "gpucloud-dev"}})
     assert plan.find("aws:s3/bucket:Bucket", "b").inputs["bucket"] == "gpucloud-dev-data"
     assert seen == ["gpucloud-dev"]
+
+
+def test_failed_program_does_not_break_the_next_plan() -> None:
+    def broken() -> None:
+        ref = pulumi.StackReference("acme/gpucloud/dev")
+        aws.s3.Bucket("b", bucket=ref.require_output("missing"))
+        aws.s3.Bucket("c", bucket="independent")
+
+    with pytest.raises(PlanInputError) as info:
+        run_callable(broken, preview=True)
+    assert "KeyError: 'missing'" in str(info.value)
+    assert "the offline plan has no outputs for StackReference acme/gpucloud/dev" in str(info.value)
+    assert len(run_program(RAW, "test")) == 4
