@@ -458,7 +458,7 @@ def test_public_endpoint_without_cidrs() -> None:
 def test_public_endpoint_open_to_the_world() -> None:
     assert issues_for(endpointPublicAccess=True, publicAccessCidrs=["203.0.113.0/24", "0.0.0.0/0"]) == [
         (
-            "gpucloud:platform.cluster.publicAccessCidrs.1",
+            "gpucloud:platform.cluster.publicAccessCidrs[1]",
             "0.0.0.0/0 opens the API to the internet; list specific CIDRs",
         )
     ]

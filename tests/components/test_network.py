@@ -362,11 +362,11 @@ def test_overlapping_explicit_subnets() -> None:
     )
     assert issues == [
         (
-            "gpucloud:platform.network.publicSubnetCidrs.2",
+            "gpucloud:platform.network.publicSubnetCidrs[2]",
             "10.1.0.0/24 is outside vpcCidr 10.0.0.0/16; pick a block inside it",
         ),
         (
-            "gpucloud:platform.network.privateSubnetCidrs.1",
+            "gpucloud:platform.network.privateSubnetCidrs[1]",
             "10.0.16.0/20 overlaps privateSubnetCidrs.0 (10.0.0.0/19); give each subnet its own block",
         ),
     ]
