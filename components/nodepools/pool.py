@@ -553,7 +553,8 @@ def _default_service_cidr(vpc_cidr: str) -> str:
     return "10.100.0.0/16"
 
 
-def _version(v: int | None) -> str | None:
+def _version(v: Any) -> Any:
+    # Under update-mode mocks the computed version is None; keep it absent rather than the string "None".
     return None if v is None else str(v)
 
 

@@ -57,7 +57,9 @@ def run(fn: Callable[[], Any], preview: bool = False) -> Plan:
     return run_callable(fn, preview=preview, region=REGION)
 
 
-def build_pool(spec: NodePoolSpec, *, name: str = "p", interruption: bool = False, **config: Any) -> Plan:
+def build_pool(
+    spec: NodePoolSpec, *, name: str = "p", interruption: bool = False, preview: bool = False, **config: Any
+) -> Plan:
     """Plan one GpuNodePool (with Karpenter / an NTH-consumed queue when asked)."""
     from components.interruption import GpuInterruptionQueue, GpuInterruptionQueueConfig
     from components.karpenter import GpuKarpenter, GpuKarpenterConfig
@@ -68,7 +70,9 @@ def build_pool(spec: NodePoolSpec, *, name: str = "p", interruption: bool = Fals
         queue = None
         karpenter = None
         if spec.backend == "karpenter":
-            queue = GpuInterruptionQueue("q", GpuInterruptionQueueConfig(region=REGION, tags=TAGS, consumers=["karpenter"]))
+            queue = GpuInterruptionQueue(
+                "q", GpuInterruptionQueueConfig(region=REGION, tags=TAGS, consumers=["karpenter"])
+            )
             karpenter = GpuKarpenter(
                 "karpenter",
                 GpuKarpenterConfig(
@@ -97,7 +101,7 @@ def build_pool(spec: NodePoolSpec, *, name: str = "p", interruption: bool = Fals
             ),
         )
 
-    return run(program)
+    return run(program, preview=preview)
 
 
 def types_of(plan: Plan, parent_name: str = "p") -> list[tuple[str, str]]:
