@@ -337,8 +337,11 @@ class NodePoolSpec(SpecModel):
                 "backend",
                 "Capacity Blocks cannot sit in a mixed-instances autoscaling group; use backend managed or karpenter",
             )
-        if reserved is not None and reserved.kind == "odcr" and reserved.resource_group_arn and (
-            self.backend == "karpenter"
+        if (
+            reserved is not None
+            and reserved.kind == "odcr"
+            and reserved.resource_group_arn
+            and self.backend == "karpenter"
         ):
             rules.add(
                 "capacity.reserved.resourceGroupArn",
