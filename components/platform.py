@@ -14,7 +14,16 @@ import pulumi
 from components.budget import GpuBudget, GpuBudgetConfig
 from components.cluster import GpuCluster, GpuClusterConfig
 from components.interfaces import ClusterHandle
+from components.interruption import (
+    Consumer,
+    GpuInterruptionQueue,
+    GpuInterruptionQueueConfig,
+    GpuNodeTerminationHandler,
+    GpuNodeTerminationHandlerConfig,
+)
+from components.karpenter import GpuKarpenter, GpuKarpenterConfig
 from components.network import GpuNetwork, GpuNetworkConfig
+from components.nodepools import GpuNodePool, GpuNodePoolConfig
 from gpucloud.spec import PlatformSpec
 
 
@@ -76,6 +85,9 @@ def _build_network_and_cluster(spec: PlatformSpec, platform: Platform) -> None:
         kms_key_arn=cluster.kms_key_arn,
         k8s_provider=cluster.k8s_provider,
         extra={
+            # The system managed node group runs on the shared node role, and EKS creates the EC2_LINUX access
+            # entry for a managed group's role itself; a second one for self-managed pools would fail at `up`.
+            "node_access_entry": "exists",
             "node_instance_profile_name": cluster.node_instance_profile.name,
             "node_instance_profile_arn": cluster.node_instance_profile.arn,
         },
@@ -111,6 +123,92 @@ def _build_cost_controls(spec: PlatformSpec, platform: Platform) -> None:
     )
 
 
+def _build_node_pools(spec: PlatformSpec, platform: Platform) -> None:
+    """One GpuNodePool per spec pool, plus the interruption queue, Karpenter and NTH when pools need them.
+
+    Each interruption consumer gets its own queue (see components/interruption.py): Karpenter for karpenter
+    pools, aws-node-termination-handler for managed/self-managed pools with spot or reserved capacity.
+    """
+    cluster = platform.cluster
+    assert cluster is not None
+    tags, region = spec.all_tags, spec.region
+    pools = spec.node_pools
+    consumers: list[Consumer] = []
+    if any(p.backend == "karpenter" for p in pools):
+        consumers.append("karpenter")
+    nth_pools = {p.name for p in pools if p.backend != "karpenter" and p.needs_interruption_handling}
+    if nth_pools:
+        consumers.append("node-termination-handler")
+    queue = None
+    if consumers:
+        queue = GpuInterruptionQueue(
+            f"{spec.name}-interruption",
+            GpuInterruptionQueueConfig(
+                region=region,
+                tags=tags,
+                consumers=consumers,
+                enable_asg_lifecycle_events=any(p.backend == "self-managed" for p in pools if p.name in nth_pools),
+            ),
+        )
+        platform.components["interruption"] = queue
+        platform.exports["interruptionQueueName"] = queue.queue_name
+        platform.exports["interruptionQueueArn"] = queue.queue_arn
+        platform.exports["interruptionQueues"] = {c: q.name for c, q in queue.queues.items()}
+    # One EC2_LINUX access entry per node role: a managed node group on the role makes EKS create it (the
+    # cluster code says so through extra["node_access_entry"]), else Karpenter or the first self-managed pool.
+    access_entry_owned = cluster.extra.get("node_access_entry") == "exists"
+    karpenter = None
+    if queue is not None and "karpenter" in consumers:
+        kq = queue.queues["karpenter"]
+        karpenter = GpuKarpenter(
+            f"{spec.name}-karpenter",
+            GpuKarpenterConfig(
+                region=region,
+                tags=tags,
+                cluster=cluster,
+                interruption_queue_name=kq.name,
+                interruption_queue_arn=kq.arn,
+                create_access_entry=not access_entry_owned,
+            ),
+        )
+        access_entry_owned = True
+        platform.components["karpenter"] = karpenter
+    if queue is not None and "node-termination-handler" in consumers:
+        nq = queue.queues["node-termination-handler"]
+        platform.components["node-termination-handler"] = GpuNodeTerminationHandler(
+            f"{spec.name}-nth",
+            GpuNodeTerminationHandlerConfig(
+                region=region, tags=tags, cluster=cluster, queue_url=nq.url, queue_arn=nq.arn
+            ),
+        )
+    exported: dict[str, Any] = {}
+    for pool in pools:
+        owns_entry = pool.backend == "self-managed" and not access_entry_owned
+        access_entry_owned = access_entry_owned or owns_entry
+        component = GpuNodePool(
+            f"{spec.name}-{pool.name}",
+            GpuNodePoolConfig(
+                region=region,
+                tags=tags,
+                environment=spec.environment,
+                pool=pool,
+                cluster=cluster,
+                interruption_queue=queue if pool.name in nth_pools else None,
+                karpenter=karpenter if pool.backend == "karpenter" else None,
+                create_access_entry=owns_entry,
+            ),
+        )
+        platform.components[f"pool:{pool.name}"] = component
+        exported[pool.name] = {
+            "backend": pool.backend,
+            "nodeGroups": component.node_group_names,
+            "autoscalingGroup": component.autoscaling_group_name,
+            "karpenterNodePool": component.karpenter_node_pool_name,
+            "placementGroup": component.placement_group_name,
+        }
+    platform.exports["nodePools"] = exported
+
+
 def build(spec: PlatformSpec) -> Platform:
     platform = Platform(spec=spec)
     platform.exports.update(
@@ -122,5 +220,6 @@ def build(spec: PlatformSpec) -> Platform:
         }
     )
     _build_network_and_cluster(spec, platform)
+    _build_node_pools(spec, platform)
     _build_cost_controls(spec, platform)
     return platform

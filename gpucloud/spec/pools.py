@@ -129,6 +129,34 @@ class AmiSpec(SpecModel):
         return value
 
 
+class KarpenterPoolSpec(SpecModel):
+    """Karpenter disruption settings for one pool; defaults depend on the workload kind."""
+
+    consolidation_policy: Literal["WhenEmpty", "WhenEmptyOrUnderutilized"] | None = Field(
+        default=None,
+        description="When Karpenter may remove nodes. Default: WhenEmpty for training/hpc (never repack a "
+        "running gang), WhenEmptyOrUnderutilized for inference/rendering.",
+    )
+    consolidate_after: str = Field(
+        default="10m", pattern=r"^(\d+(s|m|h))+$", description="Idle time before an empty node is removed (e.g. 10m)."
+    )
+    expire_after: str = Field(
+        default="720h",
+        pattern=r"^((\d+(s|m|h))+|Never)$",
+        description="Node lifetime before Karpenter replaces it (picks up new AMIs); 'Never' for static pools.",
+    )
+    termination_grace_period: str = Field(
+        default="2h",
+        pattern=r"^(\d+(s|m|h))+$",
+        description="Longest a draining node waits for pods (time to checkpoint) before it is terminated.",
+    )
+    disruption_budget_nodes: str = Field(
+        default="1",
+        pattern=r"^(\d+|\d+%)$",
+        description="Most nodes (count or percent) Karpenter may disrupt at once for voluntary reasons.",
+    )
+
+
 class NodePoolSpec(SpecModel):
     """One GPU node pool: what runs on it, which instance types, how many nodes, how they are bought."""
 
@@ -156,6 +184,9 @@ class NodePoolSpec(SpecModel):
         default=200, ge=50, le=16384, description="Encrypted gp3 root volume size; GPU images are large."
     )
     labels: dict[str, str] = Field(default_factory=dict, description="Extra Kubernetes node labels.")
+    karpenter: KarpenterPoolSpec = Field(
+        default_factory=KarpenterPoolSpec, description="Karpenter disruption settings (karpenter backend only)."
+    )
 
     @field_validator("instance_types")
     @classmethod
@@ -191,6 +222,25 @@ class NodePoolSpec(SpecModel):
     @property
     def reserved_count(self) -> int:
         return self.capacity.reserved.count if self.capacity.reserved else 0
+
+    @property
+    def spot_candidates(self) -> list[str]:
+        """Catalog types interchangeable with this pool's for spot: same accelerator model and count (catalog
+        `same_gpu_shape`), same EFA interface count, sold as spot and not deprecated."""
+        cat = catalog.get_catalog()
+        efa_counts = {s.efa_interfaces for s in self.specs}
+        found: list[str] = []
+        for t in self.instance_types:
+            for c in cat.same_gpu_shape(t):
+                spec = cat.get(c)
+                if c not in found and spec.spot and not spec.deprecated and spec.efa_interfaces in efa_counts:
+                    found.append(c)
+        return sorted(found)
+
+    @property
+    def needs_interruption_handling(self) -> bool:
+        """Spot and reserved capacity get interruption events; Karpenter always consumes its queue."""
+        return self.backend == "karpenter" or self.spot_nodes_possible or self.capacity.reserved is not None
 
     @model_validator(mode="after")
     def _rules(self) -> NodePoolSpec:
@@ -266,5 +316,36 @@ class NodePoolSpec(SpecModel):
                 )
         if self.ami.family == "bottlerocket" and any(not s.is_gpu for s in specs):
             rules.add("ami.family", "Bottlerocket has no Neuron variant; use al2023 for Trainium/Inferentia")
+        if len({s.accelerator_kind for s in specs}) > 1:
+            rules.add("instanceTypes", "GPU and Neuron types need different AMIs; split them into separate pools")
+        non_nvidia = [s.instance_type for s in specs if s.is_gpu and s.manufacturer != "nvidia"]
+        if non_nvidia and self.ami.id is None:
+            rules.add(
+                "ami.id",
+                f"{non_nvidia} have no EKS-optimized GPU AMI (NVIDIA only); give the id of an AMI with their driver",
+            )
+        if self.spot_nodes_possible and len(self.instance_types) < min(3, len(self.spot_candidates)):
+            missing = [c for c in self.spot_candidates if c not in self.instance_types]
+            rules.add(
+                "instanceTypes",
+                f"a pool that allows spot needs at least {min(3, len(self.spot_candidates))} instance types of "
+                f"the same GPU shape (spot placement scores and interruption rates are per type); add from "
+                f"{missing}, or set capacity.onDemandPercentageAboveBase to 100",
+            )
+        if reserved is not None and reserved.kind == "capacity-block" and self.backend == "self-managed":
+            rules.add(
+                "backend",
+                "Capacity Blocks cannot sit in a mixed-instances autoscaling group; use backend managed or karpenter",
+            )
+        if (
+            reserved is not None
+            and reserved.kind == "odcr"
+            and reserved.resource_group_arn
+            and self.backend == "karpenter"
+        ):
+            rules.add(
+                "capacity.reserved.resourceGroupArn",
+                "Karpenter selects reservations by id or tags, not by resource group; list capacityReservationIds",
+            )
         rules.raise_if_any()
         return self

@@ -218,6 +218,9 @@ def test_spot_on_type_without_spot(monkeypatch: pytest.MonkeyPatch) -> None:
             spec = real.get(name)
             return dataclasses.replace(spec, spot=False) if name == "g6e.xlarge" else spec
 
+        def __getattr__(self, name: str) -> object:
+            return getattr(real, name)
+
     monkeypatch.setattr(catalog, "get_catalog", lambda: NoSpotForG6e())
     data = mutate("nodePools.0.capacity", {"onDemandPercentageAboveBase": 40})
     found = issues_of(data)

@@ -1,0 +1,287 @@
+"""Interruption handling: an encrypted SQS queue fed by EventBridge rules, and its consumers.
+
+GpuInterruptionQueue creates one queue per *consumer* (Karpenter, aws-node-termination-handler), every rule
+targeting every queue. Two consumers must not share a queue: each message is delivered to one receiver and
+both delete what they receive, so Karpenter would swallow the spot warning meant for a managed node (and NTH
+the one meant for a Karpenter node). GpuNodeTerminationHandler installs NTH in queue mode for managed and
+self-managed pools; Karpenter consumes its own queue (components/karpenter.py).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+from pydantic import Field, InstanceOf
+
+from components.base import ComponentConfig, child
+from components.interfaces import ClusterHandle
+
+Consumer = Literal["karpenter", "node-termination-handler"]
+
+# Tag NTH checks before it drains (checkTagBeforeDraining): only instances of managed / self-managed pools
+# carry it, so NTH never acts on a Karpenter node even if a message reaches it.
+NTH_MANAGED_TAG = "aws-node-termination-handler/managed"
+NTH_CHART_VERSION = "0.27.0"
+NTH_SERVICE_ACCOUNT = "aws-node-termination-handler"
+
+# (rule key, source, detail-type); terraform-aws-eks v21 wires the same five.
+EVENT_RULES: tuple[tuple[str, str, str], ...] = (
+    ("health", "aws.health", "AWS Health Event"),
+    ("spot-interruption", "aws.ec2", "EC2 Spot Instance Interruption Warning"),
+    ("rebalance", "aws.ec2", "EC2 Instance Rebalance Recommendation"),
+    ("state-change", "aws.ec2", "EC2 Instance State-change Notification"),
+    ("reservation-interruption", "aws.ec2", "EC2 Capacity Reservation Instance Interruption Warning"),
+)
+# Self-managed ASGs announce scale-in / rebalance terminations through their termination lifecycle hook.
+ASG_LIFECYCLE_RULE = ("asg-terminate", "aws.autoscaling", "EC2 Instance-terminate Lifecycle Action")
+
+
+class GpuInterruptionQueueConfig(ComponentConfig):
+    """Inputs of GpuInterruptionQueue."""
+
+    consumers: list[Consumer] = Field(
+        min_length=1, description="Who reads interruption events; one queue each, in this order."
+    )
+    enable_asg_lifecycle_events: bool = Field(
+        default=False,
+        description="Also route ASG termination lifecycle actions (self-managed pools) to the NTH queue.",
+    )
+
+
+class GpuInterruptionQueue(pulumi.ComponentResource):
+    """SQS queue(s) with EventBridge rules for spot, rebalance, state-change, health and reservation events."""
+
+    def __init__(
+        self, name: str, config: GpuInterruptionQueueConfig, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("gpucloud:interruption:GpuInterruptionQueue", name, None, opts)
+        if len(set(config.consumers)) != len(config.consumers):
+            raise ValueError(f"consumers listed twice: {config.consumers}")
+        self.queues: dict[str, aws.sqs.Queue] = {}
+        self.queue_policies: dict[str, aws.sqs.QueuePolicy] = {}
+        for consumer in config.consumers:
+            queue = aws.sqs.Queue(
+                f"{name}-{consumer}",
+                # Events older than the 2-minute spot notice are useless; 300 s is what Karpenter's template uses.
+                message_retention_seconds=300,
+                sqs_managed_sse_enabled=True,
+                tags=config.tags,
+                opts=child(self),
+            )
+            self.queues[consumer] = queue
+            self.queue_policies[consumer] = aws.sqs.QueuePolicy(
+                f"{name}-{consumer}-policy",
+                queue_url=queue.url,
+                policy=queue.arn.apply(_queue_policy),
+                opts=child(self),
+            )
+        self.rules: dict[str, aws.cloudwatch.EventRule] = {}
+        self.targets: list[aws.cloudwatch.EventTarget] = []
+        rules = list(EVENT_RULES)
+        if config.enable_asg_lifecycle_events:
+            rules.append(ASG_LIFECYCLE_RULE)
+        for key, source, detail_type in rules:
+            rule = aws.cloudwatch.EventRule(
+                f"{name}-{key}",
+                description=f"{detail_type} -> GPU node interruption handling",
+                event_pattern=json.dumps({"source": [source], "detail-type": [detail_type]}),
+                tags=config.tags,
+                opts=child(self),
+            )
+            self.rules[key] = rule
+            consumers = config.consumers
+            if key == ASG_LIFECYCLE_RULE[0]:
+                consumers = [c for c in consumers if c == "node-termination-handler"]
+            for consumer in consumers:
+                self.targets.append(
+                    aws.cloudwatch.EventTarget(
+                        f"{name}-{key}-{consumer}",
+                        rule=rule.name,
+                        arn=self.queues[consumer].arn,
+                        opts=child(self),
+                    )
+                )
+        first = self.queues[config.consumers[0]]
+        self.queue = first
+        self.queue_name = first.name
+        self.queue_arn = first.arn
+        self.queue_url = first.url
+        self.register_outputs(
+            {
+                "queue_name": self.queue_name,
+                "queue_arn": self.queue_arn,
+                "queue_names": {c: q.name for c, q in self.queues.items()},
+                "rule_names": {k: r.name for k, r in self.rules.items()},
+            }
+        )
+
+    def queue_for(self, consumer: Consumer) -> aws.sqs.Queue | None:
+        return self.queues.get(consumer)
+
+
+def _queue_policy(queue_arn: str) -> str:
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Sid": "EventBridgeAndSqsWrite",
+                    "Effect": "Allow",
+                    "Principal": {"Service": ["events.amazonaws.com", "sqs.amazonaws.com"]},
+                    "Action": "sqs:SendMessage",
+                    "Resource": queue_arn,
+                },
+                {
+                    "Sid": "DenyHTTP",
+                    "Effect": "Deny",
+                    "Principal": "*",
+                    "Action": "sqs:*",
+                    "Resource": queue_arn,
+                    "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+                },
+            ],
+        }
+    )
+
+
+def _account_partition() -> tuple[pulumi.Output[str], pulumi.Output[str]]:
+    return aws.get_caller_identity_output().account_id, aws.get_partition_output().partition
+
+
+def pod_identity_trust() -> str:
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Principal": {"Service": "pods.eks.amazonaws.com"},
+                    "Action": ["sts:AssumeRole", "sts:TagSession"],
+                }
+            ],
+        }
+    )
+
+
+class GpuNodeTerminationHandlerConfig(ComponentConfig):
+    """Inputs of GpuNodeTerminationHandler."""
+
+    cluster: InstanceOf[ClusterHandle] = Field(description="The cluster NTH runs in.")
+    queue_url: Any = Field(description="URL of NTH's own interruption queue (pulumi Input[str]).")
+    queue_arn: Any = Field(description="ARN of that queue (pulumi Input[str]); scopes NTH's IAM policy.")
+    chart_version: str = Field(default=NTH_CHART_VERSION, description="aws-node-termination-handler chart version.")
+    namespace: str = Field(default="kube-system", description="Namespace NTH runs in.")
+
+
+class GpuNodeTerminationHandler(pulumi.ComponentResource):
+    """aws-node-termination-handler in queue mode with its Pod Identity role, for managed/self-managed pools."""
+
+    def __init__(
+        self, name: str, config: GpuNodeTerminationHandlerConfig, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("gpucloud:interruption:GpuNodeTerminationHandler", name, None, opts)
+        cluster = config.cluster
+        account, partition = _account_partition()
+        self.role = aws.iam.Role(
+            f"{name}-role",
+            assume_role_policy=pod_identity_trust(),
+            description="aws-node-termination-handler (queue mode)",
+            tags=config.tags,
+            opts=child(self),
+        )
+        self.role_policy = aws.iam.RolePolicy(
+            f"{name}-policy",
+            role=self.role.name,
+            policy=pulumi.Output.all(config.queue_arn, account, partition).apply(
+                lambda a: nth_policy(a[0], a[1], a[2], config.region)
+            ),
+            opts=child(self),
+        )
+        self.pod_identity = aws.eks.PodIdentityAssociation(
+            f"{name}-pod-identity",
+            cluster_name=cluster.name,
+            namespace=config.namespace,
+            service_account=NTH_SERVICE_ACCOUNT,
+            role_arn=self.role.arn,
+            tags=config.tags,
+            opts=child(self),
+        )
+        self.release = k8s.helm.v3.Release(
+            f"{name}-release",
+            chart="aws-node-termination-handler",
+            version=config.chart_version,
+            namespace=config.namespace,
+            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo="https://aws.github.io/eks-charts"),
+            values=nth_values(config.queue_url, config.region),
+            opts=child(self, provider=cluster.k8s_provider, depends_on=[self.pod_identity]),
+        )
+        self.role_arn = self.role.arn
+        self.register_outputs({"role_arn": self.role_arn, "release_name": self.release.name})
+
+
+def nth_values(queue_url: Any, region: str) -> dict[str, Any]:
+    """Helm values: queue mode, tag check on, and never scheduled onto Karpenter nodes."""
+    return {
+        "enableSqsTerminationDraining": True,
+        "queueURL": queue_url,
+        "awsRegion": region,
+        "checkTagBeforeDraining": True,
+        "managedTag": NTH_MANAGED_TAG,
+        "enableSpotInterruptionDraining": True,
+        "enableScheduledEventDraining": True,
+        # EKS managed groups and ASG capacity rebalancing already replace a node on a rebalance
+        # recommendation; draining a GPU node on the (often early) recommendation too would cost a job.
+        "enableRebalanceMonitoring": False,
+        "enableRebalanceDraining": False,
+        # NTH has its own queue, so messages about nodes it does not know are safe to drop.
+        "deleteSqsMsgIfNodeNotFound": True,
+        "serviceAccount": {"create": True, "name": NTH_SERVICE_ACCOUNT},
+        "affinity": {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {"matchExpressions": [{"key": "karpenter.sh/nodepool", "operator": "DoesNotExist"}]}
+                    ]
+                }
+            }
+        },
+        "daemonsetNodeSelector": {},
+    }
+
+
+def nth_policy(queue_arn: str, account: str, partition: str, region: str) -> str:
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Sid": "Queue",
+                    "Effect": "Allow",
+                    "Action": ["sqs:DeleteMessage", "sqs:ReceiveMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"],
+                    "Resource": queue_arn,
+                },
+                {
+                    "Sid": "CompleteLifecycleOnManagedGroups",
+                    "Effect": "Allow",
+                    "Action": "autoscaling:CompleteLifecycleAction",
+                    "Resource": f"arn:{partition}:autoscaling:{region}:{account}:autoScalingGroup:*",
+                    "Condition": {"StringEquals": {f"aws:ResourceTag/{NTH_MANAGED_TAG}": "true"}},
+                },
+                {
+                    "Sid": "Describe",
+                    "Effect": "Allow",
+                    "Action": [
+                        "autoscaling:DescribeAutoScalingInstances",
+                        "autoscaling:DescribeTags",
+                        "ec2:DescribeInstances",
+                        "ec2:DescribeTags",
+                    ],
+                    "Resource": "*",
+                },
+            ],
+        }
+    )

@@ -1,0 +1,265 @@
+"""Karpenter, installed once per cluster: controller IAM role (Pod Identity), node access entry, Helm release.
+
+Pools on the karpenter backend add their own NodePool + EC2NodeClass (components/nodepools/karpenter.py) and
+depend on this component's release, which also installs the CRDs.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+from pydantic import Field, InstanceOf
+
+from components.base import ComponentConfig, child
+from components.interfaces import ClusterHandle
+from components.interruption import _account_partition, pod_identity_trust
+
+# v1.11+ is needed for EC2NodeClass networkInterfaces and placementGroupSelector; reserved capacity
+# (ODCR, Capacity Blocks) since v1.6. Bump deliberately: CRD changes ride on chart upgrades.
+KARPENTER_CHART = "oci://public.ecr.aws/karpenter/karpenter"
+KARPENTER_CHART_VERSION = "1.12.1"
+KARPENTER_SERVICE_ACCOUNT = "karpenter"
+
+
+class GpuKarpenterConfig(ComponentConfig):
+    """Inputs of GpuKarpenter."""
+
+    cluster: InstanceOf[ClusterHandle] = Field(description="The cluster Karpenter provisions nodes for.")
+    interruption_queue_name: Any = Field(description="Name of Karpenter's own interruption queue (Input[str]).")
+    interruption_queue_arn: Any = Field(description="ARN of that queue (Input[str]); scopes the SQS permissions.")
+    chart_version: str = Field(default=KARPENTER_CHART_VERSION, description="Karpenter chart version (pinned).")
+    namespace: str = Field(default="kube-system", description="Namespace the controller runs in.")
+    create_access_entry: bool = Field(
+        default=True,
+        description="Create the EC2_LINUX access entry for the node role. Off when something else already "
+        "owns it (a managed node group on the same role makes EKS create one; a second one fails).",
+    )
+
+
+class GpuKarpenter(pulumi.ComponentResource):
+    """The Karpenter controller for one cluster."""
+
+    def __init__(self, name: str, config: GpuKarpenterConfig, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("gpucloud:karpenter:GpuKarpenter", name, None, opts)
+        cluster = config.cluster
+        account, partition = _account_partition()
+        self.role = aws.iam.Role(
+            f"{name}-controller-role",
+            assume_role_policy=pod_identity_trust(),
+            description="Karpenter controller",
+            tags=config.tags,
+            opts=child(self),
+        )
+        self.role_policy = aws.iam.RolePolicy(
+            f"{name}-controller-policy",
+            role=self.role.name,
+            policy=pulumi.Output.all(
+                account, partition, cluster.name, cluster.node_role_arn, config.interruption_queue_arn
+            ).apply(lambda a: controller_policy(a[0], a[1], config.region, a[2], a[3], a[4])),
+            opts=child(self),
+        )
+        self.pod_identity = aws.eks.PodIdentityAssociation(
+            f"{name}-pod-identity",
+            cluster_name=cluster.name,
+            namespace=config.namespace,
+            service_account=KARPENTER_SERVICE_ACCOUNT,
+            role_arn=self.role.arn,
+            tags=config.tags,
+            opts=child(self),
+        )
+        self.access_entry: aws.eks.AccessEntry | None = None
+        if config.create_access_entry:
+            self.access_entry = aws.eks.AccessEntry(
+                f"{name}-node-access",
+                cluster_name=cluster.name,
+                principal_arn=cluster.node_role_arn,
+                type="EC2_LINUX",
+                tags=config.tags,
+                opts=child(self),
+            )
+        self.release = k8s.helm.v3.Release(
+            f"{name}-release",
+            chart=KARPENTER_CHART,
+            version=config.chart_version,
+            namespace=config.namespace,
+            values=karpenter_values(cluster.name, cluster.endpoint, config.interruption_queue_name),
+            opts=child(self, provider=cluster.k8s_provider, depends_on=[self.pod_identity]),
+        )
+        self.role_arn = self.role.arn
+        self.register_outputs(
+            {
+                "role_arn": self.role_arn,
+                "release_name": self.release.name,
+                "access_entry_arn": self.access_entry.access_entry_arn if self.access_entry else None,
+            }
+        )
+
+
+def karpenter_values(cluster_name: Any, endpoint: Any, queue_name: Any) -> dict[str, Any]:
+    return {
+        "settings": {
+            "clusterName": cluster_name,
+            "clusterEndpoint": endpoint,
+            # `interruptionQueue` (not the pre-v0.32 `interruptionQueueName`, which is silently ignored).
+            "interruptionQueue": queue_name,
+            "featureGates": {"reservedCapacity": True},
+        },
+        "serviceAccount": {"create": True, "name": KARPENTER_SERVICE_ACCOUNT},
+        "replicas": 2,
+        # The controller must not run on nodes it manages (it could consolidate itself away).
+        "affinity": {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {"matchExpressions": [{"key": "karpenter.sh/nodepool", "operator": "DoesNotExist"}]}
+                    ]
+                }
+            }
+        },
+    }
+
+
+def controller_policy(
+    account: str, partition: str, region: str, cluster_name: str, node_role_arn: str, queue_arn: str
+) -> str:
+    """Karpenter's controller permissions, scoped to this cluster's tag, region, queue and node role."""
+    tag = f"kubernetes.io/cluster/{cluster_name}"
+    ec2 = f"arn:{partition}:ec2:{region}"
+    in_region = {"StringEquals": {"aws:RequestedRegion": region}}
+    statements: list[dict[str, Any]] = [
+        {
+            "Sid": "LaunchFromSharedResources",
+            "Effect": "Allow",
+            "Action": ["ec2:RunInstances", "ec2:CreateFleet"],
+            "Resource": [
+                f"{ec2}::image/*",
+                f"{ec2}::snapshot/*",
+                f"{ec2}:*:security-group/*",
+                f"{ec2}:*:subnet/*",
+                f"{ec2}:*:capacity-reservation/*",
+                f"{ec2}:*:placement-group/*",
+            ],
+        },
+        {
+            "Sid": "LaunchTemplateForCluster",
+            "Effect": "Allow",
+            "Action": ["ec2:RunInstances", "ec2:CreateFleet"],
+            "Resource": f"{ec2}:*:launch-template/*",
+            "Condition": {"StringEquals": {f"aws:ResourceTag/{tag}": "owned"}},
+        },
+        {
+            "Sid": "CreateTaggedForCluster",
+            "Effect": "Allow",
+            "Action": ["ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"],
+            "Resource": [
+                f"{ec2}:*:fleet/*",
+                f"{ec2}:*:instance/*",
+                f"{ec2}:*:volume/*",
+                f"{ec2}:*:network-interface/*",
+                f"{ec2}:*:launch-template/*",
+                f"{ec2}:*:spot-instances-request/*",
+            ],
+            "Condition": {"StringEquals": {f"aws:RequestTag/{tag}": "owned"}},
+        },
+        {
+            "Sid": "TagOnCreate",
+            "Effect": "Allow",
+            "Action": "ec2:CreateTags",
+            "Resource": [
+                f"{ec2}:*:fleet/*",
+                f"{ec2}:*:instance/*",
+                f"{ec2}:*:volume/*",
+                f"{ec2}:*:network-interface/*",
+                f"{ec2}:*:launch-template/*",
+                f"{ec2}:*:spot-instances-request/*",
+            ],
+            "Condition": {
+                "StringEquals": {
+                    f"aws:RequestTag/{tag}": "owned",
+                    "ec2:CreateAction": ["RunInstances", "CreateFleet", "CreateLaunchTemplate"],
+                }
+            },
+        },
+        {
+            "Sid": "TagAndDeleteOwned",
+            "Effect": "Allow",
+            "Action": ["ec2:CreateTags", "ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"],
+            "Resource": [f"{ec2}:*:instance/*", f"{ec2}:*:launch-template/*"],
+            "Condition": {"StringEquals": {f"aws:ResourceTag/{tag}": "owned"}},
+        },
+        {
+            "Sid": "Describe",
+            "Effect": "Allow",
+            "Action": [
+                "ec2:DescribeAvailabilityZones",
+                "ec2:DescribeCapacityReservations",
+                "ec2:DescribeImages",
+                "ec2:DescribeInstances",
+                "ec2:DescribeInstanceTypeOfferings",
+                "ec2:DescribeInstanceTypes",
+                "ec2:DescribeLaunchTemplates",
+                "ec2:DescribePlacementGroups",
+                "ec2:DescribeSecurityGroups",
+                "ec2:DescribeSpotPriceHistory",
+                "ec2:DescribeSubnets",
+            ],
+            "Resource": "*",
+            "Condition": in_region,
+        },
+        {
+            "Sid": "AmiParameters",
+            "Effect": "Allow",
+            "Action": "ssm:GetParameter",
+            "Resource": f"arn:{partition}:ssm:{region}::parameter/aws/service/*",
+        },
+        {"Sid": "Pricing", "Effect": "Allow", "Action": "pricing:GetProducts", "Resource": "*"},
+        {
+            "Sid": "InterruptionQueue",
+            "Effect": "Allow",
+            "Action": ["sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ReceiveMessage"],
+            "Resource": queue_arn,
+        },
+        {
+            "Sid": "PassNodeRoleOnly",
+            "Effect": "Allow",
+            "Action": "iam:PassRole",
+            "Resource": node_role_arn,
+            "Condition": {"StringEquals": {"iam:PassedToService": "ec2.amazonaws.com"}},
+        },
+        {
+            "Sid": "CreateInstanceProfilesForCluster",
+            "Effect": "Allow",
+            "Action": ["iam:CreateInstanceProfile", "iam:TagInstanceProfile"],
+            "Resource": f"arn:{partition}:iam::{account}:instance-profile/*",
+            "Condition": {"StringEquals": {f"aws:RequestTag/{tag}": "owned"}},
+        },
+        {
+            "Sid": "ManageInstanceProfilesOfCluster",
+            "Effect": "Allow",
+            "Action": [
+                "iam:AddRoleToInstanceProfile",
+                "iam:DeleteInstanceProfile",
+                "iam:RemoveRoleFromInstanceProfile",
+                "iam:TagInstanceProfile",
+            ],
+            "Resource": f"arn:{partition}:iam::{account}:instance-profile/*",
+            "Condition": {"StringEquals": {f"aws:ResourceTag/{tag}": "owned"}},
+        },
+        {
+            "Sid": "ReadInstanceProfiles",
+            "Effect": "Allow",
+            "Action": ["iam:GetInstanceProfile", "iam:ListInstanceProfiles"],
+            "Resource": f"arn:{partition}:iam::{account}:instance-profile/*",
+        },
+        {
+            "Sid": "Cluster",
+            "Effect": "Allow",
+            "Action": "eks:DescribeCluster",
+            "Resource": f"arn:{partition}:eks:{region}:{account}:cluster/{cluster_name}",
+        },
+    ]
+    return json.dumps({"Version": "2012-10-17", "Statement": statements})

@@ -1,0 +1,44 @@
+"""GPU node pools: the GpuNodePool component and the pure helpers behind it (capacity split, AMI choice,
+user data rendering, EFA layout)."""
+
+from components.nodepools.ami import AmiChoice, choose_ami, karpenter_alias
+from components.nodepools.capacity import (
+    CapacityPlan,
+    GroupPlan,
+    Sizes,
+    Split,
+    capacity_types,
+    managed_groups,
+    plan_capacity,
+    split_size,
+)
+from components.nodepools.network import efa_layout, karpenter_layout
+from components.nodepools.pool import GPU_TAINT, LABEL_PREFIX, GpuNodePool, GpuNodePoolConfig, karpenter_node_pool_spec
+from components.nodepools.userdata import ClusterInfo, NodeBootstrap, Taint, render, render_bottlerocket, render_nodeadm
+
+__all__ = [
+    "GPU_TAINT",
+    "LABEL_PREFIX",
+    "AmiChoice",
+    "CapacityPlan",
+    "ClusterInfo",
+    "GpuNodePool",
+    "GpuNodePoolConfig",
+    "GroupPlan",
+    "NodeBootstrap",
+    "Sizes",
+    "Split",
+    "Taint",
+    "capacity_types",
+    "choose_ami",
+    "efa_layout",
+    "karpenter_alias",
+    "karpenter_layout",
+    "karpenter_node_pool_spec",
+    "managed_groups",
+    "plan_capacity",
+    "render",
+    "render_bottlerocket",
+    "render_nodeadm",
+    "split_size",
+]

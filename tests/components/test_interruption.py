@@ -1,0 +1,133 @@
+"""Interruption queue, its EventBridge rules, and exactly one consumer per pool (Karpenter or NTH)."""
+
+from __future__ import annotations
+
+import json
+
+from nodepool_fixtures import REGION, TAGS, cluster_handle, run
+
+from components.interruption import (
+    NTH_MANAGED_TAG,
+    GpuInterruptionQueue,
+    GpuInterruptionQueueConfig,
+    GpuNodeTerminationHandler,
+    GpuNodeTerminationHandlerConfig,
+    nth_policy,
+    nth_values,
+)
+
+Q = "aws:sqs/queue:Queue"
+RULE = "aws:cloudwatch/eventRule:EventRule"
+TARGET = "aws:cloudwatch/eventTarget:EventTarget"
+POLICY = "aws:sqs/queuePolicy:QueuePolicy"
+
+EXPECTED_PATTERNS = {
+    "q-health": {"source": ["aws.health"], "detail-type": ["AWS Health Event"]},
+    "q-spot-interruption": {"source": ["aws.ec2"], "detail-type": ["EC2 Spot Instance Interruption Warning"]},
+    "q-rebalance": {"source": ["aws.ec2"], "detail-type": ["EC2 Instance Rebalance Recommendation"]},
+    "q-state-change": {"source": ["aws.ec2"], "detail-type": ["EC2 Instance State-change Notification"]},
+    "q-reservation-interruption": {
+        "source": ["aws.ec2"],
+        "detail-type": ["EC2 Capacity Reservation Instance Interruption Warning"],
+    },
+}
+
+
+def queue_plan(consumers: list, asg: bool = False, preview: bool = False):  # type: ignore[no-untyped-def]
+    return run(
+        lambda: GpuInterruptionQueue(
+            "q",
+            GpuInterruptionQueueConfig(region=REGION, tags=TAGS, consumers=consumers, enable_asg_lifecycle_events=asg),
+        ),
+        preview=preview,
+    )
+
+
+def test_queue_and_five_rules() -> None:
+    plan = queue_plan(["karpenter"])
+    queues = plan.of_type(Q)
+    assert [q.name for q in queues] == ["q-karpenter"]
+    assert queues[0].get("messageRetentionSeconds") == 300.0
+    assert queues[0].get("sqsManagedSseEnabled") is True
+    assert queues[0].get("tags") == TAGS
+    rules = {r.name: json.loads(r.get("eventPattern")) for r in plan.of_type(RULE)}
+    assert rules == EXPECTED_PATTERNS
+    assert sorted(t.name for t in plan.of_type(TARGET)) == sorted(f"{n}-karpenter" for n in EXPECTED_PATTERNS)
+
+
+def test_queue_policy_allows_events_and_sqs() -> None:
+    plan = queue_plan(["node-termination-handler"], preview=False)
+    from components.interruption import _queue_policy
+
+    doc = json.loads(_queue_policy("arn:aws:sqs:us-east-1:123456789012:q"))
+    allow = doc["Statement"][0]
+    assert allow["Principal"] == {"Service": ["events.amazonaws.com", "sqs.amazonaws.com"]}
+    assert allow["Action"] == "sqs:SendMessage"
+    assert [p.name for p in plan.of_type(POLICY)] == ["q-node-termination-handler-policy"]
+
+
+def test_one_queue_per_consumer_every_rule_to_each() -> None:
+    plan = queue_plan(["karpenter", "node-termination-handler"], asg=True)
+    assert sorted(q.name for q in plan.of_type(Q)) == ["q-karpenter", "q-node-termination-handler"]
+    targets = sorted(t.name for t in plan.of_type(TARGET))
+    expected = [f"{n}-{c}" for n in EXPECTED_PATTERNS for c in ("karpenter", "node-termination-handler")]
+    # The ASG termination hook concerns self-managed nodes only, so it feeds NTH's queue alone.
+    expected.append("q-asg-terminate-node-termination-handler")
+    assert targets == sorted(expected)
+    rule = plan.find(RULE, "q-asg-terminate")
+    assert json.loads(rule.get("eventPattern")) == {
+        "source": ["aws.autoscaling"],
+        "detail-type": ["EC2 Instance-terminate Lifecycle Action"],
+    }
+
+
+def test_asg_rule_off_by_default() -> None:
+    plan = queue_plan(["node-termination-handler"])
+    assert "q-asg-terminate" not in {r.name for r in plan.of_type(RULE)}
+
+
+def test_nth_never_on_karpenter_nodes() -> None:
+    values = nth_values("https://sqs.us-east-1.amazonaws.com/123456789012/q", REGION)
+    terms = values["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert terms == [{"matchExpressions": [{"key": "karpenter.sh/nodepool", "operator": "DoesNotExist"}]}]
+    # and it only drains instances carrying the managed tag, which Karpenter nodes never get
+    assert values["checkTagBeforeDraining"] is True
+    assert values["managedTag"] == NTH_MANAGED_TAG
+    assert values["enableSqsTerminationDraining"] is True
+    assert values["queueURL"] == "https://sqs.us-east-1.amazonaws.com/123456789012/q"
+
+
+def test_nth_install() -> None:
+    def program() -> None:
+        GpuNodeTerminationHandler(
+            "nth",
+            GpuNodeTerminationHandlerConfig(
+                region=REGION,
+                tags=TAGS,
+                cluster=cluster_handle(),
+                queue_url="https://sqs.us-east-1.amazonaws.com/123456789012/q",
+                queue_arn="arn:aws:sqs:us-east-1:123456789012:q",
+            ),
+        )
+
+    plan = run(program)
+    release = plan.find("kubernetes:helm.sh/v3:Release", "nth-release")
+    assert release.get("chart") == "aws-node-termination-handler"
+    assert release.get("version") == "0.27.0"
+    assert release.get("repositoryOpts") == {"repo": "https://aws.github.io/eks-charts"}
+    assert release.get("values.enableSqsTerminationDraining") is True
+    assert release.get("values.queueURL") == "https://sqs.us-east-1.amazonaws.com/123456789012/q"
+    assoc = plan.find("aws:eks/podIdentityAssociation:PodIdentityAssociation", "nth-pod-identity")
+    assert assoc.get("serviceAccount") == "aws-node-termination-handler"
+    assert assoc.get("namespace") == "kube-system"
+
+
+def test_nth_policy_scoped() -> None:
+    doc = json.loads(nth_policy("arn:aws:sqs:us-east-1:123456789012:q", "123456789012", "aws", REGION))
+    by_sid = {s["Sid"]: s for s in doc["Statement"]}
+    assert by_sid["Queue"]["Resource"] == "arn:aws:sqs:us-east-1:123456789012:q"
+    assert by_sid["CompleteLifecycleOnManagedGroups"]["Action"] == "autoscaling:CompleteLifecycleAction"
+    assert by_sid["CompleteLifecycleOnManagedGroups"]["Condition"] == {
+        "StringEquals": {f"aws:ResourceTag/{NTH_MANAGED_TAG}": "true"}
+    }
+    assert "ec2:DescribeInstances" in by_sid["Describe"]["Action"]
