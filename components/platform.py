@@ -11,6 +11,7 @@ from typing import Any
 
 from components.budget import GpuBudget, GpuBudgetConfig
 from components.interfaces import ClusterHandle
+from components.storage import GpuStorage, GpuStorageConfig
 from gpucloud.spec import PlatformSpec
 
 
@@ -31,6 +32,25 @@ def _build_cost_controls(spec: PlatformSpec, platform: Platform) -> None:
     )
 
 
+def _build_storage(spec: PlatformSpec, platform: Platform) -> None:
+    assert platform.cluster is not None and spec.storage is not None
+    storage = GpuStorage(
+        f"{spec.name}-storage",
+        GpuStorageConfig(
+            region=spec.region,
+            tags=spec.all_tags,
+            name_prefix=spec.name,
+            storage=spec.storage,
+            fsx_availability_zone=spec.fsx_availability_zone if spec.storage.fsx_enabled else None,
+            # Retained data is not enough in prod: protect also stops a replace from deleting it.
+            protect=spec.environment == "prod",
+        ),
+        platform.cluster,
+    )
+    platform.components["storage"] = storage
+    platform.exports.update(storage.exports())
+
+
 def build(spec: PlatformSpec) -> Platform:
     platform = Platform(spec=spec)
     platform.exports.update(
@@ -41,5 +61,7 @@ def build(spec: PlatformSpec) -> Platform:
             "availabilityZones": list(spec.availability_zones),
         }
     )
+    if platform.cluster is not None and spec.storage is not None:
+        _build_storage(spec, platform)
     _build_cost_controls(spec, platform)
     return platform
