@@ -1,0 +1,173 @@
+"""The data layer of the shipped stacks, built through the platform's storage builder with a literal cluster:
+prod shows both buckets with every protection, FSx linked to both, the CSI add-on and the PV/PVC; dev is a small
+scratch setup; `pulumi destroy` keeps every data-holding resource unless the spec allows deletion."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import pytest
+import yaml
+from storage_testkit import BUCKET, DATA_HOLDING, DRA, FS, KEY, handle, provider
+
+from components.platform import Platform, _build_storage, build
+from components.storage import GpuStorageConfig
+from gpucloud.plan import Plan, run_callable
+from gpucloud.spec import PlatformSpec, parse_platform
+from gpucloud.spec.storage import StorageSpec
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def stack_spec(stack: str, **storage_overrides: Any) -> PlatformSpec:
+    data = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text())["config"]["gpucloud:platform"]
+    data["storage"].update(storage_overrides)
+    return parse_platform(data)
+
+
+def plan_stack(spec: PlatformSpec) -> tuple[Plan, Platform]:
+    holder: dict[str, Platform] = {}
+
+    def program() -> None:
+        cluster = replace(handle(provider()), subnet_ids_by_az={az: f"subnet-{az}" for az in spec.availability_zones})
+        platform = Platform(spec=spec, cluster=cluster)
+        _build_storage(spec, platform)
+        for key, value in platform.exports.items():
+            pulumi.export(key, value)
+        holder["platform"] = platform
+
+    return run_callable(program, preview=True, region=spec.region), holder["platform"]
+
+
+@pytest.fixture(scope="module")
+def prod() -> tuple[Plan, Platform]:
+    return plan_stack(stack_spec("prod"))
+
+
+def test_prod_data_layer(prod: tuple[Plan, Platform]) -> None:
+    plan, _ = prod
+    counts: dict[str, int] = {}
+    for r in plan:
+        counts[r.type] = counts.get(r.type, 0) + 1
+    expected = {
+        BUCKET: 2,
+        "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock": 2,
+        "aws:s3/bucketOwnershipControls:BucketOwnershipControls": 2,
+        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration": 2,
+        "aws:s3/bucketVersioning:BucketVersioning": 2,
+        "aws:s3/bucketPolicy:BucketPolicy": 2,
+        "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration": 2,
+        KEY: 1,
+        "aws:kms/alias:Alias": 1,
+        "aws:kms/grant:Grant": 2,
+        FS: 1,
+        DRA: 2,
+        "aws:eks/addon:Addon": 1,
+        "kubernetes:core/v1:PersistentVolume": 1,
+        "kubernetes:core/v1:PersistentVolumeClaim": 1,
+        "kubernetes:core/v1:Namespace": 1,
+        "aws:eks/podIdentityAssociation:PodIdentityAssociation": 2,
+    }
+    assert {t: counts.get(t, 0) for t in expected} == expected
+    assert "kubernetes:storage.k8s.io/v1:StorageClass" not in counts
+    fs = plan.find(FS, "gpucloud-prod-storage-fsx-fs")
+    assert fs.inputs["deploymentType"] == "PERSISTENT_2"
+    assert fs.inputs["subnetIds"] == "subnet-us-east-1a"
+    assert {d.inputs["fileSystemPath"] for d in plan.of_type(DRA)} == {"/datasets", "/checkpoints"}
+    assert {d.inputs["dataRepositoryPath"] for d in plan.of_type(DRA)} == {
+        "s3://gpucloud-prod-datasets-123456789012-us-east-1/datasets/",
+        "s3://gpucloud-prod-checkpoints-123456789012-us-east-1/checkpoints/",
+    }
+
+
+def test_prod_destroy_keeps_and_protects_all_data(prod: tuple[Plan, Platform]) -> None:
+    plan, _ = prod
+    holding = plan.of_type(*DATA_HOLDING)
+    assert len(holding) == 6
+    assert [r.name for r in holding if not (r.retain_on_delete and r.protect)] == []
+    assert all(r.retain_on_delete for r in plan if r.type.startswith("aws:s3/"))
+
+
+def test_prod_exports(prod: tuple[Plan, Platform]) -> None:
+    plan, platform = prod
+    assert set(platform.exports) == {
+        "datasetBucketName",
+        "datasetBucketArn",
+        "checkpointBucketName",
+        "checkpointBucketArn",
+        "checkpointUri",
+        "storageKmsKeyArn",
+        "storageReaderRoleArn",
+        "storageWriterRoleArn",
+        "fsxFileSystemId",
+        "fsxDnsName",
+        "fsxMountName",
+        "fsxAvailabilityZone",
+        "fsxStorageCapacityGib",
+        "fsxAggregateThroughputMBps",
+        "fsxPvcName",
+        "fsxPvcNamespace",
+    }
+    assert {k: plan.outputs[k] for k in ("fsxAggregateThroughputMBps", "fsxStorageCapacityGib")} == {
+        "fsxAggregateThroughputMBps": 4800.0,
+        "fsxStorageCapacityGib": 9600,
+    }
+    assert {k: plan.outputs[k] for k in ("fsxAvailabilityZone", "fsxPvcName", "fsxPvcNamespace")} == {
+        "fsxAvailabilityZone": "us-east-1a",
+        "fsxPvcName": "fsx-lustre",
+        "fsxPvcNamespace": "training",
+    }
+
+
+def test_dev_is_a_small_deletable_scratch_setup() -> None:
+    plan, _ = plan_stack(stack_spec("dev"))
+    fs = plan.find(FS, "gpucloud-dev-storage-fsx-fs")
+    assert (fs.inputs["deploymentType"], fs.inputs["storageCapacity"]) == ("SCRATCH_2", 1200.0)
+    assert fs.inputs["subnetIds"] == "subnet-us-west-2a"
+    assert plan.of_type(DRA) == []
+    assert [r.name for r in plan if r.retain_on_delete or r.protect] == []
+    assert {r.inputs["forceDestroy"] for r in plan.of_type(BUCKET)} == {True}
+    assert len(plan.of_type("kubernetes:storage.k8s.io/v1:StorageClass")) == 1
+    assert plan.outputs["fsxAggregateThroughputMBps"] == 240.0
+
+
+def test_staging_retains_without_protect() -> None:
+    plan, _ = plan_stack(stack_spec("staging"))
+    holding = plan.of_type(*DATA_HOLDING)
+    assert {r.type for r in holding} == set(DATA_HOLDING)
+    assert all(r.retain_on_delete and not r.protect for r in holding)
+
+
+def test_prod_with_deletion_allowed_keeps_nothing() -> None:
+    plan, _ = plan_stack(stack_spec("prod", allowDataDeletion=True))
+    assert [r.name for r in plan if r.retain_on_delete or r.protect] == []
+
+
+def test_fsx_off_leaves_buckets_and_driver() -> None:
+    spec = stack_spec("prod", fsx=None)
+    plan, platform = plan_stack(spec)
+    assert plan.of_type(FS, DRA, "kubernetes:core/v1:PersistentVolume") == []
+    assert len(plan.of_type(BUCKET)) == 2
+    assert len(plan.of_type("aws:eks/addon:Addon")) == 1
+    assert platform.exports["fsxFileSystemId"] is None
+    assert platform.exports["fsxAggregateThroughputMBps"] is None
+
+
+def test_build_without_cluster_creates_no_storage() -> None:
+    spec = stack_spec("prod")
+    plan = run_callable(lambda: build(spec), preview=True, region=spec.region)
+    assert [r for r in plan if r.type.startswith(("aws:s3/", "aws:fsx/", "gpucloud:storage:"))] == []
+
+
+def test_config_needs_an_az_when_fsx_is_on() -> None:
+    storage = StorageSpec.model_validate({"fsx": {"deploymentType": "SCRATCH_2", "availabilityZone": "us-east-1a"}})
+    with pytest.raises(ValueError, match="fsx_availability_zone is required"):
+        GpuStorageConfig(
+            region="us-east-1",
+            tags={"CostCenter": "ml", "Team": "p", "Project": "g", "Env": "dev"},
+            name_prefix="x",
+            storage=storage,
+        )
