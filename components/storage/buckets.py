@@ -4,6 +4,8 @@ and reader/writer IAM roles for Kubernetes service accounts (Pod Identity or IRS
 
 from __future__ import annotations
 
+import json
+
 import pulumi
 import pulumi_aws as aws
 from pydantic import Field
@@ -17,7 +19,13 @@ from components.storage._common import (
     policy_json,
     trust_policy,
 )
-from gpucloud.spec.storage import BucketSpec, CheckpointBucketSpec, DatasetBucketSpec, StorageAccessSpec
+from gpucloud.spec.storage import (
+    AccessLogsSpec,
+    BucketSpec,
+    CheckpointBucketSpec,
+    DatasetBucketSpec,
+    StorageAccessSpec,
+)
 
 
 class DataBucketsConfig(ComponentConfig):
@@ -29,6 +37,7 @@ class DataBucketsConfig(ComponentConfig):
         default_factory=CheckpointBucketSpec, description="Checkpoint bucket settings."
     )
     access: StorageAccessSpec = Field(default_factory=StorageAccessSpec, description="Reader/writer roles.")
+    access_logs: AccessLogsSpec = Field(default_factory=AccessLogsSpec, description="Server access logging.")
     kms_key_arn: str | None = Field(default=None, description="Existing KMS key ARN; None creates one.")
     allow_data_deletion: bool = Field(
         default=False, description="Let destroy delete the buckets (force_destroy) and the key; off retains them."
@@ -78,6 +87,11 @@ class DataBuckets(pulumi.ComponentResource):
         else:
             self.kms_key_arn = pulumi.Output.from_input(config.kms_key_arn)
 
+        self.log_bucket: aws.s3.Bucket | None = None
+        self.log_bucket_name: pulumi.Output[str] | None = None
+        if config.access_logs.enabled:
+            self.log_bucket_name = self._log_bucket(name, keep)
+
         self.dataset_bucket_name, self.dataset_bucket = self._bucket(name, "datasets", config.dataset, keep)
         self.checkpoint_bucket_name, self.checkpoint_bucket = self._bucket(name, "checkpoints", config.checkpoint, keep)
         self.dataset_bucket_arn = self._arn(self.dataset_bucket_name)
@@ -106,20 +120,99 @@ class DataBuckets(pulumi.ComponentResource):
                 "kms_key_arn": self.kms_key_arn,
                 "reader_role_arn": self.reader_role_arn,
                 "writer_role_arn": self.writer_role_arn,
+                "log_bucket_name": self.log_bucket_name,
             }
         )
 
     def _arn(self, bucket_name: pulumi.Input[str]) -> pulumi.Output[str]:
         return pulumi.Output.concat("arn:", self._partition, ":s3:::", bucket_name)
 
+    def _bucket_name(self, given: str | None, role: str) -> pulumi.Output[str]:
+        config = self._config
+        if given is not None:
+            return pulumi.Output.from_input(given)
+        return self._account_id.apply(
+            lambda account: generated_bucket_name(config.name_prefix, role, account, config.region)
+        )
+
+    def _log_bucket(self, name: str, keep: bool) -> pulumi.Output[str]:
+        """The log target: the given bucket, or a private SSE-S3 bucket only the S3 logging service writes to."""
+        config = self._config
+        logs = config.access_logs
+        if logs.bucket is not None:
+            return pulumi.Output.from_input(logs.bucket)
+        bucket_name = self._bucket_name(None, "access-logs")
+        base = f"{name}-access-logs"
+        bucket = aws.s3.Bucket(
+            base,
+            bucket=bucket_name,
+            force_destroy=config.allow_data_deletion,
+            tags={**config.tags, "Name": base, "DataRole": "access-logs"},
+            opts=data_options(self, keep=keep, protect=config.protect),
+        )
+        self.log_bucket = bucket
+        guard = data_options(self, keep=keep, protect=False)
+        public_access = aws.s3.BucketPublicAccessBlock(
+            f"{base}-public-access",
+            bucket=bucket.id,
+            block_public_acls=True,
+            block_public_policy=True,
+            ignore_public_acls=True,
+            restrict_public_buckets=True,
+            opts=guard,
+        )
+        aws.s3.BucketOwnershipControls(
+            f"{base}-ownership",
+            bucket=bucket.id,
+            rule=aws.s3.BucketOwnershipControlsRuleArgs(object_ownership="BucketOwnerEnforced"),
+            opts=guard,
+        )
+        aws.s3.BucketServerSideEncryptionConfiguration(
+            f"{base}-encryption",
+            bucket=bucket.id,
+            # S3 server access log delivery writes only to SSE-S3 buckets; SSE-KMS targets silently get no logs.
+            rules=[
+                aws.s3.BucketServerSideEncryptionConfigurationRuleArgs(
+                    apply_server_side_encryption_by_default=(
+                        aws.s3.BucketServerSideEncryptionConfigurationRuleApplyServerSideEncryptionByDefaultArgs(
+                            sse_algorithm="AES256"
+                        )
+                    ),
+                )
+            ],
+            opts=guard,
+        )
+        aws.s3.BucketPolicy(
+            f"{base}-policy",
+            bucket=bucket.id,
+            policy=pulumi.Output.all(self._arn(bucket_name), self._account_id).apply(
+                lambda v: _log_bucket_policy(str(v[0]), str(v[1]))
+            ),
+            opts=data_options(self, keep=keep, protect=False, depends_on=[public_access]),
+        )
+        aws.s3.BucketLifecycleConfiguration(
+            f"{base}-lifecycle",
+            bucket=bucket.id,
+            rules=[
+                aws.s3.BucketLifecycleConfigurationRuleArgs(
+                    id="expire-access-logs",
+                    status="Enabled",
+                    filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=""),
+                    expiration=aws.s3.BucketLifecycleConfigurationRuleExpirationArgs(days=logs.expire_after_days),
+                    abort_incomplete_multipart_upload=(
+                        aws.s3.BucketLifecycleConfigurationRuleAbortIncompleteMultipartUploadArgs(
+                            days_after_initiation=1
+                        )
+                    ),
+                )
+            ],
+            opts=guard,
+        )
+        return bucket_name
+
     def _bucket(self, name: str, role: str, spec: BucketSpec, keep: bool) -> tuple[pulumi.Output[str], aws.s3.Bucket]:
         config = self._config
-        if spec.name is not None:
-            bucket_name: pulumi.Output[str] = pulumi.Output.from_input(spec.name)
-        else:
-            bucket_name = self._account_id.apply(
-                lambda account: generated_bucket_name(config.name_prefix, role, account, config.region)
-            )
+        bucket_name = self._bucket_name(spec.name, role)
         base = f"{name}-{role}"
         protect = config.protect
         bucket = aws.s3.Bucket(
@@ -176,6 +269,19 @@ class DataBuckets(pulumi.ComponentResource):
             policy=self._arn(bucket_name).apply(_tls_only_policy),
             opts=data_options(self, keep=keep, protect=False, depends_on=[public_access]),
         )
+        if self.log_bucket_name is not None:
+            aws.s3.BucketLogging(
+                f"{base}-logging",
+                bucket=bucket.id,
+                target_bucket=self.log_bucket_name,
+                target_prefix=f"{role}/",
+                opts=data_options(
+                    self,
+                    keep=keep,
+                    protect=False,
+                    depends_on=[self.log_bucket] if self.log_bucket is not None else [],
+                ),
+            )
         aws.s3.BucketLifecycleConfiguration(
             f"{base}-lifecycle",
             bucket=bucket.id,
@@ -251,6 +357,19 @@ def _tls_only_policy(bucket_arn: str) -> str:
             },
         ]
     )
+
+
+def _log_bucket_policy(bucket_arn: str, account_id: str) -> str:
+    tls = json.loads(_tls_only_policy(bucket_arn))["Statement"]
+    delivery = {
+        "Sid": "S3ServerAccessLogDelivery",
+        "Effect": "Allow",
+        "Principal": {"Service": "logging.s3.amazonaws.com"},
+        "Action": "s3:PutObject",
+        "Resource": f"{bucket_arn}/*",
+        "Condition": {"StringEquals": {"aws:SourceAccount": account_id}},
+    }
+    return policy_json([*tls, delivery])
 
 
 def _lifecycle_rules(spec: BucketSpec) -> list[aws.s3.BucketLifecycleConfigurationRuleArgs]:

@@ -506,6 +506,25 @@ class CsiSpec(SpecModel):
         return value
 
 
+class AccessLogsSpec(SpecModel):
+    """S3 server access logs of the data buckets: who read or changed which object (audit, cost forensics)."""
+
+    enabled: bool = Field(default=True, description="Log requests to the dataset and checkpoint buckets.")
+    bucket: str | None = Field(
+        default=None,
+        description="Existing log bucket (e.g. the organisation's) to deliver to; null: create "
+        "'<platform>-access-logs-<account>-<region>' (SSE-S3, the only encryption log delivery supports).",
+    )
+    expire_after_days: int = Field(default=365, ge=1, le=3650, description="Days the created log bucket keeps logs.")
+
+    @field_validator("bucket")
+    @classmethod
+    def _name(cls, value: str | None) -> str | None:
+        if value is not None and bucket_name_problems(value):
+            raise ValueError(f"'{value}' is not a DNS-compliant bucket name: {'; '.join(bucket_name_problems(value))}")
+        return value
+
+
 class StorageSpec(SpecModel):
     """Training data and checkpoint storage. Data-holding resources survive `pulumi destroy` by default."""
 
@@ -525,6 +544,9 @@ class StorageSpec(SpecModel):
     )
     access: StorageAccessSpec = Field(
         default_factory=StorageAccessSpec, description="Reader/writer roles for Kubernetes service accounts."
+    )
+    access_logs: AccessLogsSpec = Field(
+        default_factory=AccessLogsSpec, description="S3 server access logging of both buckets."
     )
     fsx: FsxSpec | None = Field(default=None, description="FSx for Lustre file system (null: none).")
     csi: CsiSpec = Field(default_factory=CsiSpec, description="FSx CSI driver, PersistentVolume and claim.")

@@ -10,7 +10,7 @@ from storage_testkit import ACCOUNT, BUCKET, KEY, KEY_ARN, OIDC_ARN, REGION, TAG
 from components.storage import DataBuckets, DataBucketsConfig
 from components.storage._common import generated_bucket_name
 from gpucloud.plan import Plan
-from gpucloud.spec.storage import CheckpointBucketSpec, StorageAccessSpec, bucket_name_problems
+from gpucloud.spec.storage import AccessLogsSpec, CheckpointBucketSpec, StorageAccessSpec, bucket_name_problems
 
 DATASETS = f"gpucloud-test-datasets-{ACCOUNT}-{REGION}"
 CHECKPOINTS = f"gpucloud-test-checkpoints-{ACCOUNT}-{REGION}"
@@ -46,7 +46,12 @@ def test_resources_created(default_plan: Plan) -> None:
         ("aws:s3/bucketPolicy:BucketPolicy", "-policy"),
         ("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "-lifecycle"),
     }
-    expected = {(t, f"{N}-{role}{suffix}") for role in ("datasets", "checkpoints") for t, suffix in per_bucket}
+    expected = {
+        (t, f"{N}-{role}{suffix}")
+        for role in ("datasets", "checkpoints")
+        for t, suffix in per_bucket | {("aws:s3/bucketLogging:BucketLogging", "-logging")}
+    }
+    expected |= {(t, f"{N}-access-logs{suffix}") for t, suffix in per_bucket if suffix != "-versioning"}
     expected |= {
         ("aws:iam/role:Role", f"{N}-reader"),
         ("aws:iam/rolePolicy:RolePolicy", f"{N}-reader-s3"),
@@ -217,7 +222,7 @@ def test_lifecycle_waits_for_versioning(default_plan: Plan) -> None:
 
 def test_data_is_retained_by_default(default_plan: Plan) -> None:
     bucket_scoped = [r for r in default_plan if r.type.startswith("aws:s3/")]
-    assert len(bucket_scoped) == 14
+    assert len(bucket_scoped) == 22
     assert all(r.retain_on_delete for r in bucket_scoped)
     assert not any(r.protect for r in default_plan)
     assert {r.inputs["forceDestroy"] for r in default_plan.of_type(BUCKET)} == {False}
@@ -225,7 +230,12 @@ def test_data_is_retained_by_default(default_plan: Plan) -> None:
 
 def test_prod_protects_buckets_and_key() -> None:
     plan = plan_of(protect=True, kms_key_arn=None)
-    assert {r.name for r in plan if r.protect} == {f"{N}-datasets", f"{N}-checkpoints", f"{N}-key"}
+    assert {r.name for r in plan if r.protect} == {
+        f"{N}-datasets",
+        f"{N}-checkpoints",
+        f"{N}-access-logs",
+        f"{N}-key",
+    }
     assert all(r.retain_on_delete for r in plan.of_type(BUCKET, KEY))
 
 
@@ -369,6 +379,52 @@ def test_roles_follow_listed_service_accounts() -> None:
 
 
 def test_no_cluster_means_buckets_only() -> None:
-    plan = plan_of(cluster=False)
+    plan = plan_of(cluster=False, access_logs=AccessLogsSpec(enabled=False))
     assert names(plan, "aws:iam/role:Role") == set()
+    assert names(plan, BUCKET) == {f"{N}-datasets", f"{N}-checkpoints"}
+
+
+LOGS = f"gpucloud-test-access-logs-{ACCOUNT}-{REGION}"
+
+
+def test_access_logging_to_a_created_log_bucket(default_plan: Plan) -> None:
+    assert default_plan.find(BUCKET, f"{N}-access-logs").inputs["bucket"] == LOGS
+    for role in ("datasets", "checkpoints"):
+        logging = default_plan.find("aws:s3/bucketLogging:BucketLogging", f"{N}-{role}-logging")
+        assert (logging.inputs["targetBucket"], logging.inputs["targetPrefix"]) == (LOGS, f"{role}/")
+    sse = default_plan.find(
+        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+        f"{N}-access-logs-encryption",
+    )
+    assert sse.inputs["rules"] == [{"applyServerSideEncryptionByDefault": {"sseAlgorithm": "AES256"}}]
+    policy = doc(default_plan.find("aws:s3/bucketPolicy:BucketPolicy", f"{N}-access-logs-policy"))
+    assert [s["Sid"] for s in policy["Statement"]] == [
+        "DenyInsecureTransport",
+        "DenyOutdatedTls",
+        "S3ServerAccessLogDelivery",
+    ]
+    assert policy["Statement"][2] == {
+        "Sid": "S3ServerAccessLogDelivery",
+        "Effect": "Allow",
+        "Principal": {"Service": "logging.s3.amazonaws.com"},
+        "Action": "s3:PutObject",
+        "Resource": f"arn:aws:s3:::{LOGS}/*",
+        "Condition": {"StringEquals": {"aws:SourceAccount": ACCOUNT}},
+    }
+    lc = default_plan.find(
+        "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", f"{N}-access-logs-lifecycle"
+    )
+    assert lc.inputs["rules"][0]["expiration"] == {"days": 365.0}
+
+
+def test_access_logging_to_a_given_bucket() -> None:
+    plan = plan_of(access_logs=AccessLogsSpec(bucket="org-s3-access-logs"))
+    assert names(plan, BUCKET) == {f"{N}-datasets", f"{N}-checkpoints"}
+    targets = {r.inputs["targetBucket"] for r in plan.of_type("aws:s3/bucketLogging:BucketLogging")}
+    assert targets == {"org-s3-access-logs"}
+
+
+def test_access_logging_off() -> None:
+    plan = plan_of(access_logs=AccessLogsSpec(enabled=False))
+    assert names(plan, "aws:s3/bucketLogging:BucketLogging") == set()
     assert names(plan, BUCKET) == {f"{N}-datasets", f"{N}-checkpoints"}

@@ -53,13 +53,14 @@ def test_prod_data_layer(prod: tuple[Plan, Platform]) -> None:
     for r in plan:
         counts[r.type] = counts.get(r.type, 0) + 1
     expected = {
-        BUCKET: 2,
-        "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock": 2,
-        "aws:s3/bucketOwnershipControls:BucketOwnershipControls": 2,
-        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration": 2,
+        BUCKET: 3,
+        "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock": 3,
+        "aws:s3/bucketOwnershipControls:BucketOwnershipControls": 3,
+        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration": 3,
         "aws:s3/bucketVersioning:BucketVersioning": 2,
-        "aws:s3/bucketPolicy:BucketPolicy": 2,
-        "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration": 2,
+        "aws:s3/bucketPolicy:BucketPolicy": 3,
+        "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration": 3,
+        "aws:s3/bucketLogging:BucketLogging": 2,
         KEY: 1,
         "aws:kms/alias:Alias": 1,
         "aws:kms/grant:Grant": 2,
@@ -86,7 +87,7 @@ def test_prod_data_layer(prod: tuple[Plan, Platform]) -> None:
 def test_prod_destroy_keeps_and_protects_all_data(prod: tuple[Plan, Platform]) -> None:
     plan, _ = prod
     holding = plan.of_type(*DATA_HOLDING)
-    assert len(holding) == 6
+    assert len(holding) == 7
     assert [r.name for r in holding if not (r.retain_on_delete and r.protect)] == []
     assert all(r.retain_on_delete for r in plan if r.type.startswith("aws:s3/"))
 
@@ -102,6 +103,7 @@ def test_prod_exports(prod: tuple[Plan, Platform]) -> None:
         "storageKmsKeyArn",
         "storageReaderRoleArn",
         "storageWriterRoleArn",
+        "accessLogBucketName",
         "fsxFileSystemId",
         "fsxDnsName",
         "fsxMountName",
@@ -150,7 +152,7 @@ def test_fsx_off_leaves_buckets_and_driver() -> None:
     spec = stack_spec("prod", fsx=None)
     plan, platform = plan_stack(spec)
     assert plan.of_type(FS, DRA, "kubernetes:core/v1:PersistentVolume") == []
-    assert len(plan.of_type(BUCKET)) == 2
+    assert len(plan.of_type(BUCKET)) == 3
     assert len(plan.of_type("aws:eks/addon:Addon")) == 1
     assert platform.exports["fsxFileSystemId"] is None
     assert platform.exports["fsxAggregateThroughputMBps"] is None

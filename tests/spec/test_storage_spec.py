@@ -484,3 +484,14 @@ def test_model_is_frozen_and_forbids_unknown_keys() -> None:
     with pytest.raises(Exception, match="frozen"):
         spec.allow_data_deletion = True  # type: ignore[misc]
     assert copy.deepcopy(spec) == spec
+
+
+def test_access_logs_defaults_and_bad_bucket() -> None:
+    spec = parse_platform(platform({}))
+    assert spec.storage is not None
+    logs = spec.storage.access_logs
+    assert (logs.enabled, logs.bucket, logs.expire_after_days) == (True, None, 365)
+    assert issues_of({"accessLogs": {"bucket": "Logs_Bucket"}}) == {
+        f"{S}.accessLogs.bucket": "'Logs_Bucket' is not a DNS-compliant bucket name: may use only lowercase "
+        "letters, digits, '-' and must start and end with a letter or digit"
+    }
