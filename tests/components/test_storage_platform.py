@@ -4,6 +4,7 @@ scratch setup; `pulumi destroy` keeps every data-holding resource unless the spe
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -173,3 +174,78 @@ def test_config_needs_an_az_when_fsx_is_on() -> None:
             name_prefix="x",
             storage=storage,
         )
+
+
+def _owner(plan: Plan, record_urn_deps: list[str], type_: str) -> str:
+    by_urn = plan.by_urn()
+    owners = [u for u in record_urn_deps if by_urn[u].type == type_]
+    assert len(owners) == 1
+    return owners[0]
+
+
+def test_prod_plan_meets_the_storage_guardrails(prod: tuple[Plan, Platform]) -> None:
+    """The property shapes guardrails 17-24, 40, 48 and 53 check, read from the prod plan as a policy would."""
+    plan, _ = prod
+    buckets = {r.urn: r.inputs["tags"]["DataRole"] for r in plan.of_type(BUCKET)}
+    assert sorted(buckets.values()) == ["access-logs", "checkpoints", "datasets"]
+
+    def per_bucket(type_: str) -> dict[str, dict[str, Any]]:
+        return {buckets[_owner(plan, r.property_dependencies["bucket"], BUCKET)]: r.inputs for r in plan.of_type(type_)}
+
+    # 19 public access blocked, 20 ACLs disabled, 22/23 TLS-only and no public Allow: every bucket.
+    pab = per_bucket("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")
+    flags = ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets")
+    assert {role: all(p[f] is True for f in flags) for role, p in pab.items()} == dict.fromkeys(buckets.values(), True)
+    own = per_bucket("aws:s3/bucketOwnershipControls:BucketOwnershipControls")
+    assert {r: o["rule"]["objectOwnership"] for r, o in own.items()} == dict.fromkeys(
+        buckets.values(), "BucketOwnerEnforced"
+    )
+    for role, p in per_bucket("aws:s3/bucketPolicy:BucketPolicy").items():
+        statements = json.loads(p["policy"])["Statement"]
+        assert any(
+            s["Effect"] == "Deny"
+            and s["Principal"] == "*"
+            and s["Action"] == "s3:*"
+            and s["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+            for s in statements
+        ), role
+        assert not [s for s in statements if s["Effect"] == "Allow" and s["Principal"] == "*"], role
+    # 21 SSE-KMS with a bucket key on the data buckets.
+    sse = per_bucket("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration")
+    for role in ("datasets", "checkpoints"):
+        rule = sse[role]["rules"][0]
+        assert rule["applyServerSideEncryptionByDefault"]["sseAlgorithm"] == "aws:kms"
+        assert "kmsMasterKeyId" in rule["applyServerSideEncryptionByDefault"]
+        assert rule["bucketKeyEnabled"] is True
+    # 24 access logging on the data buckets.
+    assert sorted(per_bucket("aws:s3/bucketLogging:BucketLogging")) == ["checkpoints", "datasets"]
+    # 48 checkpoint bucket: versioning and lifecycle with noncurrent expiration and multipart abort.
+    assert per_bucket("aws:s3/bucketVersioning:BucketVersioning")["checkpoints"]["versioningConfiguration"] == {
+        "status": "Enabled"
+    }
+    rules = per_bucket("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration")["checkpoints"]["rules"]
+    assert any("noncurrentVersionExpiration" in r for r in rules)
+    assert any(r.get("abortIncompleteMultipartUpload", {}).get("daysAfterInitiation") for r in rules)
+    # 17 Lustre ports from nodes/self only, 18 CMK on persistent, 40 LZ4, 53 locality, backups, logs, links.
+    fs = plan.find(FS, "gpucloud-prod-storage-fsx-fs")
+    sg_urn = _owner(plan, fs.property_dependencies["securityGroupIds"], "aws:ec2/securityGroup:SecurityGroup")
+    ingress = [
+        r
+        for r in plan.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
+        if sg_urn in r.property_dependencies.get("securityGroupId", [])
+    ]
+    assert {(int(r.inputs["fromPort"]), int(r.inputs["toPort"])) for r in ingress} == {(988, 988), (1018, 1023)}
+    assert not [r for r in ingress if {"cidrIpv4", "cidrIpv6"} & set(r.inputs)]
+    assert all(r.inputs["description"] for r in ingress)
+    assert "kmsKeyId" in fs.inputs
+    assert fs.inputs["dataCompressionType"] == "LZ4"
+    assert isinstance(fs.inputs["subnetIds"], str)
+    assert fs.inputs["copyTagsToBackups"] is True
+    assert fs.inputs["automaticBackupRetentionDays"] >= 1
+    assert fs.inputs["logConfiguration"]["level"] == "WARN_ERROR"
+    dras = plan.of_type(DRA)
+    assert 0 < len(dras) <= 8
+    for d in dras:
+        assert d.inputs["dataRepositoryPath"].startswith("s3://")
+        assert set(d.inputs["s3"]) == {"autoImportPolicy", "autoExportPolicy"}
+    assert not {"importPath", "exportPath", "autoImportPolicy"} & set(fs.inputs)
