@@ -87,7 +87,7 @@ def issues_from_validation(err: ValidationError, model: type[BaseModel], prefix:
         if etype == RULE_ERROR:
             # Cross-field rules carry their own sub-paths relative to the model that raised them.
             for field, message in (e.get("ctx") or {}).get("violations", []):
-                sub = tuple(field.split(".")) if field else ()
+                sub = tuple(int(x) if x.isdigit() else x for x in field.split(".")) if field else ()
                 issues.append(SpecIssue(_join(prefix, loc + sub), message))
             continue
         msg = e["msg"]

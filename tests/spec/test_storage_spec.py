@@ -326,7 +326,7 @@ def test_associations_on_scratch_2_point_to_legacy_link() -> None:
 def test_overlapping_association_paths() -> None:
     links = [dra("/data", prefix="a/"), dra("/data/sub", prefix="b/")]
     assert issues_of({"fsx": fsx(dataRepositoryAssociations=links)}) == {
-        f"{S}.fsx.dataRepositoryAssociations.1.fileSystemPath": "'/data/sub' overlaps '/data' "
+        f"{S}.fsx.dataRepositoryAssociations[1].fileSystemPath": "'/data/sub' overlaps '/data' "
         "(dataRepositoryAssociations[0]); FSx needs disjoint directories"
     }
 
@@ -334,7 +334,7 @@ def test_overlapping_association_paths() -> None:
 def test_overlapping_association_prefixes() -> None:
     links = [dra("/a", prefix="data/"), dra("/b", prefix="data/raw/")]
     assert issues_of({"fsx": fsx(dataRepositoryAssociations=links)}) == {
-        f"{S}.fsx.dataRepositoryAssociations.1.prefix": "dataset bucket prefix 'data/raw/' overlaps 'data/' "
+        f"{S}.fsx.dataRepositoryAssociations[1].prefix": "dataset bucket prefix 'data/raw/' overlaps 'data/' "
         "(dataRepositoryAssociations[0]); FSx needs disjoint S3 paths"
     }
 
