@@ -159,10 +159,21 @@ def test_fsx_off_leaves_buckets_and_driver() -> None:
     assert platform.exports["fsxAggregateThroughputMBps"] is None
 
 
-def test_build_without_cluster_creates_no_storage() -> None:
-    spec = stack_spec("prod")
-    plan = run_callable(lambda: build(spec), preview=True, region=spec.region)
-    assert [r for r in plan if r.type.startswith(("aws:s3/", "aws:fsx/", "gpucloud:storage:"))] == []
+def test_build_creates_storage_only_with_a_cluster_and_a_storage_section() -> None:
+    def storage_in(spec: PlatformSpec) -> list[str]:
+        holder: dict[str, Platform] = {}
+
+        def program() -> None:
+            holder["platform"] = build(spec)
+
+        plan = run_callable(program, preview=True, region=spec.region)
+        has_storage = holder["platform"].cluster is not None and spec.storage is not None
+        found = [r.name for r in plan.of_type("gpucloud:storage:GpuStorage")]
+        assert found == ([f"{spec.name}-storage"] if has_storage else [])
+        return found
+
+    assert storage_in(stack_spec("prod").model_copy(update={"storage": None})) == []
+    storage_in(stack_spec("prod"))
 
 
 def test_config_needs_an_az_when_fsx_is_on() -> None:

@@ -29,7 +29,10 @@ def platform(storage: dict[str, Any] | None = None) -> dict[str, Any]:
         "region": "us-east-1",
         "availabilityZones": ["us-east-1a", "us-east-1b"],
         "tags": {"CostCenter": "ml", "Team": "platform", "Project": "gpucloud"},
-        "cluster": {"kubernetesVersion": "1.34"},
+        "cluster": {
+            "kubernetesVersion": "1.34",
+            "adminPrincipalArns": ["arn:aws:iam::123456789012:role/platform-admin"],
+        },
         "nodePools": [
             {
                 "name": "train",
