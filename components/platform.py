@@ -24,6 +24,7 @@ from components.interruption import (
 from components.karpenter import GpuKarpenter, GpuKarpenterConfig
 from components.network import GpuNetwork, GpuNetworkConfig
 from components.nodepools import GpuNodePool, GpuNodePoolConfig
+from components.storage import GpuStorage, GpuStorageConfig
 from gpucloud.spec import PlatformSpec
 
 
@@ -209,6 +210,25 @@ def _build_node_pools(spec: PlatformSpec, platform: Platform) -> None:
     platform.exports["nodePools"] = exported
 
 
+def _build_storage(spec: PlatformSpec, platform: Platform) -> None:
+    assert platform.cluster is not None and spec.storage is not None
+    storage = GpuStorage(
+        f"{spec.name}-storage",
+        GpuStorageConfig(
+            region=spec.region,
+            tags=spec.all_tags,
+            name_prefix=spec.name,
+            storage=spec.storage,
+            fsx_availability_zone=spec.fsx_availability_zone if spec.storage.fsx_enabled else None,
+            # Retained data is not enough in prod: protect also stops a replace from deleting it.
+            protect=spec.environment == "prod",
+        ),
+        platform.cluster,
+    )
+    platform.components["storage"] = storage
+    platform.exports.update(storage.exports())
+
+
 def build(spec: PlatformSpec) -> Platform:
     platform = Platform(spec=spec)
     platform.exports.update(
@@ -221,5 +241,7 @@ def build(spec: PlatformSpec) -> Platform:
     )
     _build_network_and_cluster(spec, platform)
     _build_node_pools(spec, platform)
+    if spec.storage is not None:
+        _build_storage(spec, platform)
     _build_cost_controls(spec, platform)
     return platform

@@ -77,6 +77,7 @@ class PlatformSpec(SpecModel):
                     f"{outside} are not among the platform's availabilityZones {self.availability_zones}",
                 )
         rules.extend(self._network_and_cluster_rules())
+        rules.extend(self._storage_rules())
         rules.raise_if_any()
         return self
 
@@ -118,6 +119,62 @@ class PlatformSpec(SpecModel):
                 )
             )
         return problems
+
+    def _storage_rules(self) -> list[tuple[str, str]]:
+        """FSx is single-AZ: its AZ must be a platform AZ and the AZ of the pool it feeds."""
+        fsx = self.storage.fsx if self.storage is not None else None
+        if fsx is None or not fsx.enabled:
+            return []
+        out: list[tuple[str, str]] = []
+        where = "storage.fsx"
+        az = fsx.availability_zone
+        if az is not None and az not in self.availability_zones:
+            out.append(
+                (f"{where}.availabilityZone", f"'{az}' is not one of the platform's AZs {self.availability_zones}")
+            )
+        if fsx.feeds_pool is None:
+            if az is None:
+                out.append(
+                    (where, "set availabilityZone (the AZ of the GPU pool it feeds) or feedsPool (that pool's name)")
+                )
+            return out
+        pools = {p.name: p for p in self.node_pools}
+        pool = pools.get(fsx.feeds_pool)
+        if pool is None:
+            out.append((f"{where}.feedsPool", f"no node pool named '{fsx.feeds_pool}'; pools are {sorted(pools)}"))
+            return out
+        pool_azs = pool.availability_zones or list(self.availability_zones)
+        if az is not None and az not in pool_azs:
+            out.append(
+                (
+                    f"{where}.availabilityZone",
+                    f"'{az}' differs from the AZ of pool '{pool.name}' it feeds ({', '.join(pool_azs)}); FSx serves "
+                    "one AZ and cross-AZ reads are slower and billed: set it to "
+                    f"{pool_azs[0] if len(pool_azs) == 1 else 'one of ' + str(pool_azs)}",
+                )
+            )
+        elif az is None and len(pool_azs) > 1:
+            out.append(
+                (
+                    f"{where}.availabilityZone",
+                    f"pool '{pool.name}' spans {pool_azs}; FSx lives in one AZ: name it (one of those), or pin the "
+                    "pool to one AZ",
+                )
+            )
+        return out
+
+    @property
+    def fsx_availability_zone(self) -> str | None:
+        """The AZ the file system lives in: as given, else the single AZ of the pool it feeds."""
+        fsx = self.storage.fsx if self.storage is not None else None
+        if fsx is None:
+            return None
+        if fsx.availability_zone is not None:
+            return fsx.availability_zone
+        if fsx.feeds_pool is not None:
+            azs = self.pool(fsx.feeds_pool).availability_zones or list(self.availability_zones)
+            return azs[0] if len(azs) == 1 else None
+        return None
 
     def pool(self, name: str) -> NodePoolSpec:
         return next(p for p in self.node_pools if p.name == name)

@@ -366,7 +366,15 @@ def test_stacks_compose_network_and_cluster(stack: str, nats: int, endpoints: in
     assert cluster.get("vpcConfig.endpointPublicAccess") is False
     assert cluster.get("encryptionConfig.resources") == ["secrets"]
     assert "audit" in cluster.get("enabledClusterLogTypes")
-    assert len(plan.of_type(ADDON)) == 5
+    # The cluster's five add-ons plus the FSx CSI driver that every shipped stack's storage section adds.
+    assert {r.get("addonName") for r in plan.of_type(ADDON)} == {
+        "vpc-cni",
+        "coredns",
+        "kube-proxy",
+        "eks-pod-identity-agent",
+        "eks-node-monitoring-agent",
+        "aws-fsx-csi-driver",
+    }
     assert len(plan.of_type(NODE_GROUP)) >= 1
     efa_sg = next(r for r in plan.of_type("aws:ec2/securityGroup:SecurityGroup") if r.name.endswith("-efa-sg"))
     self_rules = [
