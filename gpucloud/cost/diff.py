@@ -25,12 +25,24 @@ def _per_resource(items: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any
         urn = str(item.get("urn"))
         entry = out.setdefault(
             urn,
-            {"name": urn.rsplit("::", 1)[-1], "type": item.get("type"), "monthly": 0.0, "monthly_ceiling": 0.0, "lines": []},
+            {
+                "name": urn.rsplit("::", 1)[-1],
+                "type": item.get("type"),
+                "monthly": 0.0,
+                "monthly_ceiling": 0.0,
+                "lines": [],
+            },
         )
         entry["monthly"] += float(item.get("monthly", 0.0))
         entry["monthly_ceiling"] += float(item.get("monthly_ceiling", 0.0))
         entry["lines"].append(
-            (item.get("pricing"), item.get("instance_type"), item.get("quantity"), item.get("max_quantity"), item.get("unit_price"))
+            (
+                item.get("pricing"),
+                item.get("instance_type"),
+                item.get("quantity"),
+                item.get("max_quantity"),
+                item.get("unit_price"),
+            )
         )
     return out
 

@@ -141,7 +141,7 @@ def _count(value: Any) -> int | None:
         except ValueError:
             return None
     if isinstance(value, int | float) and math.isfinite(value) and value >= 0:
-        return int(round(value))
+        return round(value)
     return None
 
 
@@ -517,7 +517,9 @@ class _Pricer:
         if base is None or pct is None or pct > 100:
             self.skip(r, "instancesDistribution base/percentage are unknown at preview or out of range")
             return
-        lt, problem = self.launch_template(r, "mixedInstancesPolicy", _get(mip, "launchTemplate.launchTemplateSpecification"))
+        lt, problem = self.launch_template(
+            r, "mixedInstancesPolicy", _get(mip, "launchTemplate.launchTemplateSpecification")
+        )
         lt_inputs = (lt.get("inputs") or {}) if lt is not None else {}
         overrides = _get(mip, "launchTemplate.overrides") or []
         chosen: str | None = None
@@ -532,12 +534,16 @@ class _Pricer:
                     if _get(override, "instanceRequirements") is not None:
                         reason = "overrides use instanceRequirements (types are chosen at launch)"
                     continue
-                if isinstance(self.instance_rates(itype), InstanceRates):
+                found = self.instance_rates(itype)
+                needs_spot_only = pct == 0 and base == 0
+                if isinstance(found, InstanceRates) and (
+                    found.on_demand is not None or (needs_spot_only and found.spot is not None)
+                ):
                     chosen = itype
                     w = _get(override, "weightedCapacity")
                     weight = float(w) if isinstance(w, str | int | float) and not _is_unknown(w) else 1.0
                     break
-                reason = str(self.instance_rates(itype))
+                reason = found if isinstance(found, str) else f"no price for override {itype}"
         else:
             itype = _get(lt_inputs, "instanceType")
             if isinstance(itype, str) and not _is_unknown(itype):
@@ -560,9 +566,7 @@ class _Pricer:
         self.fleet(r, chosen, "on-demand", od_desired, od_max, reservations)
         self.fleet(r, chosen, "spot", spot_desired, spot_max)
         if lt is not None:
-            self.root_volumes(
-                r, _get(lt_inputs, "blockDeviceMappings"), od_desired + spot_desired, od_max + spot_max
-            )
+            self.root_volumes(r, _get(lt_inputs, "blockDeviceMappings"), od_desired + spot_desired, od_max + spot_max)
 
     def instance(self, r: Mapping[str, Any], inputs: Mapping[str, Any], spot: bool = False) -> None:
         itype = _get(inputs, "instanceType")
@@ -573,11 +577,15 @@ class _Pricer:
         if not isinstance(itype, str) or _is_unknown(itype):
             self.skip(r, f"instanceType is unknown at preview{': ' + problem if problem else ''}")
             return
-        market_type = _get(inputs, "instanceMarketOptions.marketType", _get(lt_inputs, "instanceMarketOptions.marketType"))
+        market_type = _get(
+            inputs, "instanceMarketOptions.marketType", _get(lt_inputs, "instanceMarketOptions.marketType")
+        )
         market = "spot" if spot or market_type == "spot" else "on-demand"
         if market_type == "capacity-block":
             market = "capacity-block"
-        reservations = [str(c.get("urn")) for c in self.referenced(r, "capacityReservationSpecification", CAPACITY_RESERVATION)]
+        reservations = [
+            str(c.get("urn")) for c in self.referenced(r, "capacityReservationSpecification", CAPACITY_RESERVATION)
+        ]
         reservations += self.reservations_of(lt, "capacityReservationSpecification")
         self.fleet(r, itype, market, 1, 1, reservations)
         size = _count(_get(inputs, "rootBlockDevice.volumeSize"))
@@ -676,7 +684,12 @@ class _Pricer:
             self.skip(r, "size/type are unknown at preview (or the volume comes from a snapshot)")
             return
         self.add(
-            r, pricing="storage", quantity=size, max_quantity=size, unit_price=rates.EBS_GIB_MONTH[vol].usd, unit="GiB-month"
+            r,
+            pricing="storage",
+            quantity=size,
+            max_quantity=size,
+            unit_price=rates.EBS_GIB_MONTH[vol].usd,
+            unit="GiB-month",
         )
 
 
