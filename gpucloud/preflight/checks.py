@@ -236,7 +236,15 @@ class Preflight:
             types = list(pool.instance_types)
             if len(types) < 3:
                 # One or two types always score low; score the pool's GPU shape, which spot diversity can use.
-                types += [t for t in get_catalog().same_gpu_shape(types[0]) if t not in types][: 3 - len(types)]
+                # The same GPU shape first, then the same accelerator in other sizes.
+                catalog = get_catalog()
+                accel = catalog.get(types[0]).accelerator
+                extra = catalog.same_gpu_shape(types[0]) + [s.instance_type for s in catalog if s.accelerator == accel]
+                for t in extra:
+                    if len(types) >= 3:
+                        break
+                    if t not in types:
+                        types.append(t)
             if zone_names is None:
                 zones = ec2.describe_availability_zones().get("AvailabilityZones", [])
                 zone_names = {z["ZoneId"]: z["ZoneName"] for z in zones}
