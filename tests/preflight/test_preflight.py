@@ -19,6 +19,7 @@ from gpucloud.spec import parse_platform
 
 ROOT = Path(__file__).resolve().parents[2]
 CB_ID = "cr-0a1b2c3d4e5f60789"
+AL2023_NVIDIA = "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/nvidia/recommended/release_version"
 
 QUOTAS = [
     ("Running On-Demand P instances", "L-417A185B", 1536.0),
@@ -165,7 +166,7 @@ def test_prod_preflight_against_moto(aws_env: str) -> None:
         ("offering", "infer-l40s: g6e.12xlarge"): "pass",
         ("spot-score", "infer-l40s: 5 spot x g6e.12xlarge/g6e.24xlarge/g6e.16xlarge"): "pass",
         ("reservation", f"train-h200: {CB_ID}"): "pass",
-        ("ami", "train-h100, train-h200, infer-l40s: /aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/nvidia/recommended/release_version"): "fail",
+        ("ami", f"train-h100, train-h200, infer-l40s: {AL2023_NVIDIA}"): "fail",
     }  # fmt: skip
     messages = {c["subject"]: c["message"] for c in report["checks"]}
     assert messages["Running On-Demand G and VT instances (L-DB2E81BA)"] == (
