@@ -70,7 +70,8 @@ def run_refresh(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     path = cache_path()
     cache = load_cache(path) if path else None
-    result = {"cache_file": str(path) if path else None, "cache": cache, "service_rates": rates.table()}
+    service_rates = rates.table()
+    result = {"cache_file": str(path) if path else None, "cache": cache, "service_rates": service_rates}
     if args.format == "json":
         print(json.dumps(result, indent=2))
         return EXIT_OK
@@ -81,7 +82,7 @@ def run_show(args: argparse.Namespace) -> int:
         t = table("Service rates (us-east-1 list prices)")
         for col in ("item", "USD", "unit", "as of", "source"):
             t.add_column(col)
-        for row in result["service_rates"]:
+        for row in service_rates:
             t.add_row(str(row["item"]), f"{row['usd']:g}", str(row["unit"]), str(row["as_of"]), str(row["source"]))
         console.print(t)
 

@@ -76,4 +76,4 @@ def default_clients(service: str, region: str) -> Any:
     """A boto3 client from the standard chain (AWS_ENDPOINT_URL and friends are honoured by botocore)."""
     import boto3
 
-    return boto3.session.Session().client(service, region_name=region)  # type: ignore[call-overload]
+    return boto3.session.Session().client(service, region_name=region)
