@@ -493,5 +493,24 @@ def _price(override: Mapping[str, float | str], key: str, where: str) -> float |
 
 @functools.cache
 def get_catalog() -> Catalog:
-    """The catalog shipped with gpucloud, loaded once on first use."""
-    return Catalog.load()
+    """The catalog shipped with gpucloud, loaded once on first use.
+
+    Prices refreshed by `gpucloud prices refresh` into the local price cache (gpucloud.prices.cache: path from
+    ``$GPUCLOUD_PRICE_CACHE``, default ``~/.cache/gpucloud/prices.json``; ``GPUCLOUD_PRICE_CACHE=off`` disables
+    it) replace the shipped ones for the catalog's price region; call ``get_catalog.cache_clear()`` after a
+    refresh in the same process.
+    """
+    catalog = Catalog.load()
+    # Imported here: the cache module is stdlib-only, and a catalog without a cache never needs it.
+    from gpucloud.prices.cache import catalog_overrides
+
+    overrides = catalog_overrides(catalog.price_region, catalog.instance_types)
+    if not overrides:
+        return catalog
+    try:
+        return catalog.with_prices(overrides)
+    except ValueError as exc:
+        import warnings
+
+        warnings.warn(f"ignoring the price cache: {exc}", stacklevel=2)
+        return catalog

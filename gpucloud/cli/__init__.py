@@ -11,13 +11,17 @@ import warnings
 from collections.abc import Sequence
 
 from gpucloud import __version__
+from gpucloud.cli import mix as mix_cmd
 from gpucloud.cli import plan as plan_cmd
+from gpucloud.cli import preflight as preflight_cmd
+from gpucloud.cli import prices as prices_cmd
+from gpucloud.cli import recommend as recommend_cmd
 from gpucloud.cli.errors import EXIT_INTERNAL, EXIT_INVALID, CliError
 from gpucloud.plan.engine import PlanInputError
 from gpucloud.spec.errors import SpecError
 
 # Each sub-command module exposes register(subparsers); its parser sets `func(args) -> int`.
-COMMANDS = [plan_cmd]
+COMMANDS = [plan_cmd, recommend_cmd, mix_cmd, preflight_cmd, prices_cmd]
 
 
 def build_parser() -> argparse.ArgumentParser:

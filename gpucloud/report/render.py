@@ -78,6 +78,7 @@ def render_text(report: Mapping[str, Any], width: int = 120, color: bool = False
     table.add_row("[bold]total (custom resources)[/bold]", f"[bold]{sum(counts.values())}[/bold]")
     console.print(table)
 
+    _component_text(console, report)
     _cost_text(console, report["cost"])
     outputs = {k: v for k, v in (report.get("outputs") or {}).items() if v != UNKNOWN}
     if outputs:
@@ -119,6 +120,75 @@ def _cost_text(console: Console, cost: Mapping[str, Any]) -> None:
     unpriced = cost.get("unpriced") or []
     if unpriced:
         console.print(f"[dim]{len(unpriced)} resources not priced (see --format json)[/dim]")
+    if any(i.get("pricing") == "capacity-block" for i in items):
+        console.print("[dim]capacity-block: the block is prepaid at purchase; shown as its hourly rate x 730 h[/dim]")
+    diff = cost.get("diff")
+    if isinstance(diff, Mapping):
+        table = Table(title="Cost change against the base plan (USD per month)", title_justify="left")
+        for col in ("resource", "change", "monthly delta", "ceiling delta"):
+            table.add_column(col, justify="right" if "delta" in col else "left")
+        for c in diff.get("items") or []:
+            table.add_row(
+                str(c.get("name")),
+                str(c.get("change")),
+                _signed(c.get("monthly_delta", 0.0)),
+                _signed(c.get("monthly_ceiling_delta", 0.0)),
+            )
+        table.add_row(
+            "[bold]total[/bold]",
+            "",
+            _signed(diff.get("monthly_delta", 0.0)),
+            _signed(diff.get("monthly_ceiling_delta", 0.0)),
+        )
+        console.print(table)
+
+
+def _signed(value: float) -> str:
+    return f"{'+' if value > 0 else '-' if value < 0 else ''}{_money(abs(value))}"
+
+
+def cost_by_component(report: Mapping[str, Any]) -> list[tuple[str, str, float, float]]:
+    """Items summed per top-level component (a pool, the network ...): (name, type, monthly, ceiling).
+
+    Resources outside any component are grouped under their own name.
+    """
+    by_urn = {r["urn"]: r for r in report.get("resources") or []}
+    groups: dict[str, list[Any]] = {}
+
+    def owner(urn: str) -> Mapping[str, Any] | None:
+        node = by_urn.get(urn)
+        top = None
+        while node is not None:
+            if not node.get("custom") and node.get("type") != STACK_TYPE:
+                top = node
+            parent = node.get("parent")
+            node = by_urn.get(parent) if parent else None
+        return top
+
+    for item in report["cost"].get("items") or []:
+        top = owner(str(item.get("urn")))
+        key = top["urn"] if top is not None else str(item.get("urn"))
+        label = (top["name"], top["type"]) if top is not None else (str(item.get("name")), str(item.get("type")))
+        entry = groups.setdefault(key, [label[0], label[1], 0.0, 0.0])
+        entry[2] += float(item.get("monthly", 0.0))
+        entry[3] += float(item.get("monthly_ceiling", 0.0))
+    return [(str(n), str(t), round(m, 2), round(c, 2)) for n, t, m, c in groups.values()]
+
+
+def _has_components(report: Mapping[str, Any]) -> bool:
+    return any(not r.get("custom") and r.get("type") != STACK_TYPE for r in report.get("resources") or [])
+
+
+def _component_text(console: Console, report: Mapping[str, Any]) -> None:
+    rows = cost_by_component(report)
+    if not rows or not _has_components(report):
+        return
+    table = Table(title="Cost per pool / component (USD per month)", title_justify="left")
+    for col in ("component", "type", "monthly", "ceiling"):
+        table.add_column(col, justify="right" if col in ("monthly", "ceiling") else "left")
+    for name, type_, monthly, ceiling in rows:
+        table.add_row(name, type_, _money(monthly), _money(ceiling))
+    console.print(table)
 
 
 def _policies_text(console: Console, policies: Mapping[str, Any]) -> None:
@@ -168,6 +238,12 @@ def render_markdown(report: Mapping[str, Any]) -> str:
                 f"{item.get('quantity', 0):g} | {item.get('max_quantity', 0):g} | {_money(item.get('monthly', 0.0))} | "
                 f"{_money(item.get('monthly_ceiling', 0.0))} |"
             )
+        lines.append("")
+    groups = cost_by_component(report)
+    if groups and _has_components(report):
+        lines += ["#### Cost per pool / component (USD per month)", "", "| component | type | monthly | ceiling |"]
+        lines += ["|---|---|--:|--:|"]
+        lines += [f"| `{n}` | `{t}` | {_money(m)} | {_money(c)} |" for n, t, m, c in groups]
         lines.append("")
     diff = cost.get("diff")
     if isinstance(diff, Mapping):

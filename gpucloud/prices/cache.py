@@ -1,0 +1,111 @@
+"""The local price cache that `gpucloud prices refresh` writes and the catalog prefers over its shipped prices.
+
+Location: ``$GPUCLOUD_PRICE_CACHE`` when set (``off`` or an empty value disables the cache), else
+``$XDG_CACHE_HOME/gpucloud/prices.json`` (``~/.cache/gpucloud/prices.json``). Stdlib only: the catalog reads it.
+
+File shape::
+
+    {"schema": "gpucloud.prices/v1", "refreshed_at": "2026-08-02T09:30:00+00:00",
+     "regions": {"us-east-1": {"p5.48xlarge": {"on_demand_usd": 55.04, "spot_usd": 24.1,
+                                               "price_date": "2026-08-02", "price_source": "aws-price-list-api"}}}}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Final
+
+SCHEMA: Final = "gpucloud.prices/v1"
+ENV_VAR: Final = "GPUCLOUD_PRICE_CACHE"
+_DISABLED: Final = frozenset({"", "off", "none", "0", "false"})
+_ENTRY_KEYS: Final = frozenset({"on_demand_usd", "spot_usd", "price_date", "price_source"})
+
+_memo: dict[tuple[str, float, int], dict[str, Any] | None] = {}
+
+
+def cache_path() -> Path | None:
+    """Where the cache lives, or None when disabled through the environment."""
+    value = os.environ.get(ENV_VAR)
+    if value is not None:
+        return None if value.strip().lower() in _DISABLED else Path(value).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "gpucloud" / "prices.json"
+
+
+def load_cache(path: Path | None = None) -> dict[str, Any] | None:
+    """The cache file's content, or None when it is absent, disabled or unreadable (with a warning)."""
+    path = path if path is not None else cache_path()
+    if path is None:
+        return None
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    key = (str(path), stat.st_mtime, stat.st_size)
+    if key in _memo:
+        return _memo[key]
+    data: dict[str, Any] | None
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        warnings.warn(f"ignoring price cache {path}: not readable JSON ({exc})", stacklevel=2)
+        raw = None
+    if isinstance(raw, dict) and raw.get("schema") == SCHEMA and isinstance(raw.get("regions"), dict):
+        data = raw
+    else:
+        if raw is not None:
+            warnings.warn(f"ignoring price cache {path}: schema is not {SCHEMA!r}", stacklevel=2)
+        data = None
+    _memo[key] = data
+    return data
+
+
+def region_prices(region: str, path: Path | None = None) -> dict[str, dict[str, Any]]:
+    """Per-type cache entries for one region (only well-formed entries)."""
+    data = load_cache(path)
+    if data is None:
+        return {}
+    entries = data["regions"].get(region)
+    if not isinstance(entries, Mapping):
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for itype, entry in entries.items():
+        if not isinstance(entry, Mapping) or set(entry) - _ENTRY_KEYS or not isinstance(entry.get("price_date"), str):
+            continue
+        clean = {k: v for k, v in entry.items() if v is not None}
+        if "on_demand_usd" in clean or "spot_usd" in clean:
+            out[str(itype)] = clean
+    return out
+
+
+def catalog_overrides(region: str, instance_types: Iterable[str], path: Path | None = None) -> dict[str, Any]:
+    """The entries for `Catalog.with_prices`, limited to types the catalog holds."""
+    known = set(instance_types)
+    return {t: e for t, e in region_prices(region, path).items() if t in known}
+
+
+def write_cache(
+    region: str, entries: Mapping[str, Mapping[str, Any]], refreshed_at: str, path: Path | None = None
+) -> Path:
+    """Merge `entries` for `region` into the cache file (other regions and types are kept)."""
+    target = path if path is not None else cache_path()
+    if target is None:
+        raise ValueError(f"the price cache is disabled ({ENV_VAR}={os.environ.get(ENV_VAR)!r})")
+    current = load_cache(target) or {"schema": SCHEMA, "regions": {}}
+    regions: dict[str, Any] = dict(current["regions"])
+    merged = dict(regions.get(region) or {})
+    for itype, entry in entries.items():
+        previous = dict(merged.get(itype) or {})
+        previous.update({k: v for k, v in entry.items() if v is not None})
+        merged[itype] = previous
+    regions[region] = dict(sorted(merged.items()))
+    doc = {"schema": SCHEMA, "refreshed_at": refreshed_at, "regions": regions}
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(target.suffix + ".tmp")
+    tmp.write_text(json.dumps(doc, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    tmp.replace(target)
+    return target

@@ -1,0 +1,169 @@
+"""Price refresh: Price List API through botocore's Stubber (moto does not implement it), spot price history
+from a moto server, the cache file, and the catalog/cost engine preferring it."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+
+from gpucloud.catalog import get_catalog
+from gpucloud.cli import main
+from gpucloud.cost import price_resources
+from gpucloud.preflight import aws as aws_mod
+from gpucloud.prices.cache import load_cache
+from gpucloud.prices.refresh import on_demand_from_price_list, price_list_filters, refresh
+
+NOW = datetime(2026, 8, 2, 9, 30, tzinfo=UTC)
+
+
+def sku(instance_type: str, usd: str, usagetype: str = "BoxUsage:p5.48xlarge") -> str:
+    return json.dumps(
+        {
+            "product": {
+                "attributes": {"instanceType": instance_type, "usagetype": usagetype, "marketoption": "OnDemand"}
+            },
+            "terms": {
+                "OnDemand": {
+                    "ABC.JRTCKXETXF": {
+                        "priceDimensions": {
+                            "ABC.JRTCKXETXF.6YS6EN2CT7": {
+                                "unit": "Hrs",
+                                "pricePerUnit": {"USD": usd},
+                                "description": "x",
+                            }
+                        }
+                    }
+                }
+            },
+        }
+    )
+
+
+def pricing_client(answers: dict[str, list[str]]) -> Any:
+    client = boto3.client("pricing", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y")
+    stub = Stubber(client)
+    for itype, entries in answers.items():
+        stub.add_response(
+            "get_products",
+            {"FormatVersion": "aws_v1", "PriceList": entries},
+            {"ServiceCode": "AmazonEC2", "Filters": price_list_filters(itype, "us-east-1"), "MaxResults": 100},
+        )
+    stub.activate()
+    return client
+
+
+def test_filters_are_the_documented_linux_on_demand_set() -> None:
+    assert {f["Field"]: f["Value"] for f in price_list_filters("p5.48xlarge", "us-east-2")} == {
+        "instanceType": "p5.48xlarge",
+        "regionCode": "us-east-2",
+        "operatingSystem": "Linux",
+        "tenancy": "Shared",
+        "preInstalledSw": "NA",
+        "capacitystatus": "Used",
+        "licenseModel": "No License required",
+        "marketoption": "OnDemand",
+    }
+
+
+def test_price_list_parsing_skips_non_box_usage() -> None:
+    assert on_demand_from_price_list([sku("p5.48xlarge", "1.0", "HostUsage:p5"), sku("p5.48xlarge", "54.5")]) == 54.5
+    assert on_demand_from_price_list([sku("p5.48xlarge", "0.0000")]) is None
+
+
+def test_refresh_writes_cache_and_catalog_and_cost_prefer_it(
+    aws_env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "prices.json"
+    pricing = pricing_client(
+        {"p5.48xlarge": [sku("p5.48xlarge", "50.00")], "g6e.24xlarge": [sku("g6e.24xlarge", "15.066")]}
+    )
+
+    def clients(service: str, region: str) -> Any:
+        return pricing if service == "pricing" else boto3.client(service, region_name=region, endpoint_url=aws_env)  # type: ignore[call-overload]
+
+    result = refresh("us-east-1", ["p5.48xlarge", "g6e.24xlarge"], clients=clients, now=NOW, cache_file=cache)
+    # moto's spot history answers one row per offered AZ with the constant 0.00001.
+    assert [(p["instance_type"], p["on_demand_usd"], p["spot_usd"]) for p in result["prices"]] == [
+        ("p5.48xlarge", 50.0, 0.00001),
+        ("g6e.24xlarge", 15.066, 0.00001),
+    ]
+    data = load_cache(cache)
+    assert data is not None and data["refreshed_at"] == "2026-08-02T09:30:00+00:00"
+    assert data["regions"]["us-east-1"]["p5.48xlarge"] == {
+        "on_demand_usd": 50.0,
+        "spot_usd": 0.00001,
+        "price_date": "2026-08-02",
+        "price_source": "aws-price-list-api+ec2-spot-price-history",
+    }
+    monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", str(cache))
+    get_catalog.cache_clear()
+    catalog = get_catalog()
+    assert (catalog.get("p5.48xlarge").on_demand_usd, catalog.get("p5.48xlarge").price_date) == (50.0, "2026-08-02")
+    assert catalog.get("g6e.24xlarge").on_demand_usd == 15.066  # the shipped catalog had no price for it
+    ng = {
+        "urn": "urn:pulumi:s::p::aws:eks/nodeGroup:NodeGroup::ng",
+        "type": "aws:eks/nodeGroup:NodeGroup",
+        "name": "ng",
+        "inputs": {"instanceTypes": ["g6e.24xlarge"], "scalingConfig": {"desiredSize": 1.0, "maxSize": 1.0}},
+    }
+    assert price_resources([ng])["monthly"] == round(15.066 * 730, 2)
+    monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", "off")
+    get_catalog.cache_clear()
+    assert get_catalog().get("p5.48xlarge").on_demand_usd == 55.04
+
+
+def test_corrupt_cache_is_ignored_with_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = tmp_path / "prices.json"
+    cache.write_text("{not json")
+    monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", str(cache))
+    get_catalog.cache_clear()
+    with pytest.warns(UserWarning, match="ignoring price cache"):
+        catalog = get_catalog()
+    assert catalog.get("p5.48xlarge").on_demand_usd == 55.04
+
+
+def test_cli_refresh_json(aws_env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    cache = tmp_path / "c" / "prices.json"
+    monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", str(cache))
+    pricing = pricing_client({"g5.xlarge": [sku("g5.xlarge", "1.006", "BoxUsage:g5.xlarge")]})
+
+    def clients(service: str, region: str) -> Any:
+        return pricing if service == "pricing" else boto3.client(service, region_name=region, endpoint_url=aws_env)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(aws_mod, "default_clients", clients)
+    assert main(["prices", "refresh", "--types", "g5.xlarge", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["cache_file"] == str(cache) and out["prices"][0]["on_demand_usd"] == 1.006
+    assert main(["prices", "show", "--format", "json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["cache"]["regions"]["us-east-1"]["g5.xlarge"]["on_demand_usd"] == 1.006
+    assert {"item": "NAT gateway", "usd": 0.045, "unit": "hour"}.items() <= shown["service_rates"][2].items()
+
+
+def test_cli_refresh_bad_input_exit_2(monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path) -> None:
+    monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", str(tmp_path / "p.json"))
+    assert main(["prices", "refresh", "--region", "us-east-9"]) == 2
+    assert "unknown AWS region 'us-east-9'" in capsys.readouterr().err
+    assert main(["prices", "refresh", "--types", "p5.48xlarg"]) == 2
+    assert "unknown instance type 'p5.48xlarg' (did you mean 'p5.48xlarge'" in capsys.readouterr().err
+    monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", "off")
+    assert main(["prices", "refresh", "--types", "g5.xlarge"]) == 2
+    assert "price cache is disabled" in capsys.readouterr().err
+
+
+def test_cli_refresh_access_denied_exit_2(monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path) -> None:
+    monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", str(tmp_path / "p.json"))
+    client = boto3.client("pricing", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y")
+    stub = Stubber(client)
+    stub.add_client_error("get_products", "AccessDeniedException", "no pricing:GetProducts", 400)
+    stub.activate()
+    monkeypatch.setattr(aws_mod, "default_clients", lambda service, region: client)
+    assert main(["prices", "refresh", "--types", "g5.xlarge"]) == 2
+    err = capsys.readouterr().err
+    assert "AWS denied GetProducts (AccessDeniedException: no pricing:GetProducts)" in err
