@@ -61,7 +61,11 @@ class Hybrid:
 def prod_spec() -> Any:
     from gpucloud.plan.engine import Project
 
-    return parse_platform(Project(ROOT).config("prod")["gpucloud:platform"])
+    data = Project(ROOT).config("prod")["gpucloud:platform"]
+    # The stubbed responses below were recorded for an all-on-demand H100 pool; pin that shape so these tests
+    # follow the preflight logic, not later edits of the shipped prod stack.
+    data["nodePools"][0]["capacity"] = {"onDemandBase": 2, "onDemandPercentageAboveBase": 100}
+    return parse_platform(data)
 
 
 def make_factory(endpoint: str, *, block_state: str = "active", ssm_ok: bool = False) -> tuple[Any, list[Stubber]]:
@@ -190,16 +194,39 @@ def test_expired_block_fails(aws_env: str) -> None:
     )
 
 
-def test_cli_preflight_json_exit_3_and_text(aws_env: str, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+def pinned_prod_project(tmp_path: Path) -> Path:
+    """The prod stack with the pool shapes the stubs were recorded for (see prod_spec), as a project dir."""
+    import yaml
+
+    (tmp_path / "stacks").mkdir()
+    doc = {
+        "config": {
+            "aws:region": "us-east-1",
+            "gpucloud:platform": prod_spec().model_dump(by_alias=True, exclude_none=True),
+        }
+    }
+    (tmp_path / "stacks" / "Pulumi.prod.yaml").write_text(yaml.safe_dump(doc))
+    (tmp_path / "Pulumi.yaml").write_text(
+        yaml.safe_dump(
+            {"name": "gpucloud", "runtime": "python", "stackConfigDir": "stacks", "main": str(ROOT / "__main__.py")}
+        )
+    )
+    return tmp_path
+
+
+def test_cli_preflight_json_exit_3_and_text(
+    aws_env: str, monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path
+) -> None:
+    project = pinned_prod_project(tmp_path)
     factory, _ = make_factory(aws_env)
     monkeypatch.setattr(aws_mod, "default_clients", factory)
-    assert main(["preflight", "--stack", "prod", "--program", str(ROOT), "--format", "json"]) == 3
+    assert main(["preflight", "--stack", "prod", "--program", str(project), "--format", "json"]) == 3
     report = json.loads(capsys.readouterr().out)
     assert report["schema"] == "gpucloud.preflight/v1" and report["stack"] == "prod"
     assert report["summary"]["fail"] == 2
     factory, _ = make_factory(aws_env, ssm_ok=True)
     monkeypatch.setattr(aws_mod, "default_clients", factory)
-    assert main(["preflight", "--stack", "prod", "--program", str(ROOT)]) == 3
+    assert main(["preflight", "--stack", "prod", "--program", str(project)]) == 3
     out = capsys.readouterr().out
     assert "FAIL" in out and "10 pass, 0 warn, 1 fail" in out
 
