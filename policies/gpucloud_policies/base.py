@@ -123,7 +123,7 @@ class Guardrail:
 
         def validate(args: StackValidationArgs, report_violation: Callable[..., None]) -> None:
             def report(urn: str, message: str) -> None:
-                report_violation(f"{urn_name(urn)}: {message}", urn)
+                report_violation(f"{urn_name(urn) or 'stack'}: {message}", urn or None)
 
             check(args, report, settings(args.get_config()))
 
@@ -265,9 +265,17 @@ def urn_type(urn: str) -> str:
     return parts[2].rsplit("$", 1)[-1] if len(parts) >= 4 else ""
 
 
-def unknown(path: str) -> UnknownValueError:
+def unknown(path: str, message: str | None = None) -> UnknownValueError:
     """The signal for "cannot be decided from what the engine shows", reported as not evaluated."""
-    return UnknownValueError(UNKNOWN_BOOLEAN_VALUE, path.split("."))
+    exc = UnknownValueError(UNKNOWN_BOOLEAN_VALUE, path.split("."))
+    if message:
+        exc.message = message
+    return exc
+
+
+def count(v: Any) -> int:
+    """Length of a list property without reading its (possibly unknown) elements."""
+    return len(v) if is_list(v) else 0
 
 
 def tags_of(props: Any, key: str = "tags") -> dict[str, str]:
@@ -287,6 +295,7 @@ __all__ = [
     "Severity",
     "StackReport",
     "UnknownValueError",
+    "count",
     "falsy",
     "get",
     "has",

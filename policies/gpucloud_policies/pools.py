@@ -7,7 +7,7 @@ from typing import Any
 
 from pulumi_policy import PolicyResource
 
-from .base import get, integer, items, maps, text
+from .base import count, get, integer, maps, text
 from .capacity import ASG, LAUNCH_TEMPLATE, NODE_GROUP, gpus, is_accelerated, max_size, spec, type_refs
 from .stack import linked, of_type
 
@@ -21,7 +21,7 @@ class Pool:
     max_size: int | None
     launch_template: PolicyResource | None
     subnets: list[PolicyResource] = field(default_factory=list)
-    subnet_ids: list[str] = field(default_factory=list)
+    subnet_count: int = 0
 
     @property
     def gpus_per_node(self) -> int:
@@ -62,7 +62,6 @@ def pools(resources: list[PolicyResource]) -> list[Pool]:
         if not types and lt is not None:
             types = [ref.instance_type for ref in type_refs(LAUNCH_TEMPLATE, lt.props)]
         subnet_prop = "subnetIds" if r.resource_type == NODE_GROUP else "vpcZoneIdentifiers"
-        subnet_ids = [x for x in items(get(r.props, subnet_prop)) if isinstance(x, str)]
         out.append(
             Pool(
                 resource=r,
@@ -70,7 +69,7 @@ def pools(resources: list[PolicyResource]) -> list[Pool]:
                 max_size=max_size(r.resource_type, r.props),
                 launch_template=lt,
                 subnets=linked(r, subnet_prop, SUBNET),
-                subnet_ids=subnet_ids,
+                subnet_count=count(get(r.props, subnet_prop)),
             )
         )
     return out

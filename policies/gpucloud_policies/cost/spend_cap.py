@@ -32,7 +32,9 @@ def _price(resources: list[Any]) -> Mapping[str, Any]:
         module = importlib.import_module("gpucloud.cost")
         price_resources = module.price_resources
     except (ImportError, AttributeError):
-        raise unknown("cost.monthly_ceiling") from None
+        raise unknown(
+            "cost", "the cost engine (gpucloud.cost.price_resources) is not installed, so costs are unknown"
+        ) from None
     plain_resources = [
         {"urn": r.urn, "type": r.resource_type, "name": r.name, "inputs": plain(r.props)} for r in resources
     ]

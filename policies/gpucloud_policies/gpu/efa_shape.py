@@ -45,9 +45,9 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
                 f"{len(efa)} of {want} EFA interfaces configured in the launch template. Fix: add one "
                 "networkInterfaces entry with interfaceType 'efa' per network card (catalog efa_interfaces).",
             )
-        if not pool.subnets and pool.subnet_ids:
-            if len(pool.subnet_ids) > 1:
-                raise unknown("subnetIds.availabilityZone")
+        if not pool.subnets and pool.subnet_count > 1:
+            # Literal subnet IDs: their zones are not in the plan, so the one-AZ rule cannot be decided.
+            raise unknown("subnetIds", "the availability zones of literal subnet IDs are not visible to policies")
         azs = subnet_azs(pool.subnets)
         if len(azs) > 1 or (not azs and len(pool.subnets) > 1):
             report(

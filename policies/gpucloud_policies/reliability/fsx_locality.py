@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, get, items
+from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, count, get
 from ..pools import SUBNET, pools
 from ..stack import linked, of_type, subnet_azs
 
@@ -20,11 +20,11 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
         return
     gpu_pools = [p for p in pools(args.resources) if p.is_gpu]
     for fs in file_systems:
-        subnet_ids = items(get(fs.props, "subnetIds"))
-        if len(subnet_ids) > 1:
+        n_subnets = count(get(fs.props, "subnetIds"))
+        if n_subnets > 1:
             report(
                 fs.urn,
-                f"lists {len(subnet_ids)} subnets; Lustre file systems live in one. Fix: pass the "
+                f"lists {n_subnets} subnets; Lustre file systems live in one. Fix: pass the "
                 "single subnet in the GPU pools' availability zone.",
             )
             continue

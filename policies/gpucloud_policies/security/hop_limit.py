@@ -14,10 +14,7 @@ UNSET_HOP_LIMIT = 2
 
 
 def validate(args: Any, report: Report, cfg: Config) -> None:
-    if args.name in set(cfg["exceptions"]):
-        limit = 2
-    else:
-        limit = int(cfg["maxHopLimit"])
+    limit = 2 if args.name in set(cfg["exceptions"]) else int(cfg["maxHopLimit"])
     raw = get(args.props, "metadataOptions", "httpPutResponseHopLimit")
     hops = integer(raw, UNSET_HOP_LIMIT)
     if hops is None or hops > limit:
