@@ -8,6 +8,7 @@ NodePool requirements. Checking ``aws:ec2/instance`` alone is the known hole in 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +34,8 @@ KEY_GPU_NAME = "karpenter.k8s.aws/instance-gpu-name"
 KEY_GPU_COUNT = "karpenter.k8s.aws/instance-gpu-count"
 KEY_CAPACITY_TYPE = "karpenter.sh/capacity-type"
 GPU_RESOURCE = "nvidia.com/gpu"
+# Accelerated families: P, G (incl. gr6), Trainium, Inferentia, DL (Gaudi), for names the catalog lacks.
+_ACCELERATED_FAMILY = re.compile(r"^(?:p|g|gr|trn|inf|dl)\d")
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,14 @@ def is_accelerated(instance_type: str) -> bool:
         return catalog.is_gpu_instance_type(instance_type)
     except Exception:  # a malformed name is simply not a known accelerated type
         return False
+
+
+@functools.cache
+def family_is_accelerated(name: str) -> bool:
+    """A family (``p5``, ``g6e``, ``trn1``) of GPU / accelerator instances, in the catalog or shaped like one."""
+    if any(s.family == name for s in catalog.get_catalog()):
+        return True
+    return bool(_ACCELERATED_FAMILY.match(name))
 
 
 def is_valid(instance_type: str) -> bool:
@@ -146,7 +157,7 @@ def nodepool_is_gpu(props: Any) -> bool:
             return True
     types = requirement_values(props, KEY_INSTANCE_TYPE) or []
     fams = requirement_values(props, KEY_FAMILY) or []
-    return any(is_accelerated(t) for t in types) or any(is_accelerated(f"{f}.xlarge") for f in fams)
+    return any(is_accelerated(t) for t in types) or any(family_is_accelerated(f) for f in fams)
 
 
 def max_size(resource_type: str, props: Any) -> int | None:

@@ -16,6 +16,7 @@ from ..capacity import (
     CAPACITY_TYPES,
     NODE_POOL,
     family,
+    family_is_accelerated,
     is_accelerated,
     is_valid,
     nodepool_families,
@@ -50,7 +51,7 @@ def validate(args: Any, report: Report, cfg: Config) -> None:
                     f"Fix: add a requirement 'karpenter.k8s.aws/instance-family' In [{shown}]."
                 )
             return
-        for fam in sorted(f for f in fams if f not in allowed and is_accelerated(f"{f}.xlarge")):
+        for fam in sorted(f for f in fams if f not in allowed and family_is_accelerated(f)):
             report(
                 f"requirement {key} allows family '{fam}', which is not allowed here (allowed: {shown}). "
                 "Fix: remove it from the requirement values, or allow it in allowedFamilies for this environment."
