@@ -172,10 +172,10 @@ def evaluate(
     token = spend_cap.set_cost_section(cost if cost is not None and _cost_engine_present() else None)
     try:
         for policy, g, level, cfg in stack_policies:
-            args = StackValidationArgs(policy_resources, cfg)
+            stack_args = StackValidationArgs(policy_resources, cfg)
             out.checks += 1
             try:
-                _run(policy.validate(args, reporter(policy, g, level, stack_urn)))
+                _run(policy.validate(stack_args, reporter(policy, g, level, stack_urn)))
             except UnknownValueError as exc:
                 out.not_evaluated.append(
                     {"policy": policy.name, "urn": stack_urn, "reason": _reason(exc, policy.name, pack.PACK_NAME)}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pulumi_policy import (
     EnforcementLevel,
@@ -23,6 +23,8 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 from pulumi_policy.proxy import UNKNOWN_BOOLEAN_VALUE, UnknownValueError
+from pulumi_policy.proxy import _DictProxy as _PolicyDictProxy
+from pulumi_policy.proxy import _ListProxy as _PolicyListProxy
 
 PACK_NAME = "gpucloud-guardrails"
 
@@ -88,7 +90,8 @@ class Guardrail:
             return StackValidationPolicy(validate=self._stack_validator(), **common)
         return ResourceValidationPolicy(
             validate=self._resource_validator(),
-            remediate=self._resource_remediator() if self.remediate is not None else None,
+            # The SDK types remediate as returning an awaitable, but it accepts plain mappings too.
+            remediate=cast(Any, self._resource_remediator() if self.remediate is not None else None),
             **common,
         )
 
@@ -143,6 +146,11 @@ def keys(m: Any) -> list[str]:
 
 def has(m: Any, key: str) -> bool:
     """True when the key is present, without reading its (possibly unknown) value."""
+    if type(m) is _PolicyDictProxy:
+        # The proxy hands out its plain target under this key; `in` on the proxy itself would read the value.
+        return key in m["__target"]
+    if isinstance(m, dict):
+        return key in m
     return key in keys(m)
 
 
@@ -240,8 +248,8 @@ def plain(v: Any) -> Any:
 
 
 def _is_proxy(v: Any) -> bool:
-    # The analyzer's proxies hand out their plain target under this key (pulumi_policy.proxy).
-    return type(v).__name__ in ("_DictProxy", "_ListProxy")
+    # The analyzer's proxies hand out their plain target under "__target" (pulumi_policy.proxy).
+    return type(v) in (_PolicyDictProxy, _PolicyListProxy)
 
 
 def present(m: Any, key: str) -> bool:

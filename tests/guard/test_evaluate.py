@@ -56,8 +56,21 @@ def bad_outputs(tmp_path_factory):
     out = tmp_path_factory.mktemp("bad")
     codes = {}
     for fmt in ("json", "sarif", "markdown"):
-        codes[fmt] = main(["plan", "--program", str(BAD), "--stack", "dev", "--policy-config",
-                           str(CONFIGS / "dev.json"), "--format", fmt, "--out", str(out / fmt)])
+        codes[fmt] = main(
+            [
+                "plan",
+                "--program",
+                str(BAD),
+                "--stack",
+                "dev",
+                "--policy-config",
+                str(CONFIGS / "dev.json"),
+                "--format",
+                fmt,
+                "--out",
+                str(out / fmt),
+            ]
+        )
     return codes, {fmt: (out / fmt).read_text() for fmt in codes}
 
 
@@ -118,8 +131,9 @@ def test_sarif_schema_rejects_what_it_must():
     validator = jsonschema.Draft7Validator(load_schema())
     assert not validator.is_valid({"version": "2.0.0", "runs": []})
     assert not validator.is_valid({"version": "2.1.0", "runs": [{"tool": {"driver": {}}}]})
-    assert not validator.is_valid({"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}},
-                                                                  "results": [{"ruleId": "a"}]}]})
+    assert not validator.is_valid(
+        {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": [{"ruleId": "a"}]}]}
+    )
     assert validator.is_valid({"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": []}]})
 
 
@@ -184,8 +198,9 @@ def test_unknown_values_are_not_evaluated_never_passed():
         import pulumi_aws as aws
 
         vpc = aws.ec2.Vpc("vpc", cidr_block="10.0.0.0/16")
-        aws.ec2.LaunchTemplate("lt", instance_type="g6e.xlarge", metadata_options={"http_tokens": vpc.id},
-                               tags={"CostCenter": vpc.arn})
+        aws.ec2.LaunchTemplate(
+            "lt", instance_type="g6e.xlarge", metadata_options={"http_tokens": vpc.id}, tags={"CostCenter": vpc.arn}
+        )
 
     section = evaluate_plan(_plan(build, preview=True))
     skipped = {(n["policy"], _name(n["urn"])) for n in section["not_evaluated"]}

@@ -22,15 +22,22 @@ def test_cost_tags_on_every_place_tags_must_be():
         Res(LT, "lt-ok", {"tags": TAGS, "tagSpecifications": full_specs}),
         Res(LT, "lt-no-volume-spec", {"tags": TAGS, "tagSpecifications": full_specs[:1]}),
         Res(ASG, "asg-ok", {"tags": [{"key": k, "value": v, "propagateAtLaunch": True} for k, v in TAGS.items()]}),
-        Res(ASG, "asg-not-propagated", {"tags": [{"key": k, "value": v, "propagateAtLaunch": False}
-                                                 for k, v in TAGS.items()]}),
+        Res(
+            ASG,
+            "asg-not-propagated",
+            {"tags": [{"key": k, "value": v, "propagateAtLaunch": False} for k, v in TAGS.items()]},
+        ),
         Res("aws:s3/bucket:Bucket", "bucket-untagged", {"bucket": "b"}),
         Res("aws:fsx/lustreFileSystem:LustreFileSystem", "fsx-ok", {"tags": TAGS}),
         Res("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "nodeclass-ok", {"spec": {"tags": TAGS}}),
         Res("aws:ec2/vpc:Vpc", "not-checked", {}),
     ]
     assert flagged("cost-tags", resources) == {
-        "ng-missing-team", "ng-untagged", "lt-no-volume-spec", "asg-not-propagated", "bucket-untagged",
+        "ng-missing-team",
+        "ng-untagged",
+        "lt-no-volume-spec",
+        "asg-not-propagated",
+        "bucket-untagged",
     }
     assert flagged("cost-tags", resources[:1], {"extraRequiredTags": ["ExpiresOn"]}) == {"ng-ok"}
     # One computed tag value hides the whole map at preview (pulumi/pulumi#7854).
@@ -46,10 +53,14 @@ def test_cost_tags_remediation_fills_defaults():
         "instanceType": "g6e.xlarge",
         "tags": filled,
         "tagSpecifications": [
-            {"resourceType": "instance", "tags": {"CostCenter": "unassigned", "Team": "unassigned", "Project": "p",
-                                                  "Env": "dev"}},
-            {"resourceType": "volume", "tags": {"CostCenter": "unassigned", "Team": "unassigned", "Project": "p",
-                                                "Env": "dev"}},
+            {
+                "resourceType": "instance",
+                "tags": {"CostCenter": "unassigned", "Team": "unassigned", "Project": "p", "Env": "dev"},
+            },
+            {
+                "resourceType": "volume",
+                "tags": {"CostCenter": "unassigned", "Team": "unassigned", "Project": "p", "Env": "dev"},
+            },
         ],
     }
     assert remediate("cost-tags", Res(NG, "ok", {"tags": TAGS}), cfg) is None
@@ -57,9 +68,15 @@ def test_cost_tags_remediation_fills_defaults():
 
 
 def test_budget_and_anomaly():
-    budget = Res("aws:budgets/budget:Budget", "budget", {
-        "budgetType": "COST", "timeUnit": "MONTHLY",
-        "notifications": [{"notificationType": "FORECASTED"}, {"notificationType": "ACTUAL"}]})
+    budget = Res(
+        "aws:budgets/budget:Budget",
+        "budget",
+        {
+            "budgetType": "COST",
+            "timeUnit": "MONTHLY",
+            "notifications": [{"notificationType": "FORECASTED"}, {"notificationType": "ACTUAL"}],
+        },
+    )
     monitor = Res("aws:costexplorer/anomalyMonitor:AnomalyMonitor", "monitor", {"monitorType": "CUSTOM"})
     sub = Res("aws:costexplorer/anomalySubscription:AnomalySubscription", "sub", {"thresholdExpression": {}})
     old_sub = Res("aws:costexplorer/anomalySubscription:AnomalySubscription", "old", {"threshold": 100.0})
@@ -67,8 +84,11 @@ def test_budget_and_anomaly():
     [(where, message)] = stack_messages("budget-and-anomaly", [monitor, old_sub])
     assert where == ""
     assert "no monthly COST budget" in message and "deprecated 'threshold'" in message
-    actual_only = Res("aws:budgets/budget:Budget", "b", {"budgetType": "COST", "timeUnit": "MONTHLY",
-                                                         "notifications": [{"notificationType": "ACTUAL"}]})
+    actual_only = Res(
+        "aws:budgets/budget:Budget",
+        "b",
+        {"budgetType": "COST", "timeUnit": "MONTHLY", "notifications": [{"notificationType": "ACTUAL"}]},
+    )
     [(_, message)] = stack_messages("budget-and-anomaly", [actual_only, monitor, sub])
     assert "no FORECASTED notification" in message
     with pytest.raises(UnknownValueError):
@@ -83,14 +103,23 @@ def test_scale_to_zero():
         Res(NG, "gpu-by-ami", {"amiType": "AL2023_x86_64_NVIDIA", "scalingConfig": {"minSize": 2.0}}),
         Res(NG, "cpu-warm", {"instanceTypes": ["m7i.large"], "scalingConfig": {"minSize": 2.0}}),
         Res(NODE_POOL, "np-gpu-no-disruption", {"spec": {"limits": {"nvidia.com/gpu": 8.0}, "template": {"spec": {}}}}),
-        Res(NODE_POOL, "np-gpu-ok", {"spec": {
-            "limits": {"nvidia.com/gpu": 8.0},
-            "disruption": {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "10m"},
-            "template": {"spec": {"expireAfter": "720h"}}}}),
+        Res(
+            NODE_POOL,
+            "np-gpu-ok",
+            {
+                "spec": {
+                    "limits": {"nvidia.com/gpu": 8.0},
+                    "disruption": {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "10m"},
+                    "template": {"spec": {"expireAfter": "720h"}},
+                }
+            },
+        ),
     ]
     assert flagged("scale-to-zero", resources) == {"gpu-warm", "gpu-min-unset", "gpu-by-ami", "np-gpu-no-disruption"}
     assert flagged("scale-to-zero", resources, {"exemptPools": ["gpu-warm"]}) == {
-        "gpu-min-unset", "gpu-by-ami", "np-gpu-no-disruption",
+        "gpu-min-unset",
+        "gpu-by-ami",
+        "np-gpu-no-disruption",
     }
     with pytest.raises(UnknownValueError):
         resource_messages("scale-to-zero", Res(NG, "u", {"instanceTypes": ["g6e.xlarge"], "scalingConfig": UNKNOWN}))
@@ -100,17 +129,27 @@ def test_reserved_capacity_discipline():
     resources = [
         Res(NG, "block", {"capacityType": "CAPACITY_BLOCK", "instanceTypes": []}),
         Res(NG, "on-demand", {"capacityType": "ON_DEMAND"}),
-        Res(LT, "lt-block", {"instanceMarketOptions": {"marketType": "capacity-block"},
-                             "capacityReservationSpecification": {"capacityReservationTarget": {
-                                 "capacityReservationId": "cr-111"}}}),
-        Res(LT, "lt-odcr", {"capacityReservationSpecification": {"capacityReservationTarget": {
-            "capacityReservationId": "cr-222"}}}),
+        Res(
+            LT,
+            "lt-block",
+            {
+                "instanceMarketOptions": {"marketType": "capacity-block"},
+                "capacityReservationSpecification": {"capacityReservationTarget": {"capacityReservationId": "cr-111"}},
+            },
+        ),
+        Res(
+            LT,
+            "lt-odcr",
+            {"capacityReservationSpecification": {"capacityReservationTarget": {"capacityReservationId": "cr-222"}}},
+        ),
     ]
     assert flagged("reserved-capacity-discipline", resources) == {"block", "lt-block"}
     prod = {"allowCapacityBlocks": True, "allowedReservationIds": ["cr-111"]}
     assert flagged("reserved-capacity-discipline", resources, prod) == {"lt-odcr"}
     assert flagged("reserved-capacity-discipline", resources, {"allowCapacityReservations": False}) == {
-        "block", "lt-block", "lt-odcr",
+        "block",
+        "lt-block",
+        "lt-odcr",
     }
     with pytest.raises(UnknownValueError):
         resource_messages("reserved-capacity-discipline", Res(NG, "u", {"capacityType": UNKNOWN}))
@@ -119,29 +158,53 @@ def test_reserved_capacity_discipline():
 def test_nonprod_spot_share():
     spot = Res(NG, "spot", {"capacityType": "SPOT", "instanceTypes": ["g6e.xlarge"], "scalingConfig": {"maxSize": 4.0}})
     on_demand = Res(NG, "on-demand", {"instanceTypes": ["g6e.xlarge"], "scalingConfig": {"maxSize": 4.0}})
-    asg = Res(ASG, "asg", {"maxSize": 4.0, "mixedInstancesPolicy": {
-        "instancesDistribution": {"onDemandBaseCapacity": 0.0, "onDemandPercentageAboveBaseCapacity": 0.0},
-        "launchTemplate": {"overrides": [{"instanceType": "g6e.xlarge"}]}}})
+    asg = Res(
+        ASG,
+        "asg",
+        {
+            "maxSize": 4.0,
+            "mixedInstancesPolicy": {
+                "instancesDistribution": {"onDemandBaseCapacity": 0.0, "onDemandPercentageAboveBaseCapacity": 0.0},
+                "launchTemplate": {"overrides": [{"instanceType": "g6e.xlarge"}]},
+            },
+        },
+    )
     assert stack_flagged("nonprod-spot-share", [spot, on_demand]) == set()  # exactly 50%
     assert stack_flagged("nonprod-spot-share", [spot, on_demand], {"minSpotPercent": 60}) == {"on-demand"}
     assert stack_flagged("nonprod-spot-share", [on_demand]) == {"on-demand"}
     assert stack_flagged("nonprod-spot-share", [asg, on_demand], {"minSpotPercent": 50}) == set()
     with pytest.raises(UnknownValueError):
-        stack_flagged("nonprod-spot-share", [Res(NG, "u", {"capacityType": UNKNOWN, "instanceTypes": ["g6e.xlarge"],
-                                                           "scalingConfig": {"maxSize": 1.0}})])
+        stack_flagged(
+            "nonprod-spot-share",
+            [
+                Res(
+                    NG,
+                    "u",
+                    {"capacityType": UNKNOWN, "instanceTypes": ["g6e.xlarge"], "scalingConfig": {"maxSize": 1.0}},
+                )
+            ],
+        )
 
 
 def test_monthly_spend_cap_reads_the_cost_section():
     pool = Res(NG, "pool", {"instanceTypes": ["p5.48xlarge"]})
-    cost = {"monthly": 50_000.0, "monthly_ceiling": 300_000.0,
-            "items": [{"urn": "urn:pulumi:test::test::aws:eks/nodeGroup:NodeGroup::pool", "monthly_ceiling": 250_000.0}],
-            "diff": {"monthly_ceiling_delta": 120_000.0}}
+    cost = {
+        "monthly": 50_000.0,
+        "monthly_ceiling": 300_000.0,
+        "items": [{"urn": "urn:pulumi:test::test::aws:eks/nodeGroup:NodeGroup::pool", "monthly_ceiling": 250_000.0}],
+        "diff": {"monthly_ceiling_delta": 120_000.0},
+    }
     token = spend_cap.set_cost_section(cost)
     try:
-        found = stack_messages("monthly-spend-cap", [pool], {"maxMonthlyUsd": 200_000, "maxPoolMonthlyUsd": 100_000,
-                                                               "maxMonthlyDeltaUsd": 100_000})
+        found = stack_messages(
+            "monthly-spend-cap",
+            [pool],
+            {"maxMonthlyUsd": 200_000, "maxPoolMonthlyUsd": 100_000, "maxMonthlyDeltaUsd": 100_000},
+        )
         assert [w for w, _ in found] == ["pool", "", ""]
-        assert stack_messages("monthly-spend-cap", [pool], {"maxMonthlyUsd": 400_000, "maxPoolMonthlyUsd": 300_000}) == []
+        assert (
+            stack_messages("monthly-spend-cap", [pool], {"maxMonthlyUsd": 400_000, "maxPoolMonthlyUsd": 300_000}) == []
+        )
         # Caps unset (0): nothing to check, the cost is not needed.
         assert stack_messages("monthly-spend-cap", [pool]) == []
     finally:

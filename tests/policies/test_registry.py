@@ -42,7 +42,8 @@ def test_policy_objects_match_the_registry():
         assert isinstance(p, StackValidationPolicy if g.kind == "stack" else ResourceValidationPolicy)
         assert p.severity == g.severity and p.enforcement_level == g.enforcement
     assert {p.name for p in built if isinstance(p, ResourceValidationPolicy) and p.has_remediation()} == {
-        "cost-tags", "lt-imdsv2",
+        "cost-tags",
+        "lt-imdsv2",
     }
     assert PACK_NAME == "gpucloud-guardrails"
     assert initial_config()["gpu-count-cap"] == {"maxGpusPerPool": 64, "maxGpusPerStack": 256}
@@ -70,20 +71,81 @@ def test_environment_family_lists():
 
 # Random property shapes: anything JSON-like, plus the analyzer's unknown sentinel anywhere.
 _scalars = st.one_of(
-    st.none(), st.booleans(), st.floats(allow_nan=True), st.integers(), st.text(max_size=12),
-    st.sampled_from(["true", "false", "required", "0.0.0.0/0", "p5.48xlarge", "g6e.xlarge", "SPOT", "efa",
-                     "CAPACITY_BLOCK", "PERSISTENT_2", "secrets", "*", UNKNOWN_STRING_VALUE]),
+    st.none(),
+    st.booleans(),
+    st.floats(allow_nan=True),
+    st.integers(),
+    st.text(max_size=12),
+    st.sampled_from(
+        [
+            "true",
+            "false",
+            "required",
+            "0.0.0.0/0",
+            "p5.48xlarge",
+            "g6e.xlarge",
+            "SPOT",
+            "efa",
+            "CAPACITY_BLOCK",
+            "PERSISTENT_2",
+            "secrets",
+            "*",
+            UNKNOWN_STRING_VALUE,
+        ]
+    ),
 )
-_keys = st.sampled_from([
-    "instanceTypes", "instanceType", "scalingConfig", "maxSize", "minSize", "metadataOptions", "httpTokens",
-    "httpPutResponseHopLimit", "blockDeviceMappings", "ebs", "encrypted", "kmsKeyId", "networkInterfaces",
-    "associatePublicIpAddress", "interfaceType", "userData", "ingress", "cidrBlocks", "self", "tags", "labels",
-    "vpcConfig", "endpointPublicAccess", "publicAccessCidrs", "encryptionConfig", "provider", "keyArn", "resources",
-    "spec", "template", "requirements", "key", "operator", "values", "limits", "policy", "capacityType",
-    "mixedInstancesPolicy", "launchTemplate", "overrides", "tagSpecifications", "resourceType", "deploymentType",
-])
-_values = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                        st.dictionaries(_keys, inner, max_size=5)), max_leaves=20)
+_keys = st.sampled_from(
+    [
+        "instanceTypes",
+        "instanceType",
+        "scalingConfig",
+        "maxSize",
+        "minSize",
+        "metadataOptions",
+        "httpTokens",
+        "httpPutResponseHopLimit",
+        "blockDeviceMappings",
+        "ebs",
+        "encrypted",
+        "kmsKeyId",
+        "networkInterfaces",
+        "associatePublicIpAddress",
+        "interfaceType",
+        "userData",
+        "ingress",
+        "cidrBlocks",
+        "self",
+        "tags",
+        "labels",
+        "vpcConfig",
+        "endpointPublicAccess",
+        "publicAccessCidrs",
+        "encryptionConfig",
+        "provider",
+        "keyArn",
+        "resources",
+        "spec",
+        "template",
+        "requirements",
+        "key",
+        "operator",
+        "values",
+        "limits",
+        "policy",
+        "capacityType",
+        "mixedInstancesPolicy",
+        "launchTemplate",
+        "overrides",
+        "tagSpecifications",
+        "resourceType",
+        "deploymentType",
+    ]
+)
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_keys, inner, max_size=5)),
+    max_leaves=20,
+)
 _props = st.dictionaries(_keys, _values, max_size=8)
 _types = sorted({t for g in GUARDRAILS for t in g.resource_types})
 
@@ -102,7 +164,7 @@ def test_resource_policies_only_ever_raise_the_unknown_signal(props, type_):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(resources=st.lists(st.tuples(st.sampled_from(_types + ["aws:ec2/subnet:Subnet"]), _props), max_size=4))
+@given(resources=st.lists(st.tuples(st.sampled_from([*_types, "aws:ec2/subnet:Subnet"]), _props), max_size=4))
 def test_stack_policies_only_ever_raise_the_unknown_signal(resources):
     res = [Res(t, f"r{i}", p) for i, (t, p) in enumerate(resources)]
     for g in GUARDRAILS:

@@ -16,11 +16,19 @@ def test_checkpoint_bucket_versioning():
     versioning = "aws:s3/bucketVersioning:BucketVersioning"
     resources = [
         Res(BUCKET, "checkpoints", {}),
-        Res(versioning, "checkpoints-v", {"bucket": UNKNOWN, "versioningConfiguration": {"status": "Enabled"}},
-            deps={"bucket": ["checkpoints"]}),
+        Res(
+            versioning,
+            "checkpoints-v",
+            {"bucket": UNKNOWN, "versioningConfiguration": {"status": "Enabled"}},
+            deps={"bucket": ["checkpoints"]},
+        ),
         Res(BUCKET, "train-ckpt", {}),
-        Res(versioning, "train-ckpt-v", {"bucket": UNKNOWN, "versioningConfiguration": {"status": "Suspended"}},
-            deps={"bucket": ["train-ckpt"]}),
+        Res(
+            versioning,
+            "train-ckpt-v",
+            {"bucket": UNKNOWN, "versioningConfiguration": {"status": "Suspended"}},
+            deps={"bucket": ["train-ckpt"]},
+        ),
         Res(BUCKET, "tagged", {"tags": {"Purpose": "checkpoints"}}),
         Res(BUCKET, "datasets", {}),
     ]
@@ -32,11 +40,19 @@ def test_checkpoint_bucket_versioning():
 def test_spot_interruption_handling():
     spot_pool = Res(NG, "spot", {"capacityType": "SPOT", "instanceTypes": ["g6e.xlarge"]})
     queue = Res("aws:sqs/queue:Queue", "queue", {})
-    rule = Res("aws:cloudwatch/eventRule:EventRule", "rule",
-               {"eventPattern": '{"source":["aws.ec2"],"detail-type":["EC2 Spot Instance Interruption Warning"]}'})
-    karpenter = Res(RELEASE, "karpenter", {"chart": "oci://public.ecr.aws/karpenter/karpenter",
-                                           "values": {"settings": {"interruptionQueue": "q"}}})
-    old_key = Res(RELEASE, "karpenter-old", {"chart": "karpenter", "values": {"settings": {"interruptionQueueName": "q"}}})
+    rule = Res(
+        "aws:cloudwatch/eventRule:EventRule",
+        "rule",
+        {"eventPattern": '{"source":["aws.ec2"],"detail-type":["EC2 Spot Instance Interruption Warning"]}'},
+    )
+    karpenter = Res(
+        RELEASE,
+        "karpenter",
+        {"chart": "oci://public.ecr.aws/karpenter/karpenter", "values": {"settings": {"interruptionQueue": "q"}}},
+    )
+    old_key = Res(
+        RELEASE, "karpenter-old", {"chart": "karpenter", "values": {"settings": {"interruptionQueueName": "q"}}}
+    )
     nth = Res(RELEASE, "nth", {"chart": "aws-node-termination-handler"})
     assert stack_flagged("spot-interruption-handling", [spot_pool, queue, rule, karpenter]) == set()
     assert stack_flagged("spot-interruption-handling", [spot_pool, nth]) == set()
@@ -59,7 +75,9 @@ def test_data_retain_on_delete():
     ]
     assert flagged("data-retain-on-delete", resources) == {"deletable", "persistent", "volume"}
     assert flagged("data-retain-on-delete", resources, {"exemptResources": ["volume"], "exemptScratch": False}) == {
-        "deletable", "persistent", "scratch",
+        "deletable",
+        "persistent",
+        "scratch",
     }
     # In the Pulumi CLI retainOnDelete is invisible to policies: undecidable, never passed silently.
     with pytest.raises(UnknownValueError):
@@ -67,7 +85,10 @@ def test_data_retain_on_delete():
 
 
 def test_fsx_same_az_as_the_gpu_pools():
-    subnets = [Res(SUBNET, "a", {"availabilityZone": "us-east-1a"}), Res(SUBNET, "b", {"availabilityZone": "us-east-1b"})]
+    subnets = [
+        Res(SUBNET, "a", {"availabilityZone": "us-east-1a"}),
+        Res(SUBNET, "b", {"availabilityZone": "us-east-1b"}),
+    ]
     pool = Res(NG, "pool", {"instanceTypes": ["p5.48xlarge"], "subnetIds": [UNKNOWN]}, deps={"subnetIds": ["a"]})
     resources = [
         *subnets,
@@ -80,5 +101,11 @@ def test_fsx_same_az_as_the_gpu_pools():
     [(_, message)] = stack_messages("fsx-same-az", [*subnets, pool, resources[4]])
     assert "GPU pool pool runs in ['us-east-1a']" in message
     with pytest.raises(UnknownValueError):
-        stack_flagged("fsx-same-az", [Res(SUBNET, "a", {"availabilityZone": UNKNOWN}), pool,
-                                      Res(FSX, "f", {"subnetIds": [UNKNOWN]}, deps={"subnetIds": ["a"]})])
+        stack_flagged(
+            "fsx-same-az",
+            [
+                Res(SUBNET, "a", {"availabilityZone": UNKNOWN}),
+                pool,
+                Res(FSX, "f", {"subnetIds": [UNKNOWN]}, deps={"subnetIds": ["a"]}),
+            ],
+        )

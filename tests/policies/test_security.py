@@ -26,10 +26,22 @@ def test_eks_endpoint_private():
     clusters = [
         Res(CLUSTER, "private", {"vpcConfig": {"endpointPrivateAccess": True, "endpointPublicAccess": False}}),
         Res(CLUSTER, "implicit-public", {"vpcConfig": {"endpointPrivateAccess": True}}),
-        Res(CLUSTER, "world", {"vpcConfig": {"endpointPrivateAccess": True, "endpointPublicAccess": True,
-                                             "publicAccessCidrs": ["::/0"]}}),
-        Res(CLUSTER, "restricted", {"vpcConfig": {"endpointPrivateAccess": True, "endpointPublicAccess": True,
-                                                  "publicAccessCidrs": ["203.0.113.0/24"]}}),
+        Res(
+            CLUSTER,
+            "world",
+            {"vpcConfig": {"endpointPrivateAccess": True, "endpointPublicAccess": True, "publicAccessCidrs": ["::/0"]}},
+        ),
+        Res(
+            CLUSTER,
+            "restricted",
+            {
+                "vpcConfig": {
+                    "endpointPrivateAccess": True,
+                    "endpointPublicAccess": True,
+                    "publicAccessCidrs": ["203.0.113.0/24"],
+                }
+            },
+        ),
         Res(CLUSTER, "no-vpc-config", {}),
     ]
     assert flagged("eks-endpoint-private", clusters) == {"implicit-public", "world", "restricted", "no-vpc-config"}
@@ -76,8 +88,9 @@ def test_imdsv2_on_templates_and_instances():
 
 
 def test_imdsv2_remediation_forces_required_tokens_and_keeps_the_rest():
-    fixed = remediate("lt-imdsv2", Res(LT, "lt", {"metadataOptions": {"httpPutResponseHopLimit": 1.0},
-                                                  "instanceType": "g6e.xlarge"}))
+    fixed = remediate(
+        "lt-imdsv2", Res(LT, "lt", {"metadataOptions": {"httpPutResponseHopLimit": 1.0}, "instanceType": "g6e.xlarge"})
+    )
     assert fixed == {
         "instanceType": "g6e.xlarge",
         "metadataOptions": {"httpPutResponseHopLimit": 1.0, "httpTokens": "required", "httpEndpoint": "enabled"},
@@ -129,7 +142,9 @@ def test_no_public_ip_string_booleans():
     ]
     assert flagged("lt-no-public-ip", resources) == {"string-true", "instance-public"}
     with pytest.raises(UnknownValueError):
-        resource_messages("lt-no-public-ip", Res(LT, "u", {"networkInterfaces": [{"associatePublicIpAddress": UNKNOWN}]}))
+        resource_messages(
+            "lt-no-public-ip", Res(LT, "u", {"networkInterfaces": [{"associatePublicIpAddress": UNKNOWN}]})
+        )
 
 
 def test_no_secrets_in_user_data():
@@ -140,7 +155,9 @@ def test_no_secrets_in_user_data():
         Res(LT, "clean", {"userData": b64("#!/bin/bash\necho hello\n")}),
         Res(LT, "key", {"userData": b64("export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n")}),
         Res(LT, "pem", {"userData": b64("-----BEGIN RSA PRIVATE KEY-----\nabc\n")}),
-        Res(INSTANCE, "plain-instance", {"userData": "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}),
+        Res(
+            INSTANCE, "plain-instance", {"userData": "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}
+        ),
         Res(LT, "no-user-data", {}),
     ]
     assert flagged("lt-no-secrets-in-userdata", resources) == {"key", "pem", "plain-instance"}
@@ -151,15 +168,29 @@ def test_no_secrets_in_user_data():
 def test_world_ingress_passes_self_rules_and_flags_all_variants():
     resources = [
         Res(SG, "efa-self", {"ingress": [{"protocol": "-1", "fromPort": 0.0, "toPort": 0.0, "self": True}]}),
-        Res(SG, "ssh-world", {"ingress": [{"protocol": "tcp", "fromPort": 22.0, "toPort": 22.0,
-                                           "cidrBlocks": ["0.0.0.0/0"]}]}),
-        Res(SG, "vpc-only", {"ingress": [{"protocol": "tcp", "fromPort": 443.0, "toPort": 443.0,
-                                          "cidrBlocks": ["10.0.0.0/16"]}]}),
-        Res(SG, "lb-https", {"tags": {"gpucloud.io/load-balancer": "true"},
-                             "ingress": [{"protocol": "tcp", "fromPort": 443.0, "toPort": 443.0,
-                                          "ipv6CidrBlocks": ["::/0"]}]}),
-        Res(SG_RULE, "rule-world", {"type": "ingress", "protocol": "-1", "fromPort": 0.0, "toPort": 0.0,
-                                    "cidrBlocks": ["0.0.0.0/0"]}),
+        Res(
+            SG,
+            "ssh-world",
+            {"ingress": [{"protocol": "tcp", "fromPort": 22.0, "toPort": 22.0, "cidrBlocks": ["0.0.0.0/0"]}]},
+        ),
+        Res(
+            SG,
+            "vpc-only",
+            {"ingress": [{"protocol": "tcp", "fromPort": 443.0, "toPort": 443.0, "cidrBlocks": ["10.0.0.0/16"]}]},
+        ),
+        Res(
+            SG,
+            "lb-https",
+            {
+                "tags": {"gpucloud.io/load-balancer": "true"},
+                "ingress": [{"protocol": "tcp", "fromPort": 443.0, "toPort": 443.0, "ipv6CidrBlocks": ["::/0"]}],
+            },
+        ),
+        Res(
+            SG_RULE,
+            "rule-world",
+            {"type": "ingress", "protocol": "-1", "fromPort": 0.0, "toPort": 0.0, "cidrBlocks": ["0.0.0.0/0"]},
+        ),
         Res(SG_RULE, "egress-world", {"type": "egress", "protocol": "-1", "cidrBlocks": ["0.0.0.0/0"]}),
         Res(SG_RULE, "rule-self", {"type": "ingress", "protocol": "-1", "self": True}),
         Res(INGRESS, "v6-world", {"cidrIpv6": "::/0", "ipProtocol": "tcp", "fromPort": 22.0, "toPort": 22.0}),
@@ -187,16 +218,20 @@ def test_fsx_persistent_cmk():
 
 def test_iam_no_admin_star():
     def doc(action, resource="*"):
-        return json.dumps({"Version": "2012-10-17",
-                           "Statement": [{"Effect": "Allow", "Action": action, "Resource": resource}]})
+        return json.dumps(
+            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": action, "Resource": resource}]}
+        )
 
     resources = [
         Res("aws:iam/policy:Policy", "star-star", {"policy": doc("*:*")}),
         Res("aws:iam/rolePolicy:RolePolicy", "star-list", {"policy": doc(["s3:GetObject", "*"])}),
         Res("aws:iam/policy:Policy", "scoped", {"policy": doc("s3:GetObject", "arn:aws:s3:::b/*")}),
         Res("aws:iam/policy:Policy", "star-on-one-bucket", {"policy": doc("*", "arn:aws:s3:::b")}),
-        Res("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "admin-attach",
-            {"policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"}),
+        Res(
+            "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+            "admin-attach",
+            {"policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"},
+        ),
         Res("aws:iam/role:Role", "role-inline", {"inlinePolicies": [{"name": "x", "policy": doc("*")}]}),
         Res("aws:iam/policy:Policy", "not-json", {"policy": "{"}),
     ]
@@ -210,14 +245,25 @@ def _bucket_set(name, *, pab=FLAGS, sse=True, tls=True):
     if pab is not None:
         out.append(Res(PAB, f"{name}-pab", {"bucket": UNKNOWN, **pab}, deps={"bucket": [name]}))
     if sse:
-        rule = {"applyServerSideEncryptionByDefault": {"sseAlgorithm": "aws:kms", "kmsMasterKeyId": UNKNOWN},
-                "bucketKeyEnabled": True}
+        rule = {
+            "applyServerSideEncryptionByDefault": {"sseAlgorithm": "aws:kms", "kmsMasterKeyId": UNKNOWN},
+            "bucketKeyEnabled": True,
+        }
         out.append(Res(SSE, f"{name}-sse", {"bucket": UNKNOWN, "rules": [rule]}, deps={"bucket": [name]}))
     if tls:
-        policy = {"Statement": [{"Effect": "Deny", "Principal": "*", "Action": "s3:*",
-                                 "Condition": {"Bool": {"aws:SecureTransport": "false"}}}]}
-        out.append(Res(BPOL, f"{name}-policy", {"bucket": UNKNOWN, "policy": json.dumps(policy)},
-                       deps={"bucket": [name]}))
+        policy = {
+            "Statement": [
+                {
+                    "Effect": "Deny",
+                    "Principal": "*",
+                    "Action": "s3:*",
+                    "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+                }
+            ]
+        }
+        out.append(
+            Res(BPOL, f"{name}-policy", {"bucket": UNKNOWN, "policy": json.dumps(policy)}, deps={"bucket": [name]})
+        )
     return out
 
 

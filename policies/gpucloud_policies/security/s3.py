@@ -16,11 +16,32 @@ def buckets(resources: list[PolicyResource]) -> list[PolicyResource]:
 
 def attached(resources: list[PolicyResource], bucket: PolicyResource, *types: str) -> list[PolicyResource]:
     """Sub-resources of ``types`` whose ``bucket`` input refers to ``bucket`` (by URN, or by literal name)."""
-    name = text(get(bucket.props, "bucket")) if has(bucket.props, "bucket") else ""
-    out = []
+    return children(resources, *types).get(bucket.urn, [])
+
+
+def children(resources: list[PolicyResource], *types: str) -> dict[str, list[PolicyResource]]:
+    """Bucket URN -> its sub-resources of ``types``, built in one pass (plans hold thousands of buckets)."""
+    key = (id(resources), len(resources), types)
+    cached = _INDEX.get(key)
+    if cached is not None and cached[0] is resources:
+        return cached[1]
+    by_name: dict[str, str] = {}
+    for b in buckets(resources):
+        name = text(get(b.props, "bucket")) if has(b.props, "bucket") else ""
+        if name:
+            by_name[name] = b.urn
+    bucket_urns = {b.urn for b in buckets(resources)}
+    index: dict[str, list[PolicyResource]] = {}
     for r in of_type(resources, *types):
-        if any(d.urn == bucket.urn for d in linked(r, "bucket")) or (
-            name and not linked(r, "bucket") and text(get(r.props, "bucket")) == name
-        ):
-            out.append(r)
-    return out
+        deps = [d.urn for d in linked(r, "bucket") if d.urn in bucket_urns]
+        if not deps and not linked(r, "bucket"):
+            literal = text(get(r.props, "bucket"))
+            deps = [by_name[literal]] if literal in by_name else []
+        for urn in deps:
+            index.setdefault(urn, []).append(r)
+    _INDEX.clear()
+    _INDEX[key] = (resources, index)
+    return index
+
+
+_INDEX: dict[tuple[int, int, tuple[str, ...]], tuple[list[PolicyResource], dict[str, list[PolicyResource]]]] = {}

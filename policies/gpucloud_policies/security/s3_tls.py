@@ -25,8 +25,9 @@ def denies_plaintext(doc: Any) -> bool:
         principal = st.get("Principal")
         anyone = principal == "*" or (isinstance(principal, dict) and "*" in _as_list(principal.get("AWS")))
         actions = _as_list(st.get("Action"))
-        cond = st.get("Condition") if isinstance(st.get("Condition"), dict) else {}
-        secure = (cond.get("Bool") or {}).get("aws:SecureTransport") if isinstance(cond.get("Bool"), dict) else None
+        cond = st.get("Condition")
+        bool_cond = cond.get("Bool") if isinstance(cond, dict) else None
+        secure = bool_cond.get("aws:SecureTransport") if isinstance(bool_cond, dict) else None
         if anyone and ("s3:*" in actions or "*" in actions) and str(secure).lower() == "false":
             return True
     return False
