@@ -17,6 +17,7 @@ from gpucloud.cli import preflight as preflight_cmd
 from gpucloud.cli import prices as prices_cmd
 from gpucloud.cli import recommend as recommend_cmd
 from gpucloud.cli.errors import EXIT_INTERNAL, EXIT_INVALID, CliError
+from gpucloud.guard.config import PolicyConfigError
 from gpucloud.plan.engine import PlanInputError
 from gpucloud.spec.errors import SpecError
 
@@ -48,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.func(args)
         return code
-    except (CliError, PlanInputError, SpecError) as exc:
+    except (CliError, PlanInputError, SpecError, PolicyConfigError) as exc:
         print(f"gpucloud: error: {exc}", file=sys.stderr)
         return exc.exit_code if isinstance(exc, CliError) else EXIT_INVALID
     except KeyboardInterrupt:

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
@@ -197,7 +198,7 @@ def _policies_text(console: Console, policies: Mapping[str, Any]) -> None:
         style = "red" if v.get("enforcement") == "mandatory" else "yellow"
         console.print(
             f"[{style}]{v.get('enforcement')}[/{style}] {v.get('policy')} ({v.get('severity')}): "
-            f"{v.get('urn')}\n    {v.get('message')}"
+            f"{escape(str(v.get('urn')))}\n    {escape(str(v.get('message')))}"
         )
     not_evaluated = policies.get("not_evaluated") or []
     if not_evaluated:

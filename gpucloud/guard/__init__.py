@@ -1,0 +1,202 @@
+"""Offline evaluation of the gpucloud guardrail pack on a recorded plan, as the Pulumi engine would run it.
+
+Resource policies run once per resource on its inputs (wrapped in the analyzer's unknown-checking proxy);
+stack policies run once on the whole plan, with parents, dependencies and property dependencies linked by
+URN. A policy that reads an unknown value is reported under ``not_evaluated`` (the CLI shows that as an
+advisory "can't run policy ... during preview"), never passed silently. Policies at level ``remediate``
+rewrite the resource first, in registry order; one whose validation still fires counts as mandatory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pulumi_policy import (
+    PolicyCustomTimeouts,
+    PolicyResource,
+    PolicyResourceOptions,
+    ResourceValidationArgs,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
+
+from gpucloud.guard.config import PolicyConfigError, check_config, effective
+from gpucloud.plan.model import Plan, ResourceRecord
+
+__all__ = ["Evaluation", "PolicyConfigError", "evaluate", "evaluate_plan", "load_pack"]
+
+PACK_DEFAULT_LEVEL = "advisory"
+
+
+def load_pack() -> Any:
+    """The pack's registry module (policies.gpucloud_policies), imported lazily: it loads the catalog."""
+    from policies import gpucloud_policies
+
+    return gpucloud_policies
+
+
+class PlanResourceOptions(PolicyResourceOptions):
+    """Resource options as the analyzer shows them, plus retain_on_delete, which the offline plan records and
+    CrossGuard 1.21 does not pass (policies read it with getattr)."""
+
+    def __init__(self, record: ResourceRecord) -> None:
+        super().__init__(
+            protect=record.protect,
+            ignore_changes=list(record.ignore_changes),
+            delete_before_replace=None,
+            aliases=[],
+            custom_timeouts=PolicyCustomTimeouts(0, 0, 0),
+            additional_secret_outputs=[],
+            parent=record.parent,
+        )
+        self.retain_on_delete = record.retain_on_delete
+
+
+@dataclass
+class Evaluation:
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    not_evaluated: list[dict[str, Any]] = field(default_factory=list)
+    # Remediations the engine would apply at `up`: {"policy", "urn", "properties"}. Not part of the plan JSON.
+    remediations: list[dict[str, Any]] = field(default_factory=list)
+    checks: int = 0
+
+    def section(self, pack: str) -> dict[str, Any]:
+        return {
+            "pack": pack,
+            "violations": self.violations,
+            "not_evaluated": self.not_evaluated,
+            "mandatory_violations": sum(1 for v in self.violations if v["enforcement"] == "mandatory"),
+        }
+
+
+def _run(result: Awaitable[Any] | Any) -> Any:
+    """Awaitable validators run on a fresh event loop, never on the one the Pulumi program used."""
+    if not inspect.isawaitable(result):
+        return result
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(result)
+    finally:
+        loop.close()
+
+
+def _reason(exc: UnknownValueError, policy: str, pack: str) -> str:
+    return f"can't run policy '{policy}' from policy pack '{pack}' during preview: {exc.message}"
+
+
+def _stack_urn(plan: Plan) -> str:
+    return f"urn:pulumi:{plan.stack}::{plan.project}::pulumi:pulumi:Stack::{plan.project}-{plan.stack}"
+
+
+def _cost_engine_present() -> bool:
+    try:
+        return importlib.util.find_spec("gpucloud.cost") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def evaluate(
+    plan: Plan, policy_config: Mapping[str, Any] | None = None, cost: Mapping[str, Any] | None = None
+) -> Evaluation:
+    """Run every enabled policy of the pack on the plan; see the module docstring for the semantics."""
+    pack = load_pack()
+    from policies.gpucloud_policies.cost import spend_cap
+
+    guardrails = pack.by_name()
+    if policy_config is not None:
+        check_config(policy_config, guardrails)
+    initial = pack.initial_config()
+    out = Evaluation()
+    resource_policies: list[tuple[Any, Any, str, dict[str, Any]]] = []
+    stack_policies: list[tuple[Any, Any, str, dict[str, Any]]] = []
+    for policy in pack.policies():
+        g = guardrails[policy.name]
+        eff = effective(g, PACK_DEFAULT_LEVEL, policy_config, initial)
+        if eff.level == "disabled":
+            continue
+        entry = (policy, g, eff.level, eff.config)
+        (stack_policies if isinstance(policy, StackValidationPolicy) else resource_policies).append(entry)
+
+    def reporter(policy: Any, g: Any, level: str, default_urn: str) -> Callable[..., None]:
+        # A remediate policy whose validation still fires is reported as mandatory, as the engine does.
+        enforcement = "mandatory" if level in ("mandatory", "remediate") else "advisory"
+
+        def report(message: str, urn: str | None = None) -> None:
+            out.violations.append(
+                {
+                    "policy": policy.name,
+                    "enforcement": enforcement,
+                    "severity": g.severity.value,
+                    "urn": urn or default_urn,
+                    "message": message,
+                }
+            )
+
+        return report
+
+    remediating = [p for p in resource_policies if p[2] == "remediate" and p[0].has_remediation()]
+    policy_resources: list[PolicyResource] = []
+    stack_urn = _stack_urn(plan)
+    for record in plan.resources:
+        props = unknown_checking_proxy(record.inputs)
+        opts = PlanResourceOptions(record)
+        for policy, _g, _level, cfg in remediating:
+            args = ResourceValidationArgs(record.type, props, record.urn, record.name, opts, None, cfg)
+            try:
+                new_props = _run(policy.remediate(args))
+            except UnknownValueError as exc:
+                reason = f"can't run remediation '{policy.name}' during preview: {exc.message}"
+                out.not_evaluated.append({"policy": policy.name, "urn": record.urn, "reason": reason})
+                continue
+            if new_props:
+                out.remediations.append({"policy": policy.name, "urn": record.urn, "properties": dict(new_props)})
+                props = unknown_checking_proxy(dict(new_props))
+        for policy, g, level, cfg in resource_policies:
+            args = ResourceValidationArgs(record.type, props, record.urn, record.name, opts, None, cfg)
+            out.checks += 1
+            try:
+                _run(policy.validate(args, reporter(policy, g, level, record.urn)))
+            except UnknownValueError as exc:
+                out.not_evaluated.append(
+                    {"policy": policy.name, "urn": record.urn, "reason": _reason(exc, policy.name, pack.PACK_NAME)}
+                )
+        policy_resources.append(PolicyResource(record.type, props, record.urn, record.name, opts, None, None, [], {}))
+    _link(plan, policy_resources)
+
+    token = spend_cap.set_cost_section(cost if cost is not None and _cost_engine_present() else None)
+    try:
+        for policy, g, level, cfg in stack_policies:
+            stack_args = StackValidationArgs(policy_resources, cfg)
+            out.checks += 1
+            try:
+                _run(policy.validate(stack_args, reporter(policy, g, level, stack_urn)))
+            except UnknownValueError as exc:
+                out.not_evaluated.append(
+                    {"policy": policy.name, "urn": stack_urn, "reason": _reason(exc, policy.name, pack.PACK_NAME)}
+                )
+    finally:
+        spend_cap.reset_cost_section(token)
+    return out
+
+
+def _link(plan: Plan, resources: list[PolicyResource]) -> None:
+    by_urn = {r.urn: r for r in resources}
+    for record, r in zip(plan.resources, resources):
+        r.parent = by_urn.get(record.parent) if record.parent else None
+        r.dependencies = [by_urn[u] for u in record.dependencies if u in by_urn]
+        r.property_dependencies = {
+            k: [by_urn[u] for u in urns if u in by_urn] for k, urns in record.property_dependencies.items()
+        }
+
+
+def evaluate_plan(
+    plan: Plan, policy_config: Mapping[str, Any] | None = None, cost: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The `policies` section of the plan report (design.md): violations, not_evaluated, mandatory count."""
+    return evaluate(plan, policy_config=policy_config, cost=cost).section(load_pack().PACK_NAME)

@@ -1,0 +1,89 @@
+"""The policy pack config file (`--policy-config`, the same JSON as `pulumi ... --policy-pack-config`).
+
+Layering, as the Pulumi CLI does it: each policy's schema defaults, then the pack's initial config, then the
+file. The file is keyed by policy name or "all"; a value is a level string or an object with an optional
+``enforcementLevel`` plus config properties, validated against the policy's schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+
+LEVELS = ("advisory", "mandatory", "remediate", "disabled")
+
+
+class PolicyConfigError(ValueError):
+    """The policy config is invalid; the CLI reports it as invalid input (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Effective:
+    level: str
+    config: dict[str, Any]
+
+
+def _object_schema(properties: Mapping[str, Any]) -> dict[str, Any]:
+    props = {k: dict(v) for k, v in properties.items()}
+    props["enforcementLevel"] = {"enum": list(LEVELS)}
+    # Stricter than the Pulumi CLI on purpose: a misspelt key would otherwise silently keep the default.
+    return {"type": "object", "properties": props, "additionalProperties": False}
+
+
+def validate_config(config: Any, guardrails: Mapping[str, Any]) -> list[str]:
+    """Every problem in a pack config, each naming its key path and what is allowed."""
+    if not isinstance(config, Mapping):
+        return ["the policy config must be a JSON object keyed by policy name (or 'all')"]
+    problems = []
+    for name, value in config.items():
+        if name == "all":
+            level = value.get("enforcementLevel") if isinstance(value, Mapping) else value
+            extra = sorted(set(value) - {"enforcementLevel"}) if isinstance(value, Mapping) else []
+            if level not in LEVELS or extra:
+                problems.append(f'all: must be one of {list(LEVELS)} (or {{"enforcementLevel": ...}})')
+            continue
+        g = guardrails.get(name)
+        if g is None:
+            problems.append(f"{name}: no such policy in the pack (known: {', '.join(sorted(guardrails))})")
+            continue
+        if isinstance(value, str):
+            if value not in LEVELS:
+                problems.append(f"{name}: enforcement level {value!r} is not one of {list(LEVELS)}")
+            continue
+        validator = jsonschema.Draft7Validator(_object_schema(g.config))
+        for err in sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path)):
+            where = ".".join([name, *(str(p) for p in err.absolute_path)])
+            problems.append(f"{where}: {err.message}")
+    return problems
+
+
+def check_config(config: Any, guardrails: Mapping[str, Any]) -> None:
+    problems = validate_config(config, guardrails)
+    if problems:
+        raise PolicyConfigError("invalid policy config: " + "; ".join(problems))
+
+
+def effective(
+    guardrail: Any, default_level: str, given: Mapping[str, Any] | None, initial: Mapping[str, Any] | None
+) -> Effective:
+    """Level: the policy's entry, then "all", then the policy's default, then the pack's; config: defaults,
+    initial config, file."""
+    entry = (given or {}).get(guardrail.name)
+    level: str | None = None
+    if isinstance(entry, str):
+        level = entry
+    elif isinstance(entry, Mapping) and "enforcementLevel" in entry:
+        level = str(entry["enforcementLevel"])
+    elif given and "all" in given:
+        everything = given["all"]
+        level = str(everything.get("enforcementLevel") if isinstance(everything, Mapping) else everything)
+    if level is None:
+        level = guardrail.enforcement.value if guardrail.enforcement is not None else default_level
+    merged = guardrail.defaults()
+    for layer in ((initial or {}).get(guardrail.name), entry):
+        if isinstance(layer, Mapping):
+            merged.update({k: v for k, v in layer.items() if k != "enforcementLevel"})
+    return Effective(level=level, config=merged)

@@ -1,0 +1,113 @@
+"""SARIF 2.1.0 for code-scanning UIs: one rule per guardrail (metadata from the registry), one result per
+violation, the resource URN as the logical location.
+
+Code scanning needs a file to pin each alert to; a plan knows resources, not source lines, so every result
+points at the Pulumi project file (``artifact_uri``) and carries the URN as its logical location.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any
+
+SARIF_VERSION = "2.1.0"
+SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+SCHEMA_FILE = "sarif-2.1.0-subset.schema.json"
+INFORMATION_URI = "https://github.com/gpucloud/gpucloud/blob/main/docs/guardrails.md"
+
+# GitHub code scanning ranks alerts by security-severity (0-10): critical >= 9, high >= 7, medium >= 4.
+_SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "3.0"}
+
+
+def load_schema() -> dict[str, Any]:
+    """The SARIF schema shipped with gpucloud (a faithful subset of OASIS sarif-schema-2.1.0.json)."""
+    schema: dict[str, Any] = json.loads(resources.files(__package__).joinpath(SCHEMA_FILE).read_text("utf-8"))
+    return schema
+
+
+def _level(enforcement: str) -> str:
+    return "error" if enforcement == "mandatory" else "warning"
+
+
+def _rule(g: Any) -> dict[str, Any]:
+    level = g.enforcement.value if g.enforcement is not None else "advisory"
+    return {
+        "id": g.id,
+        "name": g.name,
+        "shortDescription": {"text": g.description},
+        "fullDescription": {"text": g.description},
+        "help": {"text": g.remediation_steps, "markdown": f"**Fix:** {g.remediation_steps}"},
+        "helpUri": f"{INFORMATION_URI}#{g.id.lower()}",
+        "defaultConfiguration": {"level": _level(level), "enabled": level != "disabled"},
+        "properties": {
+            "tags": sorted({g.category, *g.references}),
+            "security-severity": _SECURITY_SEVERITY[g.severity.value],
+            "problem.severity": "error" if g.severity.value in ("critical", "high") else "warning",
+            "enforcement": level,
+            "references": list(g.references),
+        },
+    }
+
+
+def to_sarif(report: Mapping[str, Any], artifact_uri: str = "Pulumi.yaml") -> dict[str, Any]:
+    from gpucloud.guard import load_pack
+
+    pack = load_pack()
+    guardrails = list(pack.GUARDRAILS)
+    index = {g.name: i for i, g in enumerate(guardrails)}
+    policies = report.get("policies") or {}
+    stack = f"{report.get('project', '')}/{report.get('stack', '')}"
+    results = []
+    for v in policies.get("violations") or []:
+        name = str(v.get("policy", ""))
+        urn = str(v.get("urn", ""))
+        g = guardrails[index[name]] if name in index else None
+        fingerprint = hashlib.sha256(f"{name}\0{urn}\0{v.get('message', '')}".encode()).hexdigest()[:32]
+        result: dict[str, Any] = {
+            "ruleId": g.id if g is not None else name,
+            "level": _level(str(v.get("enforcement", ""))),
+            "message": {"text": str(v.get("message", "")) or name},
+            "locations": [
+                {
+                    "physicalLocation": {"artifactLocation": {"uri": artifact_uri}, "region": {"startLine": 1}},
+                    "logicalLocations": [
+                        {"name": urn.rsplit("::", 1)[-1], "fullyQualifiedName": urn, "kind": "resource"}
+                    ],
+                }
+            ],
+            "partialFingerprints": {"gpucloudViolation/v1": fingerprint},
+            "properties": {
+                "policy": name,
+                "enforcement": str(v.get("enforcement", "")),
+                "severity": str(v.get("severity", "")),
+                "urn": urn,
+                "stack": stack,
+            },
+        }
+        if g is not None:
+            result["ruleIndex"] = index[name]
+        results.append(result)
+    return {
+        "$schema": SARIF_SCHEMA_URI,
+        "version": SARIF_VERSION,
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "gpucloud-guardrails",
+                        "informationUri": INFORMATION_URI,
+                        "rules": [_rule(g) for g in guardrails],
+                    }
+                },
+                "automationDetails": {"id": f"gpucloud-plan/{stack}/"},
+                "results": results,
+                "properties": {
+                    "not_evaluated": len(policies.get("not_evaluated") or []),
+                    "mandatory_violations": int(policies.get("mandatory_violations", 0)),
+                },
+            }
+        ],
+    }

@@ -1,0 +1,1 @@
+"""gpucloud's CrossGuard policy pack (the importable code lives in gpucloud_policies)."""

@@ -1,0 +1,325 @@
+"""The guardrail model every policy module uses, and readers for the engine's view of resources.
+
+A policy sees what the Pulumi engine sends an analyzer: camelCase keys, numbers as floats, read-only
+``Mapping``/``Sequence`` proxies, launch-template "booleans" as strings, and unknown values that raise
+``UnknownValueError`` when read. The readers here never raise anything else, whatever shape a property has,
+so a malformed program produces a violation (or nothing), never a crashed policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast
+
+from pulumi_policy import (
+    EnforcementLevel,
+    Policy,
+    PolicyConfigSchema,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    Severity,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+from pulumi_policy.proxy import UNKNOWN_BOOLEAN_VALUE, UnknownValueError
+from pulumi_policy.proxy import _DictProxy as _PolicyDictProxy
+from pulumi_policy.proxy import _ListProxy as _PolicyListProxy
+
+PACK_NAME = "gpucloud-guardrails"
+
+Report = Callable[[str], None]
+StackReport = Callable[[str, str], None]
+Config = Mapping[str, Any]
+ResourceValidator = Callable[[ResourceValidationArgs, Report, Config], None]
+StackValidator = Callable[[StackValidationArgs, StackReport, Config], None]
+Remediator = Callable[[ResourceValidationArgs, Config], "dict[str, Any] | None"]
+
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Guardrail:
+    """One guardrail: identity and metadata (for the pack, SARIF and docs) plus its check.
+
+    ``config`` holds JSON-schema property definitions, each with a ``default``; policies always read their
+    config through ``settings()``, so they behave the same whether or not the caller merged the defaults.
+    """
+
+    id: str
+    name: str
+    description: str
+    category: Literal["gpu", "cost", "security", "reliability"]
+    severity: Severity
+    enforcement: EnforcementLevel
+    remediation_steps: str
+    references: tuple[str, ...]
+    kind: Literal["resource", "stack"]
+    validate: Any
+    resource_types: frozenset[str] = frozenset()
+    config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    remediate: Any = None
+
+    def defaults(self) -> dict[str, Any]:
+        return {k: v["default"] for k, v in self.config.items() if "default" in v}
+
+    def settings(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
+        merged = self.defaults()
+        if given:
+            merged.update({k: v for k, v in given.items() if k != "enforcementLevel"})
+        return merged
+
+    def schema(self) -> PolicyConfigSchema | None:
+        if not self.config:
+            return None
+        return PolicyConfigSchema(properties={k: dict(v) for k, v in self.config.items()})
+
+    def policy(self) -> Policy:
+        """The CrossGuard policy object; the same object runs in the Pulumi CLI and in `gpucloud plan`."""
+        common: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "enforcement_level": self.enforcement,
+            "config_schema": self.schema(),
+            "severity": self.severity,
+            "remediation_steps": self.remediation_steps,
+            "tags": [self.category, self.id, *self.references],
+            "display_name": f"{self.id} {self.name}",
+        }
+        if self.kind == "stack":
+            return StackValidationPolicy(validate=self._stack_validator(), **common)
+        return ResourceValidationPolicy(
+            validate=self._resource_validator(),
+            # The SDK types remediate as returning an awaitable, but it accepts plain mappings too.
+            remediate=cast(Any, self._resource_remediator() if self.remediate is not None else None),
+            **common,
+        )
+
+    def _resource_validator(self) -> Callable[[ResourceValidationArgs, Callable[..., None]], None]:
+        types, check, settings = self.resource_types, self.validate, self.settings
+
+        def validate(args: ResourceValidationArgs, report_violation: Callable[..., None]) -> None:
+            if args.resource_type not in types:
+                return
+            name = args.name
+
+            def report(message: str) -> None:
+                report_violation(f"{name}: {message}")
+
+            check(args, report, settings(args.get_config()))
+
+        return validate
+
+    def _resource_remediator(self) -> Callable[[ResourceValidationArgs], dict[str, Any] | None]:
+        types, fix, settings = self.resource_types, self.remediate, self.settings
+
+        def remediate(args: ResourceValidationArgs) -> dict[str, Any] | None:
+            if args.resource_type not in types:
+                return None
+            result: dict[str, Any] | None = fix(args, settings(args.get_config()))
+            return result
+
+        return remediate
+
+    def _stack_validator(self) -> Callable[[StackValidationArgs, Callable[..., None]], None]:
+        check, settings = self.validate, self.settings
+
+        def validate(args: StackValidationArgs, report_violation: Callable[..., None]) -> None:
+            def report(urn: str, message: str) -> None:
+                report_violation(f"{urn_name(urn) or 'stack'}: {message}", urn or None)
+
+            check(args, report, settings(args.get_config()))
+
+        return validate
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Readers. Unknown values raise UnknownValueError (as the proxy does); every other oddity yields the default.
+
+
+def keys(m: Any) -> list[str]:
+    """Key names without reading values (reading an unknown value would raise)."""
+    if isinstance(m, Mapping):
+        return [k for k in m if isinstance(k, str)]
+    return []
+
+
+def has(m: Any, key: str) -> bool:
+    """True when the key is present, without reading its (possibly unknown) value."""
+    if type(m) is _PolicyDictProxy:
+        # The proxy hands out its plain target under this key; `in` on the proxy itself would read the value.
+        return key in m["__target"]
+    if isinstance(m, dict):
+        return key in m
+    return key in keys(m)
+
+
+def get(m: Any, *path: str | int, default: Any = None) -> Any:
+    """Walk a path of keys and list indexes; missing steps or wrong shapes give ``default``."""
+    cur = m
+    for step in path:
+        if isinstance(step, str):
+            if not isinstance(cur, Mapping) or not has(cur, step):
+                return default
+            cur = cur[step]
+        else:
+            if not is_list(cur) or not -len(cur) <= step < len(cur):
+                return default
+            cur = cur[step]
+        if cur is None:
+            return default
+    return cur
+
+
+def is_list(v: Any) -> bool:
+    return isinstance(v, Sequence) and not isinstance(v, str | bytes)
+
+
+def items(v: Any) -> list[Any]:
+    """A list property as a plain list (each element read, so unknown elements raise); other shapes: []."""
+    if not is_list(v):
+        return []
+    return [v[i] for i in range(len(v))]
+
+
+def maps(v: Any) -> list[Mapping[str, Any]]:
+    return [x for x in items(v) if isinstance(x, Mapping)]
+
+
+def strings(v: Any) -> list[str]:
+    """A list of strings (a lone string counts as a one-element list); non-strings are dropped."""
+    if isinstance(v, str):
+        return [v]
+    return [x for x in items(v) if isinstance(x, str)]
+
+
+def truthy(v: Any) -> bool:
+    """pulumi-aws passes some launch-template booleans as strings: "false" must not count as true."""
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str):
+        return v.strip().lower() == "true"
+    return False
+
+
+def falsy(v: Any) -> bool:
+    """Explicitly false (False or "false"); a missing value is neither truthy nor falsy."""
+    if isinstance(v, bool):
+        return not v
+    if isinstance(v, str):
+        return v.strip().lower() == "false"
+    return False
+
+
+def number(v: Any, default: float | None = None) -> float | None:
+    """Numbers arrive as floats; strings holding numbers are accepted; bools are not numbers."""
+    if isinstance(v, bool):
+        return default
+    if isinstance(v, int | float):
+        return float(v) if v == v else default
+    if isinstance(v, str):
+        try:
+            return float(v.strip())
+        except ValueError:
+            return default
+    return default
+
+
+def integer(v: Any, default: int | None = None) -> int | None:
+    n = number(v)
+    if n is None or n in (float("inf"), float("-inf")):
+        return default
+    return int(n)
+
+
+def text(v: Any, default: str = "") -> str:
+    return v if isinstance(v, str) else default
+
+
+def plain(v: Any) -> Any:
+    """A deep plain copy of a proxy (for remediation results); unknown sentinels are kept as they are."""
+    if _is_proxy(v):
+        v = v["__target"]
+    if isinstance(v, Mapping):
+        return {k: plain(v[k]) for k in keys(v)} if not isinstance(v, dict) else {k: plain(x) for k, x in v.items()}
+    if is_list(v):
+        return [plain(x) for x in (v if isinstance(v, list | tuple) else items(v))]
+    return v
+
+
+def _is_proxy(v: Any) -> bool:
+    # The analyzer's proxies hand out their plain target under "__target" (pulumi_policy.proxy).
+    return type(v) in (_PolicyDictProxy, _PolicyListProxy)
+
+
+def present(m: Any, key: str) -> bool:
+    """The key is set to something other than null/"": an unknown (computed) value counts as set.
+
+    Presence is all a rule needs for computed ARNs (a KMS key ARN is unknown until the key exists), so this
+    never raises on unknowns; pitfall 2 in the guardrails reference.
+    """
+    if not has(m, key):
+        return False
+    raw = m["__target"][key] if _is_proxy(m) else m[key]
+    return raw is not None and raw != ""
+
+
+def urn_name(urn: str) -> str:
+    return urn.rsplit("::", 1)[-1] if urn else urn
+
+
+def urn_type(urn: str) -> str:
+    parts = urn.split("::")
+    return parts[2].rsplit("$", 1)[-1] if len(parts) >= 4 else ""
+
+
+def unknown(path: str, message: str | None = None) -> UnknownValueError:
+    """The signal for "cannot be decided from what the engine shows", reported as not evaluated."""
+    exc = UnknownValueError(UNKNOWN_BOOLEAN_VALUE, path.split("."))
+    if message:
+        exc.message = message
+    return exc
+
+
+def count(v: Any) -> int:
+    """Length of a list property without reading its (possibly unknown) elements."""
+    return len(v) if is_list(v) else 0
+
+
+def tags_of(props: Any, key: str = "tags") -> dict[str, str]:
+    """A tag map as plain strings; one computed value makes the whole map unknown (pulumi/pulumi#7854)."""
+    tags = get(props, key)
+    if not isinstance(tags, Mapping):
+        return {}
+    return {k: tags[k] if isinstance(tags[k], str) else str(tags[k]) for k in keys(tags)}
+
+
+__all__ = [
+    "PACK_NAME",
+    "Config",
+    "EnforcementLevel",
+    "Guardrail",
+    "Report",
+    "Severity",
+    "StackReport",
+    "UnknownValueError",
+    "count",
+    "falsy",
+    "get",
+    "has",
+    "integer",
+    "is_list",
+    "items",
+    "keys",
+    "maps",
+    "number",
+    "plain",
+    "present",
+    "strings",
+    "tags_of",
+    "text",
+    "truthy",
+    "unknown",
+    "urn_name",
+    "urn_type",
+]

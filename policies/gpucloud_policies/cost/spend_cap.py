@@ -1,0 +1,114 @@
+"""GC-COST-033 monthly-spend-cap: per-pool and per-stack monthly ceilings from the cost engine.
+
+Prices come from gpucloud's cost engine, never from AWS at policy time: offline, ``gpucloud plan`` hands the
+cost section it already computed (``set_cost_section``); inside the Pulumi CLI the policy prices the stack's
+resources itself with the pure ``gpucloud.cost.price_resources``. With neither available the policy cannot
+decide and says so (reported as not evaluated), rather than passing.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, number, plain, unknown
+
+_COST: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.ContextVar("gpucloud_cost", default=None)
+
+
+def set_cost_section(cost: Mapping[str, Any] | None) -> contextvars.Token[Mapping[str, Any] | None]:
+    """Offline evaluation: the cost section `gpucloud plan` computed for this plan (design.md shape)."""
+    return _COST.set(cost)
+
+
+def reset_cost_section(token: contextvars.Token[Mapping[str, Any] | None]) -> None:
+    _COST.reset(token)
+
+
+def _price(resources: list[Any]) -> Mapping[str, Any]:
+    try:
+        module = importlib.import_module("gpucloud.cost")
+        price_resources = module.price_resources
+    except (ImportError, AttributeError):
+        raise unknown(
+            "cost", "the cost engine (gpucloud.cost.price_resources) is not installed, so costs are unknown"
+        ) from None
+    plain_resources = [
+        {"urn": r.urn, "type": r.resource_type, "name": r.name, "inputs": plain(r.props)} for r in resources
+    ]
+    result: Mapping[str, Any] = price_resources(plain_resources)
+    return result
+
+
+def validate(args: Any, report: StackReport, cfg: Config) -> None:
+    stack_cap = number(cfg["maxMonthlyUsd"], 0) or 0
+    pool_cap = number(cfg["maxPoolMonthlyUsd"], 0) or 0
+    delta_cap = number(cfg["maxMonthlyDeltaUsd"], 0) or 0
+    if not (stack_cap or pool_cap or delta_cap):
+        return
+    cost = _COST.get()
+    if cost is None:
+        cost = _price(list(args.resources))
+    if pool_cap:
+        for item in cost.get("items") or []:
+            ceiling = number(item.get("monthly_ceiling"), 0) or 0
+            if ceiling > pool_cap:
+                report(
+                    str(item.get("urn") or ""),
+                    f"costs up to ${ceiling:,.0f}/month at maximum size, above the "
+                    f"per-pool ceiling ${pool_cap:,.0f}. Fix: lower its max size or use cheaper capacity.",
+                )
+    ceiling = number(cost.get("monthly_ceiling"), 0) or 0
+    if stack_cap and ceiling > stack_cap:
+        report(
+            "",
+            f"the stack costs up to ${ceiling:,.0f}/month at maximum sizes, above maxMonthlyUsd "
+            f"${stack_cap:,.0f}. Fix: lower pool max sizes or raise the cap through a reviewed config change.",
+        )
+    diff = cost.get("diff")
+    if delta_cap and isinstance(diff, Mapping):
+        delta = number(diff.get("monthly_ceiling_delta"), 0) or 0
+        if delta > delta_cap:
+            report(
+                "",
+                f"this change raises the monthly ceiling by ${delta:,.0f}, above maxMonthlyDeltaUsd "
+                f"${delta_cap:,.0f}. Fix: split the change or get the cap raised.",
+            )
+
+
+GUARDRAIL = Guardrail(
+    id="GC-COST-033",
+    name="monthly-spend-cap",
+    description="Monthly cost at maximum size must stay under the per-pool and per-stack ceilings.",
+    category="cost",
+    severity=Severity.HIGH,
+    enforcement=EnforcementLevel.MANDATORY,
+    remediation_steps="Lower max sizes, move capacity to spot, or raise maxMonthlyUsd / maxPoolMonthlyUsd through "
+    "a reviewed config change. Capacity Block fees count in full.",
+    references=("HCP Terraform Sentinel cost_estimation",),
+    kind="stack",
+    validate=validate,
+    config={
+        "maxMonthlyUsd": {
+            "type": "number",
+            "minimum": 0,
+            "default": 0,
+            "description": "Ceiling for the stack's monthly cost at maximum sizes (USD); 0 turns it off.",
+        },
+        "maxPoolMonthlyUsd": {
+            "type": "number",
+            "minimum": 0,
+            "default": 0,
+            "description": "Ceiling for one resource's monthly cost at maximum size (USD); 0 turns it off.",
+        },
+        "maxMonthlyDeltaUsd": {
+            "type": "number",
+            "minimum": 0,
+            "default": 0,
+            "description": "Largest rise of the monthly ceiling one change may bring (needs --compare); 0 turns "
+            "it off.",
+        },
+    },
+)

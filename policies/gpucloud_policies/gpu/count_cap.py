@@ -1,0 +1,79 @@
+"""GC-GPU-032 gpu-count-cap: GPUs per pool (max size x GPUs per instance) and per stack stay under a cap;
+Karpenter NodePools must bound their GPUs with spec.limits["nvidia.com/gpu"]."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, get, integer, keys
+from ..capacity import GPU_RESOURCE, NODE_POOL, nodepool_is_gpu
+from ..pools import pools
+from ..stack import of_type
+
+
+def validate(args: Any, report: StackReport, cfg: Config) -> None:
+    per_pool = int(cfg["maxGpusPerPool"])
+    per_stack = int(cfg["maxGpusPerStack"])
+    total = 0
+    largest = ""
+    biggest = -1
+    for pool in pools(args.resources):
+        n = pool.max_gpus
+        total += n
+        if n > biggest:
+            largest, biggest = pool.resource.urn, n
+        if n > per_pool:
+            report(
+                pool.resource.urn,
+                f"can grow to {n} GPUs (max size {pool.max_size} x {pool.gpus_per_node} GPUs per instance), above "
+                f"the per-pool cap of {per_pool}. Fix: lower the max size to {per_pool // max(pool.gpus_per_node, 1)} "
+                "or raise maxGpusPerPool in this environment's policy config.",
+            )
+    for np in of_type(args.resources, NODE_POOL):
+        limits = get(np.props, "spec", "limits")
+        if GPU_RESOURCE not in keys(limits):
+            if nodepool_is_gpu(np.props):
+                report(
+                    np.urn,
+                    f'GPU NodePool has no spec.limits["{GPU_RESOURCE}"], so Karpenter can add GPUs without bound. '
+                    f'Fix: set spec.limits["{GPU_RESOURCE}"] (at most {per_pool}).',
+                )
+            continue
+        n = integer(limits[GPU_RESOURCE], 0) or 0
+        total += n
+        if n > biggest:
+            largest, biggest = np.urn, n
+        if n > per_pool:
+            report(
+                np.urn, f'spec.limits["{GPU_RESOURCE}"] is {n}, above the per-pool cap of {per_pool}. Fix: lower it.'
+            )
+    if total > per_stack:
+        report(
+            largest,
+            f"the stack can grow to {total} GPUs in all, above maxGpusPerStack {per_stack}. Fix: lower pool max "
+            "sizes (this pool is the largest) or raise maxGpusPerStack in this environment's policy config.",
+        )
+
+
+GUARDRAIL = Guardrail(
+    id="GC-GPU-032",
+    name="gpu-count-cap",
+    description="GPU pools and the stack must stay under their GPU count caps; NodePools must set a GPU limit.",
+    category="gpu",
+    severity=Severity.HIGH,
+    enforcement=EnforcementLevel.MANDATORY,
+    remediation_steps="Lower scalingConfig.maxSize / ASG maxSize, set spec.limits['nvidia.com/gpu'] on every GPU "
+    "NodePool, or raise maxGpusPerPool / maxGpusPerStack through a reviewed config change.",
+    references=("gpucloud guardrails rule 32",),
+    kind="stack",
+    validate=validate,
+    config={
+        "maxGpusPerPool": {"type": "integer", "minimum": 0, "default": 64, "description": "GPUs one pool may reach."},
+        "maxGpusPerStack": {
+            "type": "integer",
+            "minimum": 0,
+            "default": 256,
+            "description": "GPUs all pools of the stack may reach together.",
+        },
+    },
+)

@@ -1,0 +1,107 @@
+"""GC-GPU-031 gpu-family-allowlist: accelerated instance families allowed in this environment.
+
+Every capacity path is checked: node group instanceTypes, launch template instanceType, ASG mixed-instances
+overrides, EC2 instances and spot requests, Karpenter NodePool requirements. Per-environment lists live in
+policies/configs/<env>.json (dev leaves P5 out).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpucloud import catalog
+
+from ..base import Config, EnforcementLevel, Guardrail, Report, Severity
+from ..capacity import (
+    CAPACITY_TYPES,
+    NODE_POOL,
+    family,
+    family_is_accelerated,
+    is_accelerated,
+    is_valid,
+    nodepool_families,
+    nodepool_is_gpu,
+    type_refs,
+)
+
+DEFAULT_FAMILIES = sorted({s.family for s in catalog.get_catalog() if not s.deprecated})
+
+
+def _suggestion(instance_type: str) -> str:
+    try:
+        catalog.validate_instance_type(instance_type)
+    except catalog.UnknownInstanceType as exc:
+        return str(exc)
+    except Exception:
+        pass
+    return f"unknown instance type {instance_type!r}"
+
+
+def validate(args: Any, report: Report, cfg: Config) -> None:
+    allowed = set(cfg["allowedFamilies"])
+    allowed_types = set(cfg["allowedInstanceTypes"])
+    denied = set(cfg["deniedInstanceTypes"])
+    shown = ", ".join(sorted(allowed)) or "none"
+    if args.resource_type == NODE_POOL:
+        fams, key = nodepool_families(args.props)
+        if fams is None:
+            if nodepool_is_gpu(args.props):
+                report(
+                    "GPU NodePool does not constrain the instance family, so Karpenter may launch any GPU type. "
+                    f"Fix: add a requirement 'karpenter.k8s.aws/instance-family' In [{shown}]."
+                )
+            return
+        for fam in sorted(f for f in fams if f not in allowed and family_is_accelerated(f)):
+            report(
+                f"requirement {key} allows family '{fam}', which is not allowed here (allowed: {shown}). "
+                "Fix: remove it from the requirement values, or allow it in allowedFamilies for this environment."
+            )
+        return
+    for ref in type_refs(args.resource_type, args.props):
+        t = ref.instance_type
+        if not is_valid(t):
+            report(f"{ref.path}: {_suggestion(t)}. Fix: use a valid EC2 instance type name.")
+        elif t in denied:
+            report(f"{ref.path} '{t}' is denied by config. Fix: pick another type.")
+        elif is_accelerated(t) and family(t) not in allowed and t not in allowed_types:
+            report(
+                f"{ref.path} '{t}': family '{family(t)}' is not allowed in this environment (allowed: {shown}). "
+                "Fix: pick a type from an allowed family, or allow the family in this environment's policy config."
+            )
+
+
+GUARDRAIL = Guardrail(
+    id="GC-GPU-031",
+    name="gpu-family-allowlist",
+    description="Accelerated instance types must come from the families allowed in this environment.",
+    category="gpu",
+    severity=Severity.HIGH,
+    enforcement=EnforcementLevel.MANDATORY,
+    remediation_steps="Use an instance type from allowedFamilies (see policies/configs/<env>.json), or change the "
+    "environment's allow-list through a reviewed config change. Karpenter NodePools must pin "
+    "karpenter.k8s.aws/instance-family (or instance-type / instance-gpu-name) with operator In.",
+    references=("compliance.tf restrict_instance_types",),
+    kind="resource",
+    resource_types=CAPACITY_TYPES,
+    validate=validate,
+    config={
+        "allowedFamilies": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": DEFAULT_FAMILIES,
+            "description": "Accelerated families (g6e, p5, trn1 ...) allowed; non-accelerated types are not checked.",
+        },
+        "allowedInstanceTypes": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": [],
+            "description": "Single types allowed even when their family is not.",
+        },
+        "deniedInstanceTypes": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": [],
+            "description": "Types refused even when their family is allowed.",
+        },
+    },
+)

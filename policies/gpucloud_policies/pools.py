@@ -1,0 +1,89 @@
+"""A GPU pool as stack policies see it: node group or ASG joined to its launch template and subnets by URN."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pulumi_policy import PolicyResource
+
+from .base import count, get, integer, maps, text
+from .capacity import ASG, LAUNCH_TEMPLATE, NODE_GROUP, gpus, is_accelerated, max_size, spec, type_refs
+from .stack import linked, of_type
+
+SUBNET = "aws:ec2/subnet:Subnet"
+
+
+@dataclass
+class Pool:
+    resource: PolicyResource
+    instance_types: list[str]
+    max_size: int | None
+    launch_template: PolicyResource | None
+    subnets: list[PolicyResource] = field(default_factory=list)
+    subnet_count: int = 0
+
+    @property
+    def gpus_per_node(self) -> int:
+        return max((gpus(t) for t in self.instance_types), default=0)
+
+    @property
+    def is_gpu(self) -> bool:
+        return any(is_accelerated(t) for t in self.instance_types)
+
+    @property
+    def max_gpus(self) -> int:
+        return (self.max_size or 0) * self.gpus_per_node
+
+    def efa_interfaces(self) -> list[Any]:
+        if self.launch_template is None:
+            return []
+        return [
+            ni
+            for ni in maps(get(self.launch_template.props, "networkInterfaces"))
+            if text(get(ni, "interfaceType")) in ("efa", "efa-only")
+        ]
+
+
+def _launch_template(r: PolicyResource) -> PolicyResource | None:
+    for prop in ("launchTemplate", "mixedInstancesPolicy"):
+        found = linked(r, prop, LAUNCH_TEMPLATE)
+        if found:
+            return found[0]
+    return None
+
+
+def pools(resources: list[PolicyResource]) -> list[Pool]:
+    """Node groups and ASGs with their effective instance types (the template's when the pool names none)."""
+    out = []
+    for r in of_type(resources, NODE_GROUP, ASG):
+        lt = _launch_template(r)
+        types = [ref.instance_type for ref in type_refs(r.resource_type, r.props)]
+        if not types and lt is not None:
+            types = [ref.instance_type for ref in type_refs(LAUNCH_TEMPLATE, lt.props)]
+        subnet_prop = "subnetIds" if r.resource_type == NODE_GROUP else "vpcZoneIdentifiers"
+        out.append(
+            Pool(
+                resource=r,
+                instance_types=types,
+                max_size=max_size(r.resource_type, r.props),
+                launch_template=lt,
+                subnets=linked(r, subnet_prop, SUBNET),
+                subnet_count=count(get(r.props, subnet_prop)),
+            )
+        )
+    return out
+
+
+def efa_capable(instance_type: str) -> bool:
+    s = spec(instance_type)
+    return s is not None and s.efa_supported
+
+
+def efa_max(instance_type: str) -> int:
+    s = spec(instance_type)
+    return s.efa_interfaces if s is not None else 0
+
+
+def node_count(value: Any) -> int:
+    return integer(value, 0) or 0

@@ -1,0 +1,114 @@
+"""The one registry of gpucloud guardrails, in evaluation order (remediations run in this order too)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+from pulumi_policy import Policy
+
+from .base import Guardrail
+from .cost import budget, reserved_capacity, scale_to_zero, spend_cap, spot_share, tags
+from .gpu import count_cap, deprecated, efa_shape, family_allowlist, market, min_memory
+from .reliability import checkpoint_versioning, fsx_locality, interruption, retain
+from .security import (
+    ebs_encrypted,
+    eks_endpoint,
+    eks_logging,
+    eks_secrets,
+    fsx_cmk,
+    hop_limit,
+    iam_admin,
+    imdsv2,
+    public_ip,
+    s3_public_access,
+    s3_sse_kms,
+    s3_tls,
+    userdata_secrets,
+    world_ingress,
+)
+
+GUARDRAILS: tuple[Guardrail, ...] = tuple(
+    m.GUARDRAIL
+    for m in (
+        # GPU type and shape
+        family_allowlist,
+        min_memory,
+        deprecated,
+        market,
+        count_cap,
+        efa_shape,
+        # cost
+        spend_cap,
+        spot_share,
+        tags,
+        budget,
+        scale_to_zero,
+        reserved_capacity,
+        # security
+        eks_endpoint,
+        eks_secrets,
+        eks_logging,
+        imdsv2,
+        hop_limit,
+        ebs_encrypted,
+        public_ip,
+        userdata_secrets,
+        world_ingress,
+        fsx_cmk,
+        s3_public_access,
+        s3_sse_kms,
+        s3_tls,
+        iam_admin,
+        # reliability
+        checkpoint_versioning,
+        interruption,
+        retain,
+        fsx_locality,
+    )
+)
+
+
+def _check_unique() -> None:
+    for attr in ("id", "name"):
+        seen = [getattr(g, attr) for g in GUARDRAILS]
+        dupes = sorted({x for x in seen if seen.count(x) > 1})
+        if dupes:
+            raise ValueError(f"duplicate guardrail {attr}s: {dupes}")
+
+
+_check_unique()
+
+
+def by_name() -> dict[str, Guardrail]:
+    return {g.name: g for g in GUARDRAILS}
+
+
+@functools.cache
+def _policies() -> tuple[Policy, ...]:
+    return tuple(g.policy() for g in GUARDRAILS)
+
+
+def policies() -> list[Policy]:
+    """CrossGuard policy objects, built once (they are stateless)."""
+    return list(_policies())
+
+
+def initial_config() -> dict[str, Any]:
+    """The pack's initial config (library-style defaults, as AwsGuard does): each policy's schema defaults.
+
+    The Pulumi CLI applies schema defaults itself; shipping them as initial config too makes the effective
+    config visible in `pulumi policy ls` / Pulumi Cloud, and the offline evaluator applies the same layering.
+    """
+    out: dict[str, Any] = {}
+    for g in GUARDRAILS:
+        defaults = g.defaults()
+        if defaults:
+            out[g.name] = defaults
+    return out
+
+
+def schema_for(name: str) -> Mapping[str, Any]:
+    g = by_name()[name]
+    return {"type": "object", "properties": {k: dict(v) for k, v in g.config.items()}}

@@ -1,0 +1,97 @@
+"""GC-REL-050 spot-interruption-handling: spot capacity comes with an interruption handler.
+
+Karpenter needs an SQS queue fed by EventBridge rules (Spot Interruption Warning, Rebalance Recommendation,
+state change, AWS Health) and ``settings.interruptionQueue`` in its Helm values; the old key
+``interruptionQueueName`` silently disables handling (eksctl-io/eksctl#7697). Node Termination Handler works
+for managed node groups and ASGs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, get, has, number, text
+from ..capacity import INSTANCE, KEY_CAPACITY_TYPE, LAUNCH_TEMPLATE, NODE_GROUP, NODE_POOL, requirement_values
+from ..pools import pools
+from ..stack import of_type
+
+RELEASE = "kubernetes:helm.sh/v3:Release"
+QUEUE = "aws:sqs/queue:Queue"
+RULE = "aws:cloudwatch/eventRule:EventRule"
+SPOT_WARNING = "EC2 Spot Instance Interruption Warning"
+
+
+def _spot_users(resources: list[Any]) -> list[str]:
+    urns = []
+    for pool in pools(resources):
+        r = pool.resource
+        if r.resource_type == NODE_GROUP and text(get(r.props, "capacityType")) == "SPOT":
+            urns.append(r.urn)
+        elif r.resource_type != NODE_GROUP:
+            dist = get(r.props, "mixedInstancesPolicy", "instancesDistribution")
+            pct = number(get(dist, "onDemandPercentageAboveBaseCapacity"))
+            if dist is not None and (100.0 if pct is None else pct) < 100:
+                urns.append(r.urn)
+    for r in of_type(resources, LAUNCH_TEMPLATE, INSTANCE):
+        if text(get(r.props, "instanceMarketOptions", "marketType")) == "spot":
+            urns.append(r.urn)
+    for r in of_type(resources, NODE_POOL):
+        if "spot" in (requirement_values(r.props, KEY_CAPACITY_TYPE) or []):
+            urns.append(r.urn)
+    return urns
+
+
+def _settings(release: Any) -> Mapping[str, Any]:
+    s = get(release.props, "values", "settings")
+    return s if isinstance(s, Mapping) else {}
+
+
+def validate(args: Any, report: StackReport, cfg: Config) -> None:
+    users = _spot_users(args.resources)
+    if not users:
+        return
+    releases = of_type(args.resources, RELEASE)
+    karpenter = [r for r in releases if "karpenter" in text(get(r.props, "chart"))]
+    nth = [r for r in releases if "node-termination-handler" in text(get(r.props, "chart"))]
+    for k in karpenter:
+        if has(_settings(k), "interruptionQueueName"):
+            report(
+                k.urn,
+                "sets settings.interruptionQueueName, a removed key that silently disables interruption "
+                "handling. Fix: rename it to settings.interruptionQueue.",
+            )
+    handled = bool(nth) or any(has(_settings(k), "interruptionQueue") for k in karpenter)
+    rules = of_type(args.resources, RULE)
+    has_rule = any(SPOT_WARNING in text(get(r.props, "eventPattern")) for r in rules)
+    queue = bool(of_type(args.resources, QUEUE))
+    missing = []
+    if not handled:
+        missing.append(
+            "an interruption handler (Karpenter with settings.interruptionQueue, or aws-node-termination-handler)"
+        )
+    if (karpenter and not nth) and not (queue and has_rule):
+        missing.append(f"an SQS queue with an EventBridge rule for '{SPOT_WARNING}'")
+    if missing:
+        report(
+            users[0],
+            f"uses spot capacity ({len(users)} resources) without {' and '.join(missing)}: nodes are "
+            "reclaimed with 2 minutes' notice and running jobs die without draining. Fix: deploy the missing "
+            "pieces (gpucloud's interruption add-on).",
+        )
+
+
+GUARDRAIL = Guardrail(
+    id="GC-REL-050",
+    name="spot-interruption-handling",
+    description="Spot capacity requires an interruption handler with its queue and EventBridge rules.",
+    category="reliability",
+    severity=Severity.MEDIUM,
+    enforcement=EnforcementLevel.ADVISORY,
+    remediation_steps="Deploy Karpenter with settings.interruptionQueue pointing at an SQS queue fed by "
+    "EventBridge rules for spot interruption, rebalance, state change and AWS Health events, or AWS Node "
+    "Termination Handler; never both on the same nodes. Mandatory in prod's config.",
+    references=("eksctl-io/eksctl#7697", "Karpenter interruption handling"),
+    kind="stack",
+    validate=validate,
+)

@@ -1,0 +1,61 @@
+"""GC-SEC-001 eks-endpoint-private: the EKS API is private, or public only to named CIDRs where allowed.
+
+An unset public-access flag or CIDR list counts as public, because those are the AWS defaults.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, falsy, get, has, strings, truthy
+
+CLUSTER = "aws:eks/cluster:Cluster"
+WORLD = ("0.0.0.0/0", "::/0")
+
+
+def validate(args: Any, report: Report, cfg: Config) -> None:
+    vpc = get(args.props, "vpcConfig")
+    if not truthy(get(vpc, "endpointPrivateAccess")):
+        report(
+            "vpcConfig.endpointPrivateAccess is not true, so nodes reach the API over the internet. "
+            "Fix: set vpc_config.endpoint_private_access=True."
+        )
+    public = get(vpc, "endpointPublicAccess")
+    if falsy(public):
+        return
+    cidrs = strings(get(vpc, "publicAccessCidrs")) if has(vpc, "publicAccessCidrs") else []
+    open_cidrs = [c for c in cidrs if c in WORLD]
+    if not cidrs or open_cidrs:
+        shown = "unset (AWS default 0.0.0.0/0)" if not cidrs else ", ".join(open_cidrs)
+        report(
+            f"the API endpoint is public to the whole internet (publicAccessCidrs {shown}). Fix: set "
+            "vpc_config.endpoint_public_access=False, or restrict public_access_cidrs to your networks."
+        )
+    elif not cfg["allowRestrictedPublicAccess"]:
+        report(
+            f"the API endpoint is public (to {', '.join(cidrs)}), which this environment does not allow. "
+            "Fix: set vpc_config.endpoint_public_access=False and reach the API through the VPC."
+        )
+
+
+GUARDRAIL = Guardrail(
+    id="GC-SEC-001",
+    name="eks-endpoint-private",
+    description="EKS API endpoint must be private, or public only to restricted CIDRs where config allows.",
+    category="security",
+    severity=Severity.HIGH,
+    enforcement=EnforcementLevel.MANDATORY,
+    remediation_steps="Set endpointPrivateAccess true and endpointPublicAccess false; where a public endpoint is "
+    "needed (dev), list the allowed networks in publicAccessCidrs and set allowRestrictedPublicAccess.",
+    references=("CKV_AWS_38", "CKV_AWS_39", "AWS-0040", "AWS-0041", "SH EKS.1", "CT.EKS.PR.1"),
+    kind="resource",
+    resource_types=frozenset({CLUSTER}),
+    validate=validate,
+    config={
+        "allowRestrictedPublicAccess": {
+            "type": "boolean",
+            "default": False,
+            "description": "Allow a public endpoint limited to publicAccessCidrs (never 0.0.0.0/0).",
+        },
+    },
+)

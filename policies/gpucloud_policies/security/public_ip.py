@@ -1,0 +1,37 @@
+"""GC-SEC-011 lt-no-public-ip: GPU nodes get no public IP addresses (string booleans normalised)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, maps, truthy
+from ..capacity import INSTANCE, LAUNCH_TEMPLATE
+
+
+def validate(args: Any, report: Report, cfg: Config) -> None:
+    if args.resource_type == INSTANCE:
+        if truthy(get(args.props, "associatePublicIpAddress")):
+            report("associatePublicIpAddress is true. Fix: launch in a private subnet without a public IP.")
+        return
+    for i, ni in enumerate(maps(get(args.props, "networkInterfaces"))):
+        if truthy(get(ni, "associatePublicIpAddress")):
+            report(
+                f"networkInterfaces[{i}].associatePublicIpAddress is true: nodes get a public IP. Fix: set it "
+                "to 'false' and use private subnets with a NAT gateway or VPC endpoints."
+            )
+
+
+GUARDRAIL = Guardrail(
+    id="GC-SEC-011",
+    name="lt-no-public-ip",
+    description="Launch templates and instances must not assign public IP addresses.",
+    category="security",
+    severity=Severity.HIGH,
+    enforcement=EnforcementLevel.MANDATORY,
+    remediation_steps="Set associatePublicIpAddress 'false' on every network interface; place nodes in private "
+    "subnets (mapPublicIpOnLaunch false).",
+    references=("CKV_AWS_88", "AWS-0009", "AWS-0164", "SH EC2.25", "SH EC2.9", "SH EC2.15", "CT.EC2.PR.8"),
+    kind="resource",
+    resource_types=frozenset({LAUNCH_TEMPLATE, INSTANCE}),
+    validate=validate,
+)

@@ -1,0 +1,54 @@
+"""GC-SEC-021 s3-sse-kms: buckets default to SSE-KMS with a key and the bucket key (cheaper checkpoint churn)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, get, maps, present, text, truthy
+from .s3 import attached, buckets
+
+SSE = "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
+SSE_V2 = "aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2"
+
+
+def validate(args: Any, report: StackReport, cfg: Config) -> None:
+    for b in buckets(args.resources):
+        configs = attached(args.resources, b, SSE, SSE_V2)
+        rules = [r for c in configs for r in maps(get(c.props, "rules"))]
+        good = [
+            r
+            for r in rules
+            if text(get(r, "applyServerSideEncryptionByDefault", "sseAlgorithm")) in ("aws:kms", "aws:kms:dsse")
+            and present(get(r, "applyServerSideEncryptionByDefault"), "kmsMasterKeyId")
+        ]
+        if not good:
+            report(
+                b.urn,
+                "is not encrypted with SSE-KMS and a customer-managed key (S3 defaults to SSE-S3). "
+                "Fix: add a BucketServerSideEncryptionConfiguration with sse_algorithm 'aws:kms', "
+                "kms_master_key_id and bucket_key_enabled True.",
+            )
+        elif cfg["requireBucketKey"] and not any(truthy(get(r, "bucketKeyEnabled")) for r in good):
+            report(
+                b.urn,
+                "uses SSE-KMS without the S3 bucket key, so every object write is a KMS call. "
+                "Fix: set bucket_key_enabled True.",
+            )
+
+
+GUARDRAIL = Guardrail(
+    id="GC-SEC-021",
+    name="s3-sse-kms",
+    description="S3 buckets must use SSE-KMS with a customer-managed key and the bucket key enabled.",
+    category="security",
+    severity=Severity.HIGH,
+    enforcement=EnforcementLevel.MANDATORY,
+    remediation_steps="Add aws.s3.BucketServerSideEncryptionConfiguration with sseAlgorithm aws:kms, "
+    "kmsMasterKeyId and bucketKeyEnabled.",
+    references=("CKV_AWS_19", "CKV_AWS_145", "AWS-0088", "AWS-0132", "SH S3.17"),
+    kind="stack",
+    validate=validate,
+    config={
+        "requireBucketKey": {"type": "boolean", "default": True, "description": "Require bucketKeyEnabled."},
+    },
+)
