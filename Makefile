@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml constraints.txt
 	@touch $(STAMP)
 
 plan: $(STAMP)
-	$(VENV)/bin/gpucloud plan --stack $(STACK)
+	$(VENV)/bin/gpucloud plan --stack $(STACK) --policy-config policies/configs/$(STACK).json
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -25,7 +25,16 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
 
 
 def test_dev_text_plan(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run_cli(capsys, "plan", "--program", str(ROOT), "--stack", "dev")
+    code, out, err = run_cli(
+        capsys,
+        "plan",
+        "--program",
+        str(ROOT),
+        "--stack",
+        "dev",
+        "--policy-config",
+        str(ROOT / "policies/configs/dev.json"),
+    )
     assert code == 0, err
     assert out.startswith("gpucloud plan  project gpucloud  stack dev  ")
     assert "Resources by type" in out
@@ -35,14 +44,34 @@ def test_dev_text_plan(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
 def test_json_plan_matches_contract(capsys: pytest.CaptureFixture[str], stack: str) -> None:
-    code, out, err = run_cli(capsys, "plan", "--program", str(ROOT), "--stack", stack, "--format", "json")
+    code, out, err = run_cli(
+        capsys,
+        "plan",
+        "--program",
+        str(ROOT),
+        "--stack",
+        stack,
+        "--format",
+        "json",
+        "--policy-config",
+        str(ROOT / f"policies/configs/{stack}.json"),
+    )
     assert code == 0, err
     report = json.loads(out)
     validate_report(report)
     assert (report["schema"], report["project"], report["stack"]) == ("gpucloud.plan/v1", "gpucloud", stack)
     types = {r["type"] for r in report["resources"]}
-    assert "gpucloud:budget:GpuBudget" in types
-    assert "aws:budgets/budget:Budget" in types
+    assert {
+        "gpucloud:budget:GpuBudget",
+        "gpucloud:cluster:GpuCluster",
+        "gpucloud:nodepool:GpuNodePool",
+        "aws:eks/cluster:Cluster",
+        "aws:eks/nodeGroup:NodeGroup",
+        "aws:ec2/launchTemplate:LaunchTemplate",
+        "aws:fsx/lustreFileSystem:LustreFileSystem",
+    } <= types
+    assert report["policies"]["mandatory_violations"] == 0
+    assert report["cost"]["monthly_ceiling"] >= report["cost"]["monthly"] > 0
 
 
 def test_any_program_dir(capsys: pytest.CaptureFixture[str]) -> None:

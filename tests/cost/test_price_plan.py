@@ -108,10 +108,45 @@ def test_cli_plan_compare_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixtu
         )
     )
     base = tmp_path / "base.json"
-    assert main(["plan", "--program", str(tmp_path), "--stack", "dev", "--format", "json", "--out", str(base)]) == 0
+    # This bare node group breaks tagging and launch-template guardrails; only the cost diff matters here.
+    advisory = tmp_path / "policy.json"
+    advisory.write_text('{"all": "advisory"}')
+    assert (
+        main(
+            [
+                "plan",
+                "--program",
+                str(tmp_path),
+                "--stack",
+                "dev",
+                "--format",
+                "json",
+                "--out",
+                str(base),
+                "--policy-config",
+                str(advisory),
+            ]
+        )
+        == 0
+    )
     (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  raw:size: 3\n")
     capsys.readouterr()
-    assert main(["plan", "--program", str(tmp_path), "--format", "json", "--compare", str(base)]) == 0
+    assert (
+        main(
+            [
+                "plan",
+                "--program",
+                str(tmp_path),
+                "--format",
+                "json",
+                "--compare",
+                str(base),
+                "--policy-config",
+                str(advisory),
+            ]
+        )
+        == 0
+    )
     cost = json.loads(capsys.readouterr().out)["cost"]
     spot = 55.04 * (1 - 0.535)
     assert cost["items"][0]["pricing"] == "spot" and cost["items"][0]["quantity"] == 3

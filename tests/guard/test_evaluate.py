@@ -121,7 +121,7 @@ def test_bad_program_sarif_validates(bad_outputs):
     assert "CKV_AWS_79" in by_id["GC-SEC-008"]["properties"]["tags"]
     logical = imds["locations"][0]["logicalLocations"][0]
     assert logical["fullyQualifiedName"] == (
-        "urn:pulumi:dev::bad-program::pulumi:pulumi:Stack$aws:ec2/launchTemplate:LaunchTemplate::gpu-lt"
+        "urn:pulumi:dev::bad-program::aws:ec2/launchTemplate:LaunchTemplate::gpu-lt"
     )
     advisory = next(r for r in run["results"] if r["properties"]["policy"] == "scale-to-zero")
     assert advisory["level"] == "warning"

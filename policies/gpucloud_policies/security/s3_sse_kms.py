@@ -5,16 +5,41 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, get, maps, present, text, truthy
+from ..stack import linked, of_type
 from .s3 import attached, buckets
 
 SSE = "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
 SSE_V2 = "aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2"
+LOGGING = ("aws:s3/bucketLogging:BucketLogging", "aws:s3/bucketLoggingV2:BucketLoggingV2")
+
+
+def _log_targets(resources: list[Any]) -> set[str]:
+    """URNs of buckets that receive S3 server access logs: log delivery writes only with SSE-S3, so SSE-KMS
+    would break it (the AWS logging docs say so); those buckets are held to SSE-S3 instead."""
+    names = {text(get(b.props, "bucket")): b.urn for b in buckets(resources) if text(get(b.props, "bucket"))}
+    targets: set[str] = set()
+    for logging in of_type(resources, *LOGGING):
+        targets.update(d.urn for d in linked(logging, "targetBucket"))
+        literal = text(get(logging.props, "targetBucket"))
+        if literal in names:
+            targets.add(names[literal])
+    return targets
 
 
 def validate(args: Any, report: StackReport, cfg: Config) -> None:
+    log_targets = _log_targets(args.resources)
     for b in buckets(args.resources):
         configs = attached(args.resources, b, SSE, SSE_V2)
         rules = [r for c in configs for r in maps(get(c.props, "rules"))]
+        if b.urn in log_targets:
+            algorithms = {text(get(r, "applyServerSideEncryptionByDefault", "sseAlgorithm")) for r in rules}
+            if "AES256" not in algorithms:
+                report(
+                    b.urn,
+                    "receives S3 server access logs but has no SSE-S3 default encryption (log delivery cannot "
+                    "use SSE-KMS). Fix: add a BucketServerSideEncryptionConfiguration with sse_algorithm 'AES256'.",
+                )
+            continue
         good = [
             r
             for r in rules
