@@ -289,3 +289,26 @@ def test_s3_sse_kms_and_tls_only():
     computed = [Res(BUCKET, "b", {}), Res(BPOL, "p", {"bucket": UNKNOWN, "policy": UNKNOWN}, deps={"bucket": ["b"]})]
     with pytest.raises(UnknownValueError):
         stack_flagged("s3-tls-only", computed)
+
+
+def test_s3_sse_kms_holds_access_log_targets_to_sse_s3():
+    logging = "aws:s3/bucketLogging:BucketLogging"
+    sse_s3 = {"applyServerSideEncryptionByDefault": {"sseAlgorithm": "AES256"}}
+    resources = [
+        *_bucket_set("data"),
+        # S3 log delivery cannot write SSE-KMS objects, so a log bucket with SSE-S3 passes ...
+        Res(BUCKET, "logs", {"bucket": "logs-bucket"}),
+        Res(SSE, "logs-sse", {"bucket": UNKNOWN, "rules": [sse_s3]}, deps={"bucket": ["logs"]}),
+        Res(
+            logging,
+            "data-logging",
+            {"bucket": UNKNOWN, "targetBucket": UNKNOWN},
+            deps={"bucket": ["data"], "targetBucket": ["logs"]},
+        ),
+        # ... and one without default encryption fails, matched by the literal target name.
+        Res(BUCKET, "bare-logs", {"bucket": "bare-logs-bucket"}),
+        Res(
+            logging, "other-logging", {"bucket": UNKNOWN, "targetBucket": "bare-logs-bucket"}, deps={"bucket": ["data"]}
+        ),
+    ]
+    assert stack_flagged("s3-sse-kms", resources) == {"bare-logs"}

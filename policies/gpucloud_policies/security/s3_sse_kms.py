@@ -19,7 +19,10 @@ def _log_targets(resources: list[Any]) -> set[str]:
     names = {text(get(b.props, "bucket")): b.urn for b in buckets(resources) if text(get(b.props, "bucket"))}
     targets: set[str] = set()
     for logging in of_type(resources, *LOGGING):
-        targets.update(d.urn for d in linked(logging, "targetBucket"))
+        deps = linked(logging, "targetBucket")
+        if deps:
+            targets.update(d.urn for d in deps)
+            continue
         literal = text(get(logging.props, "targetBucket"))
         if literal in names:
             targets.add(names[literal])
