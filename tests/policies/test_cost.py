@@ -225,3 +225,28 @@ def test_monthly_spend_cap_without_cost_engine_is_not_evaluated(monkeypatch):
     with pytest.raises(UnknownValueError) as info:
         stack_messages("monthly-spend-cap", [Res(NG, "pool", {})], {"maxMonthlyUsd": 1000})
     assert "cost engine" in info.value.message
+
+
+def test_monthly_spend_cap_sums_a_pools_node_groups_with_the_real_cost_engine():
+    from pathlib import Path
+
+    from gpucloud.guard import evaluate_plan
+    from gpucloud.plan import run_program
+    from gpucloud.report.hooks import cost_section
+
+    plan = run_program(Path(__file__).resolve().parents[2], "prod")
+    cost = cost_section(plan)
+    # train-h100 at max size: ON_DEMAND group 5 x p5.48xlarge ($200,896) + SPOT group 3 x p5.48xlarge ($56,050)
+    # + root volumes; each group alone stays under $250k, the pool does not.
+    result = evaluate_plan(
+        plan, policy_config={"all": "advisory", "monthly-spend-cap": {"maxPoolMonthlyUsd": 250_000}}, cost=cost
+    )
+    flagged = [v for v in result["violations"] if v["policy"] == "monthly-spend-cap"]
+    assert [v["urn"].rsplit("::", 1)[-1] for v in flagged] == ["gpucloud-prod-train-h100"]
+    assert "costs up to $257,0" in flagged[0]["message"]
+    stack_cap = evaluate_plan(
+        plan, policy_config={"all": "advisory", "monthly-spend-cap": {"maxMonthlyUsd": 400_000}}, cost=cost
+    )
+    assert [v["message"][:67] for v in stack_cap["violations"] if v["policy"] == "monthly-spend-cap"] == [
+        "stack: the stack costs up to $491,187/month at maximum sizes, above "
+    ]

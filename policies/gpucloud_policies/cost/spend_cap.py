@@ -42,6 +42,26 @@ def _price(resources: list[Any]) -> Mapping[str, Any]:
     return result
 
 
+POOL_COMPONENT = "gpucloud:nodepool:GpuNodePool"
+
+
+def _pool_ceilings(resources: list[Any], cost: Mapping[str, Any]) -> dict[str, float]:
+    """Monthly ceiling per pool: a gpucloud pool's node groups, launch-template volumes and ASG add up under
+    its GpuNodePool component; a resource of any other program is its own pool."""
+    by_urn = {r.urn: r for r in resources}
+    totals: dict[str, float] = {}
+    for item in cost.get("items") or []:
+        urn = str(item.get("urn") or "")
+        owner, node = urn, by_urn.get(urn)
+        while node is not None:
+            if node.resource_type == POOL_COMPONENT:
+                owner = node.urn
+                break
+            node = node.parent
+        totals[owner] = totals.get(owner, 0.0) + (number(item.get("monthly_ceiling"), 0) or 0.0)
+    return totals
+
+
 def validate(args: Any, report: StackReport, cfg: Config) -> None:
     stack_cap = number(cfg["maxMonthlyUsd"], 0) or 0
     pool_cap = number(cfg["maxPoolMonthlyUsd"], 0) or 0
@@ -52,11 +72,10 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
     if cost is None:
         cost = _price(list(args.resources))
     if pool_cap:
-        for item in cost.get("items") or []:
-            ceiling = number(item.get("monthly_ceiling"), 0) or 0
+        for urn, ceiling in _pool_ceilings(list(args.resources), cost).items():
             if ceiling > pool_cap:
                 report(
-                    str(item.get("urn") or ""),
+                    urn,
                     f"costs up to ${ceiling:,.0f}/month at maximum size, above the "
                     f"per-pool ceiling ${pool_cap:,.0f}. Fix: lower its max size or use cheaper capacity.",
                 )
