@@ -652,29 +652,27 @@ class GpuAddons(pulumi.ComponentResource):
             f"{self._name}-scraper-role",
             metadata={"name": "aps-collector-role"},
             rules=[
-                {
-                    "apiGroups": [""],
-                    "resources": [
-                        "nodes",
-                        "nodes/proxy",
-                        "nodes/metrics",
-                        "services",
-                        "endpoints",
-                        "pods",
-                        "configmaps",
-                    ],
-                    "verbs": ["get", "list", "watch"],
-                },
-                {"apiGroups": ["networking.k8s.io"], "resources": ["ingresses"], "verbs": ["get", "list", "watch"]},
-                {"nonResourceURLs": ["/metrics"], "verbs": ["get"]},
+                k8s.rbac.v1.PolicyRuleArgs(
+                    api_groups=[""],
+                    resources=["nodes", "nodes/proxy", "nodes/metrics", "services", "endpoints", "pods", "configmaps"],
+                    verbs=["get", "list", "watch"],
+                ),
+                k8s.rbac.v1.PolicyRuleArgs(
+                    api_groups=["networking.k8s.io"], resources=["ingresses"], verbs=["get", "list", "watch"]
+                ),
+                k8s.rbac.v1.PolicyRuleArgs(non_resource_urls=["/metrics"], verbs=["get"]),
             ],
             opts=self._k8s(),
         )
         k8s.rbac.v1.ClusterRoleBinding(
             f"{self._name}-scraper-binding",
             metadata={"name": "aps-collector-user-role-binding"},
-            role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "aps-collector-role"},
-            subjects=[{"kind": "User", "name": "aps-collector-user", "apiGroup": "rbac.authorization.k8s.io"}],
+            role_ref=k8s.rbac.v1.RoleRefArgs(
+                api_group="rbac.authorization.k8s.io", kind="ClusterRole", name="aps-collector-role"
+            ),
+            subjects=[
+                k8s.rbac.v1.SubjectArgs(kind="User", name="aps-collector-user", api_group="rbac.authorization.k8s.io")
+            ],
             opts=self._k8s(),
         )
         if self._config.addons.observability.alerts.enabled:

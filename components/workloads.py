@@ -59,7 +59,7 @@ class GpuWorkloadConfig(ComponentConfig):
             spec = catalog.get_catalog().get(self.instance_type)
         except (catalog.UnknownInstanceType, catalog.NotInCatalog) as exc:
             raise ValueError(f"instance_type: {exc}") from None
-        if not spec.is_gpu:
+        if not (spec.is_gpu and spec.manufacturer == "nvidia"):
             problems.append(f"instance_type: {self.instance_type} has no NVIDIA GPU ({spec.accelerator})")
         if self.use_efa and not spec.efa_supported:
             problems.append(f"use_efa: {self.instance_type} has no EFA; set use_efa false or pick an EFA type")
