@@ -353,8 +353,10 @@ class InferenceDeploymentConfig(GpuWorkloadConfig):
         description="Scale with a KEDA ScaledObject on DCGM GPU utilisation; false renders an HPA on the "
         "DCGM_FI_DEV_GPU_UTIL pods metric (needs a custom-metrics adapter such as prometheus-adapter).",
     )
-    prometheus_server_url: str | None = Field(
-        default=None, description="Prometheus (or AMP) query endpoint KEDA reads; required with use_keda."
+    prometheus_server_url: str | pulumi.Output | None = Field(
+        default=None,
+        description="Prometheus (or AMP) query endpoint KEDA reads (a string or a StackReference output); "
+        "required with use_keda.",
     )
     keda_trigger_authentication: str | None = Field(
         default=None, description="ClusterTriggerAuthentication for AMP (SigV4); unset for in-cluster Prometheus."
@@ -378,7 +380,7 @@ class InferenceDeploymentConfig(GpuWorkloadConfig):
                 f"gpus_per_replica: {self.instance_type} has {self.spec.accelerator_count} GPUs, "
                 f"fewer than {self.gpus_per_replica}"
             )
-        if self.use_keda and not self.prometheus_server_url:
+        if self.use_keda and self.prometheus_server_url is None:
             problems.append("prometheus_server_url: KEDA needs the Prometheus/AMP endpoint (GpuAddons output)")
         if problems:
             raise ValueError("; ".join(problems))
@@ -473,8 +475,8 @@ class InferenceDeployment(pulumi.ComponentResource):
         self.hpa: k8s.autoscaling.v2.HorizontalPodAutoscaler | None = None
         if config.use_keda:
             query = f'avg(DCGM_FI_DEV_GPU_UTIL{{namespace="{config.namespace}", pod=~"{app}-.*"}})'
-            metadata: dict[str, str] = {
-                "serverAddress": str(config.prometheus_server_url),
+            metadata: dict[str, Any] = {
+                "serverAddress": config.prometheus_server_url,
                 "query": query,
                 "threshold": target,
                 "ignoreNullValues": "true",

@@ -417,3 +417,15 @@ def test_dcgm_diag_one_pod_per_node() -> None:
     anti = pod["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
     assert anti["topologyKey"] == "kubernetes.io/hostname"
     assert job.inputs["spec"]["template"]["metadata"]["annotations"] == {"karpenter.sh/do-not-disrupt": "true"}
+
+
+def test_inference_takes_the_prometheus_url_as_an_output() -> None:
+    import pulumi
+
+    def program() -> None:
+        url = pulumi.Output.from_input("http://prom.monitoring:9090")
+        InferenceDeployment("chat", inference(prometheus_server_url=url))
+
+    plan = run(program)
+    (trigger,) = plan.find("kubernetes:keda.sh/v1alpha1:ScaledObject", "chat-scaledobject").inputs["spec"]["triggers"]
+    assert trigger["metadata"]["serverAddress"] == "http://prom.monitoring:9090"
