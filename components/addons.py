@@ -510,9 +510,9 @@ class GpuAddons(pulumi.ComponentResource):
             "serviceMonitor": {"enabled": kps, "interval": "15s", "honorLabels": True},
             "tolerations": [GPU_TOLERATION],
             "nodeSelector": {GPU_PRESENT_LABEL: "true"},
-            # Map GPU metrics to the pod using the GPU, so alerts and KEDA can select by namespace/pod.
-            "kubernetesDCGM": True,
-            "podLabels": {"app.kubernetes.io/component": "dcgm-exporter"},
+            # honorLabels above keeps the exporter's pod/namespace labels (from the kubelet pod-resources API)
+            # instead of renaming them exported_*, so KEDA and alerts select the pod that uses the GPU.
+            "kubeletPath": "/var/lib/kubelet/pod-resources",
         }
         deps: list[pulumi.Resource] = [self.releases[KPS_RELEASE]] if kps else []
         self._release(
@@ -853,7 +853,7 @@ class GpuAddons(pulumi.ComponentResource):
         scaling = self._config.addons.autoscaling
         namespace = f"{self._config.addons.namespace_prefix}keda"
         self._namespace("keda", namespace)
-        release = self._release("keda", "keda", scaling.keda.version, KEDA_REPO, namespace, {"priorityClassName": ""})
+        release = self._release("keda", "keda", scaling.keda.version, KEDA_REPO, namespace, {})
         if self.amp_workspace_arn is None:
             return
         policy = self.amp_workspace_arn.apply(

@@ -577,3 +577,32 @@ def test_platform_without_acceptance_jobs_and_without_cluster() -> None:
     run_callable(program, preview=False, region="us-east-1")
     plan = run_callable(lambda: build(spec), preview=False, region="us-east-1")
     assert plan.of_type("gpucloud:addons:GpuAddons") == []
+
+
+def test_prod_stack_gets_addons_observability_autoscaling_and_acceptance_jobs() -> None:
+    with open("stacks/Pulumi.prod.yaml", encoding="utf-8") as fh:
+        spec = parse_platform(yaml.safe_load(fh)["config"]["gpucloud:platform"])
+
+    def program() -> None:
+        _build_addons(spec, Platform(spec=spec, cluster=cluster_handle()))
+
+    plan = run_callable(program, preview=False, region="us-east-1")
+    assert {r.name.removeprefix("gpucloud-prod-addons-") for r in plan.of_type(RELEASE)} == {
+        "gpu-operator",
+        "aws-efa-k8s-device-plugin",
+        "kube-prometheus-stack",
+        "aws-for-fluent-bit",
+        "cluster-autoscaler",
+        "keda",
+        "training-operator",
+    }
+    assert names(plan, "aws:eks/addon:Addon") == {"gpucloud-prod-addons-container-insights"}
+    assert names(plan, "kubernetes:monitoring.coreos.com/v1:PrometheusRule") == {"gpucloud-prod-addons-gpu-alerts"}
+    assert names(plan, "kubernetes:kubeflow.org/v1:MPIJob") == {
+        "gpucloud-prod-train-h100-nccl-mpijob",
+        "gpucloud-prod-train-h200-nccl-mpijob",
+    }
+    assert len(plan.of_type("gpucloud:workloads:DcgmDiag")) == 3
+    efa = plan.find(RELEASE, "gpucloud-prod-addons-aws-efa-k8s-device-plugin").inputs["values"]
+    term = efa["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]
+    assert term["matchExpressions"][0]["values"] == ["p5.48xlarge", "p5en.48xlarge"]
