@@ -230,7 +230,7 @@ class GpuNodePool(pulumi.ComponentResource):
             ]
         }
 
-    def _reservation_target(self) -> _LtTarget:
+    def _reservation_target(self) -> Any:
         reserved = self._config.pool.capacity.reserved
         assert reserved is not None
         if self.capacity_reservation is not None:

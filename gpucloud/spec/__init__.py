@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from gpucloud.spec.addons import AddonsSpec
 from gpucloud.spec.base import RuleViolations, SpecModel
 from gpucloud.spec.budget import BudgetSpec
 from gpucloud.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS, ClusterSpec, SystemNodeGroupSpec
@@ -25,6 +26,7 @@ __all__ = [
     "CONFIG_NAMESPACE",
     "REQUIRED_TAGS",
     "SUPPORTED_KUBERNETES_VERSIONS",
+    "AddonsSpec",
     "AmiSpec",
     "BudgetSpec",
     "CapacitySpec",

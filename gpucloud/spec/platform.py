@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from gpucloud import catalog
+from gpucloud.spec.addons import AddonsSpec
 from gpucloud.spec.base import RuleViolations, SpecModel
 from gpucloud.spec.budget import BudgetSpec
 from gpucloud.spec.cluster import ClusterSpec
@@ -37,6 +38,10 @@ class PlatformSpec(SpecModel):
     node_pools: list[NodePoolSpec] = Field(min_length=1, description="GPU node pools (at least one).")
     storage: StorageSpec | None = Field(default=None, description="S3 buckets and FSx for Lustre.")
     budget: BudgetSpec = Field(description="Monthly budget and alerts.")
+    addons: AddonsSpec = Field(
+        default_factory=AddonsSpec,
+        description="Kubernetes add-ons: GPU/EFA device plugins, observability, autoscaling, acceptance tests.",
+    )
 
     @field_validator("region")
     @classmethod
@@ -78,6 +83,7 @@ class PlatformSpec(SpecModel):
                 )
         rules.extend(self._network_and_cluster_rules())
         rules.extend(self._storage_rules())
+        rules.extend(self.addons.pool_rules(self.node_pools))
         rules.raise_if_any()
         return self
 

@@ -115,7 +115,7 @@ def test_bad_spec_exit_2_with_paths(capsys: pytest.CaptureFixture[str], tmp_path
     assert out == ""
     assert err.startswith("gpucloud: error: invalid stack 'dev': 2 problems\n")
     assert "  - gpucloud:platform.region: unknown AWS region 'moon-1'" in err
-    assert "  - gpucloud:platform.color: unknown key 'color'; allowed keys: availabilityZones, budget" in err
+    assert "  - gpucloud:platform.color: unknown key 'color'; allowed keys: addons, availabilityZones, budget" in err
 
 
 def test_unknown_stack_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

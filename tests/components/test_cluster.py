@@ -366,8 +366,9 @@ def test_stacks_compose_network_and_cluster(stack: str, nats: int, endpoints: in
     assert cluster.get("vpcConfig.endpointPublicAccess") is False
     assert cluster.get("encryptionConfig.resources") == ["secrets"]
     assert "audit" in cluster.get("enabledClusterLogTypes")
-    # The cluster's five add-ons plus the FSx CSI driver that every shipped stack's storage section adds.
-    assert {r.get("addonName") for r in plan.of_type(ADDON)} == {
+    # The cluster's five add-ons, the FSx CSI driver every shipped stack's storage adds, and Container
+    # Insights where the stack's addons section turns it on (prod).
+    expected = {
         "vpc-cni",
         "coredns",
         "kube-proxy",
@@ -375,6 +376,9 @@ def test_stacks_compose_network_and_cluster(stack: str, nats: int, endpoints: in
         "eks-node-monitoring-agent",
         "aws-fsx-csi-driver",
     }
+    if stack == "prod":
+        expected.add("amazon-cloudwatch-observability")
+    assert {r.get("addonName") for r in plan.of_type(ADDON)} == expected
     assert len(plan.of_type(NODE_GROUP)) >= 1
     efa_sg = next(r for r in plan.of_type("aws:ec2/securityGroup:SecurityGroup") if r.name.endswith("-efa-sg"))
     self_rules = [

@@ -94,7 +94,12 @@ def mutate(path: str, value: Any) -> dict[str, Any]:
 
 BAD_SPECS = [
     # (id, data, expected path, substring of the message)
-    ("unknown-key", mutate("color", "blue"), f"{P}.color", "unknown key 'color'; allowed keys: availabilityZones"),
+    (
+        "unknown-key",
+        mutate("color", "blue"),
+        f"{P}.color",
+        "unknown key 'color'; allowed keys: addons, availabilityZones",
+    ),
     ("unknown-nested-key", mutate("nodePools.0.gpus", 8), f"{P}.nodePools[0].gpus", "allowed keys:"),
     ("wrong-type", mutate("nodePools.0.maxSize", "many"), f"{P}.nodePools[0].maxSize", "valid integer"),
     (

@@ -1,0 +1,306 @@
+"""Kubernetes add-ons section of the stack spec: GPU and EFA device plugins, observability, autoscaling,
+the Kubeflow training operator and the acceptance tests run on new GPU nodes.
+
+Chart versions are pinned here with defaults so an upgrade is a reviewed stack-file change, never a surprise
+from an upstream `latest`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from gpucloud.spec.base import RuleViolations, SpecModel
+from gpucloud.spec.common import Name
+from gpucloud.spec.pools import NodePoolSpec
+
+# Accelerators that can be partitioned with MIG (A100, H100, H200, B200 class); L4/L40S/A10G/T4 cannot.
+MIG_CAPABLE_ACCELERATORS = frozenset({"A100-40GB", "A100-80GB", "H100", "H200", "B200", "B300"})
+# Node label the NVIDIA device plugin reads to pick a named sharing config for that node.
+DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
+# Node label the GPU Operator's MIG manager reads to apply a MIG profile.
+MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+TIME_SLICING_CONFIG_NAME = "time-sliced"
+
+GpuStack = Literal["device-plugin", "gpu-operator"]
+MetricsBackend = Literal["kube-prometheus-stack", "amp", "none"]
+Autoscaler = Literal["cluster-autoscaler", "karpenter", "none"]
+MpiApiVersion = Literal["kubeflow.org/v2beta1", "kubeflow.org/v1"]
+
+
+class TimeSlicingSpec(SpecModel):
+    """Share each GPU between several pods on the listed pools (inference on GPUs too big for one model)."""
+
+    replicas: int = Field(ge=2, le=48, description="Pods that share one GPU (each sees the whole GPU, no isolation).")
+    pools: list[Name] = Field(min_length=1, description="Node pools whose GPUs are time-sliced.")
+
+
+class MigSpec(SpecModel):
+    """Partition MIG-capable GPUs (A100/H100/H200/B200) into isolated instances; needs the GPU Operator."""
+
+    strategy: Literal["single", "mixed"] = Field(
+        default="single",
+        description="'single': every GPU on a node uses the same profile and pods request nvidia.com/gpu; "
+        "'mixed': pods request nvidia.com/mig-<profile> resources.",
+    )
+    profile: str = Field(
+        default="all-1g.10gb",
+        pattern=r"^[a-z0-9][a-z0-9.-]*$",
+        description="mig-parted profile name applied to the pools' nodes, e.g. all-1g.10gb, all-3g.40gb, all-balanced.",
+    )
+    pools: list[Name] = Field(min_length=1, description="Node pools whose GPUs are MIG-partitioned.")
+
+
+class GpuStackSpec(SpecModel):
+    """How Kubernetes discovers and schedules NVIDIA GPUs."""
+
+    use: GpuStack = Field(
+        default="device-plugin",
+        description="'device-plugin': NVIDIA device plugin (+ GPU feature discovery) and a separate DCGM "
+        "exporter; 'gpu-operator': the NVIDIA GPU Operator (needed for MIG).",
+    )
+    device_plugin_version: str = Field(default="0.18.2", description="nvidia-device-plugin chart version.")
+    gpu_operator_version: str = Field(default="v26.3.0", description="NVIDIA gpu-operator chart version.")
+    enable_gpu_feature_discovery: bool = Field(
+        default=True, description="Label nodes with GPU model, memory and MIG facts (nvidia.com/gpu.product ...)."
+    )
+    driver_preinstalled: bool = Field(
+        default=True,
+        description="The GPU AMIs (EKS AL2023 NVIDIA, Bottlerocket NVIDIA) ship the driver and container "
+        "toolkit, so the operator's driver and toolkit stay off. Set false only for a plain AMI.",
+    )
+    time_slicing: TimeSlicingSpec | None = Field(default=None, description="GPU time-slicing for some pools.")
+    mig: MigSpec | None = Field(default=None, description="MIG partitioning for some pools (GPU Operator only).")
+
+
+class EfaDevicePluginSpec(SpecModel):
+    """AWS EFA device plugin; installed only when a pool has EFA, and scheduled only on EFA nodes."""
+
+    enabled: bool = Field(default=True, description="Install the plugin when any pool has EFA enabled.")
+    version: str = Field(default="v0.5.13", description="aws-efa-k8s-device-plugin chart version (eks-charts).")
+
+
+class AlertsSpec(SpecModel):
+    """GPU alert rules (PrometheusRule in-cluster, or an AMP rule group namespace)."""
+
+    enabled: bool = Field(default=True, description="Create the GPU alert rules.")
+    idle_utilization_percent: float = Field(
+        default=10, gt=0, lt=100, description="A GPU below this average utilisation counts as idle spend."
+    )
+    idle_for_hours: float = Field(default=2, gt=0, le=72, description="Hours of idleness before the alert fires.")
+    max_temperature_celsius: float = Field(
+        default=85, ge=50, le=110, description="GPU temperature that raises the high-temperature alert."
+    )
+
+
+class FluentBitSpec(SpecModel):
+    """Container logs shipped to CloudWatch Logs by Fluent Bit (aws-for-fluent-bit)."""
+
+    enabled: bool = Field(default=True, description="Ship container logs to a KMS-encrypted CloudWatch log group.")
+    version: str = Field(default="0.1.35", description="aws-for-fluent-bit chart version (eks-charts).")
+    retention_days: Literal[1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 3653] = Field(
+        default=30, description="Log retention in days (a CloudWatch Logs allowed value)."
+    )
+
+
+class ObservabilitySpec(SpecModel):
+    """GPU metrics, dashboards, alerts and logs."""
+
+    enable_dcgm_exporter: bool = Field(
+        default=True, description="Export per-GPU DCGM metrics (utilisation, memory, temperature, power, XID)."
+    )
+    dcgm_exporter_version: str = Field(default="4.8.1", description="dcgm-exporter chart version.")
+    metrics: MetricsBackend = Field(
+        default="kube-prometheus-stack",
+        description="'kube-prometheus-stack': in-cluster Prometheus + Grafana with the GPU dashboard; "
+        "'amp': Amazon Managed Prometheus with an agentless scraper; 'none'.",
+    )
+    kube_prometheus_stack_version: str = Field(default="75.6.1", description="kube-prometheus-stack chart version.")
+    prometheus_retention: str = Field(
+        default="15d", pattern=r"^\d+[hdwy]$", description="In-cluster Prometheus retention (e.g. 15d)."
+    )
+    alerts: AlertsSpec = Field(default_factory=AlertsSpec, description="GPU alert rules.")
+    enable_container_insights: bool = Field(
+        default=False,
+        description="Install the amazon-cloudwatch-observability EKS add-on (Container Insights; billed per "
+        "metric and log volume).",
+    )
+    fluent_bit: FluentBitSpec = Field(default_factory=FluentBitSpec, description="Log shipping to CloudWatch.")
+
+
+class KedaSpec(SpecModel):
+    """KEDA, which scales inference deployments on DCGM GPU utilisation."""
+
+    enabled: bool = Field(default=True, description="Install KEDA.")
+    version: str = Field(default="2.17.2", description="keda chart version.")
+
+
+class AutoscalingSpec(SpecModel):
+    """Node autoscaling for managed / self-managed pools, and workload autoscaling."""
+
+    autoscaler: Autoscaler | None = Field(
+        default=None,
+        description="Node autoscaler. Unset: cluster-autoscaler when any pool is managed or self-managed, "
+        "otherwise Karpenter (installed with the Karpenter pools).",
+    )
+    cluster_autoscaler_version: str = Field(default="9.46.6", description="cluster-autoscaler chart version.")
+    reserved_node_group_regex: str = Field(
+        default=".*-reserved.*|.*-capacity-block.*",
+        description="Node groups (ASG names) on reserved capacity; the priority expander tries them first.",
+    )
+    spot_node_group_regex: str = Field(
+        default=".*-spot.*", description="Spot node groups (ASG names); tried after reserved ones."
+    )
+    keda: KedaSpec = Field(default_factory=KedaSpec, description="KEDA workload autoscaling.")
+    gpu_utilization_target_percent: float = Field(
+        default=80,
+        gt=0,
+        le=100,
+        description="Average GPU utilisation above which inference deployments add replicas (the guide's 80%).",
+    )
+
+
+class TrainingOperatorSpec(SpecModel):
+    """Kubeflow training operator (PyTorchJob, MPIJob kubeflow.org/v1)."""
+
+    enabled: bool = Field(default=False, description="Install the operator so training jobs can be PyTorchJobs.")
+    version: str = Field(default="1.8.1", description="training-operator chart version.")
+
+
+class AcceptanceSpec(SpecModel):
+    """Acceptance tests for new GPU nodes, run as Jobs by the platform stack."""
+
+    enable_nccl_test: bool = Field(
+        default=False,
+        description="Run nccl-tests all_reduce_perf across two nodes of every EFA pool (MPIJob) and report "
+        "bus bandwidth.",
+    )
+    nccl_test_image: str | None = Field(
+        default=None,
+        description="nccl-tests image built with EFA, libfabric and aws-ofi-nccl (required with the NCCL test).",
+    )
+    mpi_api_version: MpiApiVersion = Field(
+        default="kubeflow.org/v2beta1",
+        description="MPIJob API: kubeflow.org/v2beta1 (MPI operator v2, installed separately) or "
+        "kubeflow.org/v1 (served by the Kubeflow training operator).",
+    )
+    min_bus_bandwidth_gbps: float | None = Field(
+        default=None, gt=0, description="Fail the NCCL job when the average bus bandwidth is lower (GB/s)."
+    )
+    enable_dcgm_diag: bool = Field(
+        default=False, description="Run `dcgmi diag -r 2` (about 2 minutes) on the nodes of every GPU pool."
+    )
+    dcgm_image: str = Field(
+        default="nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04",
+        description="DCGM image for the diagnostic job; match the nodes' driver generation.",
+    )
+
+
+class AddonsSpec(SpecModel):
+    """Everything the cluster runs so GPU nodes can be scheduled, watched, scaled and accepted."""
+
+    namespace_prefix: str = Field(
+        default="",
+        pattern=r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?-)?$",
+        description="Prefix for the add-on namespaces ('' keeps the upstream names, e.g. monitoring).",
+    )
+    gpu: GpuStackSpec = Field(default_factory=GpuStackSpec, description="NVIDIA device plugin or GPU Operator.")
+    efa: EfaDevicePluginSpec = Field(default_factory=EfaDevicePluginSpec, description="EFA device plugin.")
+    observability: ObservabilitySpec = Field(
+        default_factory=ObservabilitySpec, description="Metrics, dashboards, alerts and logs."
+    )
+    autoscaling: AutoscalingSpec = Field(default_factory=AutoscalingSpec, description="Node and workload scaling.")
+    training_operator: TrainingOperatorSpec = Field(
+        default_factory=TrainingOperatorSpec, description="Kubeflow training operator."
+    )
+    acceptance: AcceptanceSpec = Field(default_factory=AcceptanceSpec, description="GPU node acceptance tests.")
+
+    @model_validator(mode="after")
+    def _rules(self) -> AddonsSpec:
+        rules = RuleViolations()
+        gpu = self.gpu
+        if gpu.mig is not None and gpu.use != "gpu-operator":
+            rules.add(
+                "gpu.mig", "MIG profiles are applied by the GPU Operator's MIG manager; set gpu.use: gpu-operator"
+            )
+        if gpu.mig is not None and gpu.time_slicing is not None:
+            both = sorted(set(gpu.mig.pools) & set(gpu.time_slicing.pools))
+            if both:
+                rules.add("gpu.timeSlicing.pools", f"{both} are also MIG pools; a pool is either MIG or time-sliced")
+        if self.observability.enable_dcgm_exporter and not gpu.enable_gpu_feature_discovery:
+            rules.add(
+                "gpu.enableGpuFeatureDiscovery",
+                "the DCGM exporter runs on nodes labelled nvidia.com/gpu.present by GPU feature discovery; "
+                "enable it or set observability.enableDcgmExporter: false",
+            )
+        acc = self.acceptance
+        if acc.enable_nccl_test and not acc.nccl_test_image:
+            rules.add(
+                "acceptance.ncclTestImage",
+                "the NCCL test needs an nccl-tests image built with EFA and aws-ofi-nccl; give its pinned reference",
+            )
+        if acc.enable_nccl_test and acc.mpi_api_version == "kubeflow.org/v1" and not self.training_operator.enabled:
+            rules.add(
+                "acceptance.mpiApiVersion",
+                "kubeflow.org/v1 MPIJobs are served by the training operator; set trainingOperator.enabled: true",
+            )
+        rules.raise_if_any()
+        return self
+
+    def resolved_autoscaler(self, pools: Iterable[NodePoolSpec]) -> Autoscaler:
+        """The node autoscaler in effect: the explicit choice, or derived from the pools' backends."""
+        if self.autoscaling.autoscaler is not None:
+            return self.autoscaling.autoscaler
+        if any(p.backend in ("managed", "self-managed") for p in pools):
+            return "cluster-autoscaler"
+        return "karpenter"
+
+    def node_labels_for(self, pool: str) -> dict[str, str]:
+        """Labels a pool's nodes need so the GPU sharing chosen here applies to them (merged by the pool builder)."""
+        labels: dict[str, str] = {}
+        if self.gpu.time_slicing is not None and pool in self.gpu.time_slicing.pools:
+            labels[DEVICE_PLUGIN_CONFIG_LABEL] = TIME_SLICING_CONFIG_NAME
+        if self.gpu.mig is not None and pool in self.gpu.mig.pools:
+            labels[MIG_CONFIG_LABEL] = self.gpu.mig.profile
+        return labels
+
+    def pool_rules(self, pools: list[NodePoolSpec]) -> list[tuple[str, str]]:
+        """Cross-section checks against the node pools; paths are relative to the platform spec."""
+        problems: list[tuple[str, str]] = []
+        names = {p.name for p in pools}
+        sharing = [("timeSlicing", self.gpu.time_slicing), ("mig", self.gpu.mig)]
+        for key, section in sharing:
+            if section is None:
+                continue
+            unknown = [p for p in section.pools if p not in names]
+            if unknown:
+                problems.append((f"addons.gpu.{key}.pools", f"{unknown} are not node pools; pools are {sorted(names)}"))
+        if self.gpu.mig is not None:
+            by_name = {p.name: p for p in pools}
+            for pool_name in self.gpu.mig.pools:
+                pool = by_name.get(pool_name)
+                if pool is None:
+                    continue
+                no_mig = [s.instance_type for s in pool.specs if s.accelerator not in MIG_CAPABLE_ACCELERATORS]
+                if no_mig:
+                    problems.append(
+                        (
+                            "addons.gpu.mig.pools",
+                            f"pool '{pool_name}' has GPUs without MIG ({no_mig}); use A100/H100/H200/B200 types "
+                            "or time-slicing",
+                        )
+                    )
+        chosen = self.autoscaling.autoscaler
+        if chosen == "karpenter":
+            stuck = [p.name for p in pools if p.backend != "karpenter"]
+            if stuck:
+                problems.append(
+                    (
+                        "addons.autoscaling.autoscaler",
+                        f"pools {stuck} are managed/self-managed and Karpenter does not scale them; use "
+                        "cluster-autoscaler or leave autoscaler unset",
+                    )
+                )
+        return problems

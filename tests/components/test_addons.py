@@ -1,0 +1,612 @@
+"""GpuAddons under recording mocks: which Helm releases and objects each option renders, and their values."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+import pytest
+import yaml
+
+from components.addons import GpuAddons, GpuAddonsConfig
+from components.interfaces import ClusterHandle
+from components.platform import Platform, _build_addons, build
+from gpucloud.plan import Plan, run_callable
+from gpucloud.spec import PlatformSpec, SpecError, parse_platform
+
+RELEASE = "kubernetes:helm.sh/v3:Release"
+KMS = "arn:aws:kms:us-east-1:123456789012:key/abcd"
+
+
+def cluster_handle(provider: pulumi.ProviderResource | None = None) -> ClusterHandle:
+    return ClusterHandle(
+        name="gpucloud-test",
+        kubernetes_version="1.34",
+        endpoint="https://example.eks.amazonaws.com",
+        certificate_authority="Q0E=",
+        vpc_id="vpc-0123",
+        vpc_cidr="10.40.0.0/16",
+        subnet_ids_by_az={"us-east-1a": "subnet-a", "us-east-1b": "subnet-b"},
+        node_security_group_id="sg-node",
+        cluster_security_group_id="sg-cluster",
+        efa_security_group_id="sg-efa",
+        node_role_arn="arn:aws:iam::123456789012:role/nodes",
+        node_role_name="nodes",
+        oidc_provider_arn="arn:aws:iam::123456789012:oidc-provider/x",
+        oidc_provider_url="https://oidc.example",
+        kms_key_arn=KMS,
+        k8s_provider=provider,
+    )
+
+
+def platform_data(addons: dict[str, Any] | None = None, backend: str = "managed", efa: bool = True) -> dict[str, Any]:
+    pools: list[dict[str, Any]] = [
+        {
+            "name": "train-h100",
+            "workload": "training",
+            "instanceTypes": ["p5.48xlarge"],
+            "minSize": 0,
+            "desiredSize": 2,
+            "maxSize": 4,
+            "availabilityZones": ["us-east-1a"],
+            "efa": {"enabled": efa},
+            "backend": backend,
+        },
+        {
+            "name": "infer-l40s",
+            "workload": "inference",
+            "instanceTypes": ["g6e.12xlarge"],
+            "minSize": 1,
+            "desiredSize": 1,
+            "maxSize": 4,
+            "backend": backend,
+        },
+    ]
+    data: dict[str, Any] = {
+        "name": "gpucloud-test",
+        "environment": "prod",
+        "region": "us-east-1",
+        "availabilityZones": ["us-east-1a", "us-east-1b"],
+        "tags": {"CostCenter": "ml", "Team": "platform", "Project": "gpucloud"},
+        "cluster": {
+            "kubernetesVersion": "1.34",
+            "adminPrincipalArns": ["arn:aws:iam::123456789012:role/platform-admin"],
+        },
+        "nodePools": pools,
+        "budget": {"monthlyLimitUsd": 1000, "alertEmails": ["a@example.com"]},
+    }
+    if addons is not None:
+        data["addons"] = addons
+    return data
+
+
+def spec_of(addons: dict[str, Any] | None = None, **kwargs: Any) -> PlatformSpec:
+    return parse_platform(platform_data(addons, **kwargs))
+
+
+def render(spec: PlatformSpec, with_provider: bool = False) -> Plan:
+    def program() -> None:
+        provider = k8s.Provider("eks", kubeconfig="{}") if with_provider else None
+        GpuAddons(
+            "addons",
+            GpuAddonsConfig(region=spec.region, tags=spec.all_tags, addons=spec.addons, pools=spec.node_pools),
+            cluster_handle(provider),
+        )
+
+    return run_callable(program, preview=False, region="us-east-1")
+
+
+def releases(plan: Plan) -> dict[str, dict[str, Any]]:
+    return {r.name.removeprefix("addons-"): r.inputs for r in plan.of_type(RELEASE)}
+
+
+def names(plan: Plan, type_: str) -> set[str]:
+    return {r.name for r in plan.of_type(type_)}
+
+
+# -- defaults ---------------------------------------------------------------------------------------------
+
+
+def test_defaults_render_device_plugin_prometheus_logs_and_cluster_autoscaler() -> None:
+    plan = render(spec_of())
+    assert set(releases(plan)) == {
+        "nvidia-device-plugin",
+        "aws-efa-k8s-device-plugin",
+        "kube-prometheus-stack",
+        "dcgm-exporter",
+        "aws-for-fluent-bit",
+        "cluster-autoscaler",
+        "keda",
+    }
+    assert names(plan, "kubernetes:core/v1:Namespace") == {
+        "addons-gpu-ns",
+        "addons-monitoring-ns",
+        "addons-logging-ns",
+        "addons-keda-ns",
+    }
+    assert names(plan, "kubernetes:core/v1:ConfigMap") == {
+        "addons-device-plugin-config",
+        "addons-gpu-dashboard",
+        "addons-ca-priorities",
+    }
+    assert names(plan, "kubernetes:monitoring.coreos.com/v1:PrometheusRule") == {"addons-gpu-alerts"}
+    assert names(plan, "aws:eks/podIdentityAssociation:PodIdentityAssociation") == {
+        "addons-fluent-bit-pod-identity",
+        "addons-cluster-autoscaler-pod-identity",
+    }
+    assert plan.of_type("aws:amp/workspace:Workspace") == []
+    assert plan.of_type("aws:eks/addon:Addon") == []
+
+
+def test_every_release_pins_chart_version_repo_and_namespace() -> None:
+    rel = releases(render(spec_of()))
+    assert {k: (v["chart"], v["version"], v["repositoryOpts"]["repo"], v["namespace"]) for k, v in rel.items()} == {
+        "nvidia-device-plugin": (
+            "nvidia-device-plugin",
+            "0.18.2",
+            "https://nvidia.github.io/k8s-device-plugin",
+            "nvidia-device-plugin",
+        ),
+        "aws-efa-k8s-device-plugin": (
+            "aws-efa-k8s-device-plugin",
+            "v0.5.13",
+            "https://aws.github.io/eks-charts",
+            "kube-system",
+        ),
+        "kube-prometheus-stack": (
+            "kube-prometheus-stack",
+            "75.6.1",
+            "https://prometheus-community.github.io/helm-charts",
+            "monitoring",
+        ),
+        "dcgm-exporter": ("dcgm-exporter", "4.8.1", "https://nvidia.github.io/dcgm-exporter/helm-charts", "monitoring"),
+        "aws-for-fluent-bit": ("aws-for-fluent-bit", "0.1.35", "https://aws.github.io/eks-charts", "logging"),
+        "cluster-autoscaler": (
+            "cluster-autoscaler",
+            "9.46.6",
+            "https://kubernetes.github.io/autoscaler",
+            "kube-system",
+        ),
+        "keda": ("keda", "2.17.2", "https://kedacore.github.io/charts", "keda"),
+    }
+    assert all(v["name"] == k and v["atomic"] is True for k, v in rel.items())
+
+
+def test_chart_versions_come_from_the_spec() -> None:
+    rel = releases(render(spec_of({"gpu": {"devicePluginVersion": "0.17.1"}, "efa": {"version": "v0.5.7"}})))
+    assert (rel["nvidia-device-plugin"]["version"], rel["aws-efa-k8s-device-plugin"]["version"]) == ("0.17.1", "v0.5.7")
+
+
+def test_namespace_prefix_applies_to_our_namespaces_not_kube_system() -> None:
+    rel = releases(render(spec_of({"namespacePrefix": "gpc-"})))
+    assert {k: v["namespace"] for k, v in rel.items()} == {
+        "nvidia-device-plugin": "gpc-nvidia-device-plugin",
+        "aws-efa-k8s-device-plugin": "kube-system",
+        "kube-prometheus-stack": "gpc-monitoring",
+        "dcgm-exporter": "gpc-monitoring",
+        "aws-for-fluent-bit": "gpc-logging",
+        "cluster-autoscaler": "kube-system",
+        "keda": "gpc-keda",
+    }
+
+
+def test_kubernetes_objects_use_the_cluster_provider() -> None:
+    plan = render(spec_of(), with_provider=True)
+    k8s_records = [r for r in plan if r.type.startswith("kubernetes:") and r.custom]
+    assert k8s_records
+    assert all(r.provider and "pulumi:providers:kubernetes" in r.provider for r in k8s_records)
+
+
+# -- GPU device plugin / GPU Operator --------------------------------------------------------------------
+
+
+def test_device_plugin_values_reference_the_sharing_configmap_and_tolerate_the_gpu_taint() -> None:
+    plan = render(spec_of())
+    values = releases(plan)["nvidia-device-plugin"]["values"]
+    assert values["config"] == {"name": "nvidia-device-plugin-configs", "default": "default"}
+    assert values["gfd"] == {"enabled": True}
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in values["tolerations"]
+    efa_rule = values["node-feature-discovery"]["worker"]["config"]["sources"]["custom"][0]
+    assert efa_rule["labels"] == {"vpc.amazonaws.com/efa.present": "true"}
+    cm = plan.find("kubernetes:core/v1:ConfigMap", "addons-device-plugin-config")
+    assert set(cm.inputs["data"]) == {"default"}
+    assert yaml.safe_load(cm.inputs["data"]["default"]) == {"version": "v1", "flags": {"migStrategy": "none"}}
+
+
+def test_time_slicing_adds_a_named_config_and_node_labels() -> None:
+    spec = spec_of({"gpu": {"timeSlicing": {"replicas": 4, "pools": ["infer-l40s"]}}})
+    cm = render(spec).find("kubernetes:core/v1:ConfigMap", "addons-device-plugin-config")
+    assert set(cm.inputs["data"]) == {"default", "time-sliced"}
+    assert yaml.safe_load(cm.inputs["data"]["time-sliced"])["sharing"] == {
+        "timeSlicing": {"renameByDefault": False, "resources": [{"name": "nvidia.com/gpu", "replicas": 4}]}
+    }
+    assert spec.addons.node_labels_for("infer-l40s") == {"nvidia.com/device-plugin.config": "time-sliced"}
+    assert spec.addons.node_labels_for("train-h100") == {}
+
+
+def test_gpu_operator_keeps_ami_driver_and_exports_dcgm_itself() -> None:
+    rel = releases(render(spec_of({"gpu": {"use": "gpu-operator"}})))
+    assert "nvidia-device-plugin" not in rel
+    assert "dcgm-exporter" not in rel
+    op = rel["gpu-operator"]
+    assert (op["chart"], op["version"], op["repositoryOpts"]["repo"], op["namespace"]) == (
+        "gpu-operator",
+        "v26.3.0",
+        "https://helm.ngc.nvidia.com/nvidia",
+        "gpu-operator",
+    )
+    v = op["values"]
+    assert (v["driver"], v["toolkit"]) == ({"enabled": False}, {"enabled": False})
+    assert v["dcgmExporter"] == {
+        "enabled": True,
+        "serviceMonitor": {"enabled": True, "interval": "15s", "honorLabels": True},
+    }
+    assert v["migManager"] == {"enabled": False}
+    assert "mig" not in v
+
+
+def test_gpu_operator_with_mig_and_a_plain_ami() -> None:
+    spec = spec_of(
+        {
+            "gpu": {
+                "use": "gpu-operator",
+                "driverPreinstalled": False,
+                "mig": {"strategy": "mixed", "pools": ["train-h100"]},
+            }
+        }
+    )
+    plan = render(spec)
+    v = releases(plan)["gpu-operator"]["values"]
+    assert (v["driver"], v["toolkit"]) == ({"enabled": True}, {"enabled": True})
+    assert v["mig"] == {"strategy": "mixed"}
+    assert v["migManager"] == {"enabled": True, "config": {"default": "all-disabled"}}
+    cm = plan.find("kubernetes:core/v1:ConfigMap", "addons-device-plugin-config")
+    assert yaml.safe_load(cm.inputs["data"]["default"])["flags"] == {"migStrategy": "mixed"}
+    assert spec.addons.node_labels_for("train-h100") == {"nvidia.com/mig.config": "all-1g.10gb"}
+
+
+# -- EFA -----------------------------------------------------------------------------------------------------
+
+
+def test_efa_plugin_runs_only_on_efa_nodes() -> None:
+    v = releases(render(spec_of()))["aws-efa-k8s-device-plugin"]["values"]
+    assert v["nodeSelector"] == {"vpc.amazonaws.com/efa.present": "true"}
+    assert v["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    term = v["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]
+    assert term["matchExpressions"] == [
+        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["p5.48xlarge"]}
+    ]
+
+
+@pytest.mark.parametrize(("addons", "efa"), [(None, False), ({"efa": {"enabled": False}}, True)])
+def test_no_efa_plugin_without_efa_pools_or_when_disabled(addons: dict[str, Any] | None, efa: bool) -> None:
+    assert "aws-efa-k8s-device-plugin" not in releases(render(spec_of(addons, efa=efa)))
+
+
+# -- observability -------------------------------------------------------------------------------------------
+
+
+def test_dashboard_configmap_is_a_grafana_dashboard_with_dcgm_metrics() -> None:
+    plan = render(spec_of())
+    cm = plan.find("kubernetes:core/v1:ConfigMap", "addons-gpu-dashboard")
+    assert cm.inputs["metadata"]["labels"] == {"grafana_dashboard": "1"}
+    assert cm.inputs["metadata"]["namespace"] == "monitoring"
+    dashboard = json.loads(cm.inputs["data"]["gpucloud-gpus.json"])
+    assert [p["title"] for p in dashboard["panels"]] == [
+        "GPU utilisation",
+        "GPU memory used",
+        "GPU temperature",
+        "GPU power",
+        "XID errors (last XID per GPU)",
+        "Fleet average utilisation",
+    ]
+    exprs = " ".join(t["expr"] for p in dashboard["panels"] for t in p["targets"])
+    for metric in (
+        "DCGM_FI_DEV_GPU_UTIL",
+        "DCGM_FI_DEV_FB_USED",
+        "DCGM_FI_DEV_GPU_TEMP",
+        "DCGM_FI_DEV_POWER_USAGE",
+        "DCGM_FI_DEV_XID_ERRORS",
+    ):
+        assert metric in exprs
+    kps = releases(plan)["kube-prometheus-stack"]["values"]
+    assert kps["grafana"]["sidecar"]["dashboards"]["label"] == "grafana_dashboard"
+    assert kps["prometheus"]["prometheusSpec"]["ruleSelectorNilUsesHelmValues"] is False
+
+
+def test_alert_rules_cover_idle_spend_xid_and_temperature() -> None:
+    spec = spec_of({"observability": {"alerts": {"idleUtilizationPercent": 5, "idleForHours": 3}}})
+    plan = render(spec)
+    rule = plan.find("kubernetes:monitoring.coreos.com/v1:PrometheusRule", "addons-gpu-alerts")
+    rules = {r["alert"]: r for r in rule.inputs["spec"]["groups"][0]["rules"]}
+    assert set(rules) == {"GpuIdle", "GpuXidError", "GpuFatalXidError", "GpuHighTemperature"}
+    assert (rules["GpuIdle"]["expr"], rules["GpuIdle"]["for"]) == ("avg by (Hostname) (DCGM_FI_DEV_GPU_UTIL) < 5", "3h")
+    assert rules["GpuHighTemperature"]["expr"] == "max by (Hostname, gpu) (DCGM_FI_DEV_GPU_TEMP) > 85"
+    assert "DCGM_FI_DEV_XID_ERRORS == 79" in rules["GpuFatalXidError"]["expr"]
+    assert rules["GpuFatalXidError"]["labels"]["severity"] == "critical"
+    kps = plan.find(RELEASE, "addons-kube-prometheus-stack")
+    assert kps.urn in rule.dependencies
+
+
+def test_alerts_off_renders_no_rule() -> None:
+    plan = render(spec_of({"observability": {"alerts": {"enabled": False}}}))
+    assert plan.of_type("kubernetes:monitoring.coreos.com/v1:PrometheusRule") == []
+
+
+def test_dcgm_exporter_values() -> None:
+    v = releases(render(spec_of()))["dcgm-exporter"]["values"]
+    assert v["serviceMonitor"] == {"enabled": True, "interval": "15s", "honorLabels": True}
+    assert v["nodeSelector"] == {"nvidia.com/gpu.present": "true"}
+    assert v["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+
+
+def test_amp_replaces_in_cluster_prometheus() -> None:
+    plan = render(spec_of({"observability": {"metrics": "amp"}}))
+    rel = releases(plan)
+    assert "kube-prometheus-stack" not in rel
+    assert rel["dcgm-exporter"]["values"]["serviceMonitor"]["enabled"] is False
+    ws = plan.find("aws:amp/workspace:Workspace", "addons-amp")
+    assert ws.inputs["kmsKeyArn"] == KMS
+    scraper = plan.find("aws:amp/scraper:Scraper", "addons-scraper")
+    assert scraper.inputs["source"]["eks"]["subnetIds"] == ["subnet-a", "subnet-b"]
+    assert scraper.inputs["source"]["eks"]["clusterArn"] == "arn:aws:eks:us-east-1:123456789012:cluster/gpucloud-test"
+    scrape = yaml.safe_load(scraper.inputs["scrapeConfiguration"])
+    assert scrape["scrape_configs"][0]["job_name"] == "dcgm-exporter"
+    rules = yaml.safe_load(
+        plan.find("aws:amp/ruleGroupNamespace:RuleGroupNamespace", "addons-gpu-alerts").inputs["data"]
+    )
+    assert [r["alert"] for r in rules["groups"][0]["rules"]] == [
+        "GpuIdle",
+        "GpuXidError",
+        "GpuFatalXidError",
+        "GpuHighTemperature",
+    ]
+    entry = plan.find("aws:eks/accessEntry:AccessEntry", "addons-scraper-access")
+    assert entry.inputs["userName"] == "aps-collector-user"
+    auth = plan.find("kubernetes:keda.sh/v1alpha1:ClusterTriggerAuthentication", "addons-keda-amp-auth")
+    assert auth.inputs["spec"] == {"podIdentity": {"provider": "aws", "identityOwner": "keda"}}
+    keda_policy = json.loads(plan.find("aws:iam/rolePolicy:RolePolicy", "addons-keda-policy").inputs["policy"])
+    assert keda_policy["Statement"][0]["Action"][0] == "aps:QueryMetrics"
+    assert plan.of_type("kubernetes:core/v1:ConfigMap") and "addons-gpu-dashboard" not in names(
+        plan, "kubernetes:core/v1:ConfigMap"
+    )
+
+
+def test_metrics_none_keeps_dcgm_exporter_without_service_monitor() -> None:
+    plan = render(spec_of({"observability": {"metrics": "none"}}))
+    rel = releases(plan)
+    assert "kube-prometheus-stack" not in rel
+    assert rel["dcgm-exporter"]["values"]["serviceMonitor"]["enabled"] is False
+    assert plan.of_type("aws:amp/workspace:Workspace") == []
+    assert plan.of_type("kubernetes:monitoring.coreos.com/v1:PrometheusRule") == []
+
+
+def test_container_insights_addon_with_pod_identity() -> None:
+    plan = render(spec_of({"observability": {"enableContainerInsights": True}}))
+    addon = plan.find("aws:eks/addon:Addon", "addons-container-insights")
+    assert addon.inputs["addonName"] == "amazon-cloudwatch-observability"
+    assert addon.inputs["clusterName"] == "gpucloud-test"
+    assert addon.inputs["podIdentityAssociations"][0]["serviceAccount"] == "cloudwatch-agent"
+    attach = plan.find("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "addons-container-insights-managed-0")
+    assert attach.inputs["policyArn"] == "arn:aws:iam::aws:policy/CloudWatchAgentServerPolicy"
+    trust = json.loads(plan.find("aws:iam/role:Role", "addons-container-insights-role").inputs["assumeRolePolicy"])
+    assert trust["Statement"][0]["Principal"] == {"Service": "pods.eks.amazonaws.com"}
+
+
+def test_fluent_bit_ships_to_an_encrypted_log_group_via_pod_identity() -> None:
+    plan = render(spec_of({"observability": {"fluentBit": {"retentionDays": 90}}}))
+    group = plan.find("aws:cloudwatch/logGroup:LogGroup", "addons-container-logs")
+    assert (group.inputs["name"], group.inputs["retentionInDays"], group.inputs["kmsKeyId"]) == (
+        "/gpucloud/addons/containers",
+        90,
+        KMS,
+    )
+    assoc = plan.find("aws:eks/podIdentityAssociation:PodIdentityAssociation", "addons-fluent-bit-pod-identity")
+    assert (assoc.inputs["namespace"], assoc.inputs["serviceAccount"]) == ("logging", "aws-for-fluent-bit")
+    values = releases(plan)["aws-for-fluent-bit"]["values"]
+    assert values["cloudWatchLogs"] == {
+        "enabled": True,
+        "region": "us-east-1",
+        "logGroupName": "/gpucloud/addons/containers",
+        "autoCreateGroup": False,
+    }
+    assert values["tolerations"] == [{"operator": "Exists"}]
+
+
+def test_fluent_bit_off() -> None:
+    plan = render(spec_of({"observability": {"fluentBit": {"enabled": False}}}))
+    assert "aws-for-fluent-bit" not in releases(plan)
+    assert plan.of_type("aws:cloudwatch/logGroup:LogGroup") == []
+
+
+# -- autoscaling -----------------------------------------------------------------------------------------------
+
+
+def test_cluster_autoscaler_iam_is_scoped_to_the_cluster_tag_and_prefers_reserved_then_spot() -> None:
+    plan = render(spec_of())
+    policy = json.loads(plan.find("aws:iam/rolePolicy:RolePolicy", "addons-cluster-autoscaler-policy").inputs["policy"])
+    scale = policy["Statement"][0]
+    assert scale["Action"] == ["autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"]
+    assert scale["Condition"] == {
+        "StringEquals": {
+            "aws:ResourceTag/k8s.io/cluster-autoscaler/gpucloud-test": "owned",
+            "aws:ResourceTag/k8s.io/cluster-autoscaler/enabled": "true",
+        }
+    }
+    cm = plan.find("kubernetes:core/v1:ConfigMap", "addons-ca-priorities")
+    assert cm.inputs["metadata"] == {"name": "cluster-autoscaler-priority-expander", "namespace": "kube-system"}
+    assert yaml.safe_load(cm.inputs["data"]["priorities"]) == {
+        30: [".*-reserved.*|.*-capacity-block.*"],
+        20: [".*-spot.*"],
+        10: [".*"],
+    }
+    values = releases(plan)["cluster-autoscaler"]["values"]
+    assert values["autoDiscovery"] == {"clusterName": "gpucloud-test"}
+    assert values["extraArgs"]["expander"] == "priority"
+    assert values["rbac"]["serviceAccount"]["name"] == "cluster-autoscaler"
+
+
+@pytest.mark.parametrize(
+    ("addons", "backend"), [(None, "karpenter"), ({"autoscaling": {"autoscaler": "none"}}, "managed")]
+)
+def test_no_cluster_autoscaler_with_karpenter_pools_or_when_off(addons: dict[str, Any] | None, backend: str) -> None:
+    plan = render(spec_of(addons, backend=backend))
+    assert "cluster-autoscaler" not in releases(plan)
+    assert "addons-ca-priorities" not in names(plan, "kubernetes:core/v1:ConfigMap")
+
+
+def test_keda_off_and_training_operator_on() -> None:
+    rel = releases(
+        render(spec_of({"autoscaling": {"keda": {"enabled": False}}, "trainingOperator": {"enabled": True}}))
+    )
+    assert "keda" not in rel
+    op = rel["training-operator"]
+    assert (op["chart"], op["version"], op["repositoryOpts"]["repo"], op["namespace"]) == (
+        "training-operator",
+        "1.8.1",
+        "https://kubeflow.github.io/training-operator",
+        "kubeflow",
+    )
+
+
+# -- spec rules ----------------------------------------------------------------------------------------------
+
+
+def _problems(addons: dict[str, Any], **kwargs: Any) -> list[tuple[str, str]]:
+    with pytest.raises(SpecError) as err:
+        spec_of(addons, **kwargs)
+    return [(i.path, i.message) for i in err.value.issues]
+
+
+def test_spec_rejects_mig_without_operator_and_missing_nccl_image() -> None:
+    problems = _problems({"gpu": {"mig": {"pools": ["train-h100"]}}, "acceptance": {"enableNcclTest": True}})
+    assert [p for p, _ in problems] == [
+        "gpucloud:platform.addons.gpu.mig",
+        "gpucloud:platform.addons.acceptance.ncclTestImage",
+    ]
+    assert "gpu.use: gpu-operator" in problems[0][1]
+
+
+def test_spec_rejects_mig_on_gpus_without_mig_and_unknown_pools() -> None:
+    problems = _problems({"gpu": {"use": "gpu-operator", "mig": {"pools": ["infer-l40s", "nope"]}}})
+    assert [p for p, _ in problems] == [
+        "gpucloud:platform.addons.gpu.mig.pools",
+        "gpucloud:platform.addons.gpu.mig.pools",
+    ]
+    assert "['nope'] are not node pools" in problems[0][1]
+    assert "g6e.12xlarge" in problems[1][1]
+
+
+def test_spec_rejects_karpenter_autoscaler_for_managed_pools_and_v1_mpijob_without_operator() -> None:
+    problems = _problems(
+        {
+            "autoscaling": {"autoscaler": "karpenter"},
+            "acceptance": {"enableNcclTest": True, "ncclTestImage": "nccl:1", "mpiApiVersion": "kubeflow.org/v1"},
+        }
+    )
+    assert [p for p, _ in problems] == ["gpucloud:platform.addons.acceptance.mpiApiVersion"]
+    problems = _problems({"autoscaling": {"autoscaler": "karpenter"}})
+    assert [p for p, _ in problems] == ["gpucloud:platform.addons.autoscaling.autoscaler"]
+    assert "['train-h100', 'infer-l40s']" in problems[0][1]
+
+
+def test_spec_rejects_dcgm_exporter_without_feature_discovery_and_pool_in_both_sharing_modes() -> None:
+    problems = _problems(
+        {
+            "gpu": {
+                "use": "gpu-operator",
+                "enableGpuFeatureDiscovery": False,
+                "mig": {"pools": ["train-h100"]},
+                "timeSlicing": {"replicas": 2, "pools": ["train-h100"]},
+            }
+        }
+    )
+    assert [p for p, _ in problems] == [
+        "gpucloud:platform.addons.gpu.timeSlicing.pools",
+        "gpucloud:platform.addons.gpu.enableGpuFeatureDiscovery",
+    ]
+
+
+def test_resolved_autoscaler() -> None:
+    assert spec_of().addons.resolved_autoscaler(spec_of().node_pools) == "cluster-autoscaler"
+    karpenter = spec_of(backend="karpenter")
+    assert karpenter.addons.resolved_autoscaler(karpenter.node_pools) == "karpenter"
+
+
+def test_existing_stacks_still_validate_with_default_addons() -> None:
+    for env in ("dev", "staging", "prod"):
+        with open(f"stacks/Pulumi.{env}.yaml", encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)["config"]["gpucloud:platform"]
+        parse_platform(copy.deepcopy(data))
+
+
+# -- platform wiring -----------------------------------------------------------------------------------------
+
+
+def test_platform_builds_addons_and_switched_on_acceptance_jobs() -> None:
+    spec = spec_of(
+        {"acceptance": {"enableNcclTest": True, "ncclTestImage": "registry/nccl-tests:2.27", "enableDcgmDiag": True}}
+    )
+
+    def program() -> None:
+        platform = Platform(spec=spec, cluster=cluster_handle())
+        _build_addons(spec, platform)
+        assert set(platform.components) == {"addons", "nccl-train-h100", "dcgm-train-h100", "dcgm-infer-l40s"}
+        assert platform.exports["nodeAutoscaler"] == "cluster-autoscaler"
+
+    plan = run_callable(program, preview=False, region="us-east-1")
+    assert names(plan, "gpucloud:workloads:NcclTest") == {"gpucloud-test-train-h100-nccl"}
+    assert names(plan, "gpucloud:workloads:DcgmDiag") == {
+        "gpucloud-test-train-h100-dcgm-diag",
+        "gpucloud-test-infer-l40s-dcgm-diag",
+    }
+    mpi = plan.find("kubernetes:kubeflow.org/v2beta1:MPIJob", "gpucloud-test-train-h100-nccl-mpijob")
+    assert mpi.inputs["metadata"]["namespace"] == "gpu-acceptance"
+    diag = plan.find("kubernetes:batch/v1:Job", "gpucloud-test-train-h100-dcgm-diag-job")
+    assert diag.inputs["spec"]["completions"] == 2
+
+
+def test_platform_without_acceptance_jobs() -> None:
+    spec = spec_of()
+
+    def program() -> None:
+        platform = Platform(spec=spec, cluster=cluster_handle())
+        _build_addons(spec, platform)
+        assert set(platform.components) == {"addons"}
+
+    run_callable(program, preview=False, region="us-east-1")
+    # The whole platform always has a cluster, so the add-ons come with it: exactly one GpuAddons.
+    plan = run_callable(lambda: build(spec), preview=False, region="us-east-1")
+    assert [r.name for r in plan.of_type("gpucloud:addons:GpuAddons")] == ["gpucloud-test-addons"]
+
+
+def test_prod_stack_gets_addons_observability_autoscaling_and_acceptance_jobs() -> None:
+    with open("stacks/Pulumi.prod.yaml", encoding="utf-8") as fh:
+        spec = parse_platform(yaml.safe_load(fh)["config"]["gpucloud:platform"])
+
+    def program() -> None:
+        _build_addons(spec, Platform(spec=spec, cluster=cluster_handle()))
+
+    plan = run_callable(program, preview=False, region="us-east-1")
+    assert {r.name.removeprefix("gpucloud-prod-addons-") for r in plan.of_type(RELEASE)} == {
+        "gpu-operator",
+        "aws-efa-k8s-device-plugin",
+        "kube-prometheus-stack",
+        "aws-for-fluent-bit",
+        "cluster-autoscaler",
+        "keda",
+        "training-operator",
+    }
+    assert names(plan, "aws:eks/addon:Addon") == {"gpucloud-prod-addons-container-insights"}
+    assert names(plan, "kubernetes:monitoring.coreos.com/v1:PrometheusRule") == {"gpucloud-prod-addons-gpu-alerts"}
+    assert names(plan, "kubernetes:kubeflow.org/v1:MPIJob") == {
+        "gpucloud-prod-train-h100-nccl-mpijob",
+        "gpucloud-prod-train-h200-nccl-mpijob",
+    }
+    assert len(plan.of_type("gpucloud:workloads:DcgmDiag")) == 3
+    efa = plan.find(RELEASE, "gpucloud-prod-addons-aws-efa-k8s-device-plugin").inputs["values"]
+    term = efa["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]
+    assert term["matchExpressions"][0]["values"] == ["p5.48xlarge", "p5en.48xlarge"]
