@@ -11,6 +11,7 @@ import pulumi_kubernetes as k8s
 from pydantic import Field
 
 from components.base import ComponentConfig, child, named_tags
+from components.storage.csi import CSI_DRIVER
 from gpucloud.spec.team import TeamSpec
 
 
@@ -124,3 +125,68 @@ class GpuTeam(pulumi.ComponentResource):
                 "pod_role_name": self.pod_role_name,
             }
         )
+
+
+class TeamLustreVolumeConfig(ComponentConfig):
+    """Inputs of TeamLustreVolume."""
+
+    team: TeamSpec = Field(description="The team whose namespace gets the claim.")
+
+
+class TeamLustreVolume(pulumi.ComponentResource):
+    """The platform's FSx for Lustre file system, claimable from the team's namespace.
+
+    A claim is namespaced and the platform's own claim lives in its namespace, so the team gets a second static
+    PersistentVolume on the same file system (ReadWriteMany, reclaim Retain: deleting it never touches data).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        config: TeamLustreVolumeConfig,
+        *,
+        file_system_id: pulumi.Input[str],
+        dns_name: pulumi.Input[str],
+        mount_name: pulumi.Input[str],
+        capacity_gib: pulumi.Input[float],
+        k8s_provider: pulumi.ProviderResource,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        super().__init__("gpucloud:team:TeamLustreVolume", name, None, opts)
+        team = config.team
+        capacity = pulumi.Output.from_input(capacity_gib).apply(lambda gib: {"storage": f"{int(gib)}Gi"})
+        claim_name = f"{team.name}-fsx-lustre"
+        self.persistent_volume = k8s.core.v1.PersistentVolume(
+            f"{name}-pv",
+            metadata=k8s.meta.v1.ObjectMetaArgs(
+                name=f"{team.name}-fsx-lustre", labels={"gpucloud/storage": "fsx-lustre", "gpucloud.io/team": team.name}
+            ),
+            spec=k8s.core.v1.PersistentVolumeSpecArgs(
+                capacity=capacity,
+                volume_mode="Filesystem",
+                access_modes=["ReadWriteMany"],
+                mount_options=["flock"],
+                persistent_volume_reclaim_policy="Retain",
+                storage_class_name="",
+                claim_ref=k8s.core.v1.ObjectReferenceArgs(namespace=team.namespace, name=claim_name),
+                csi=k8s.core.v1.CSIPersistentVolumeSourceArgs(
+                    driver=CSI_DRIVER,
+                    volume_handle=file_system_id,
+                    volume_attributes={"dnsname": dns_name, "mountname": mount_name},
+                ),
+            ),
+            opts=child(self, provider=k8s_provider),
+        )
+        self.claim = k8s.core.v1.PersistentVolumeClaim(
+            f"{name}-pvc",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=claim_name, namespace=team.namespace),
+            spec=k8s.core.v1.PersistentVolumeClaimSpecArgs(
+                access_modes=["ReadWriteMany"],
+                storage_class_name="",
+                volume_name=self.persistent_volume.metadata.name,
+                resources=k8s.core.v1.VolumeResourceRequirementsArgs(requests=capacity),
+            ),
+            opts=child(self, provider=k8s_provider),
+        )
+        self.claim_name = claim_name
+        self.register_outputs({"claim_name": claim_name})

@@ -28,16 +28,62 @@ def plan() -> Plan:
 def test_team_plan_resource_types(plan: Plan) -> None:
     assert plan.project == "gpucloud-team-vision"
     assert plan.warnings == []
-    assert sorted((r.type, r.name) for r in plan) == [
-        ("aws:eks/podIdentityAssociation:PodIdentityAssociation", "vision-pod-identity"),
-        ("aws:iam/role:Role", "vision-pod-role"),
-        ("gpucloud:team:GpuTeam", "vision"),
-        ("kubernetes:core/v1:LimitRange", "vision-limits"),
-        ("kubernetes:core/v1:Namespace", "vision-namespace"),
-        ("kubernetes:core/v1:ResourceQuota", "vision-quota"),
-        ("kubernetes:core/v1:ServiceAccount", "vision-service-account"),
-        ("pulumi:providers:kubernetes", "vision-k8s"),
-    ]
+    assert sorted((r.type, r.name) for r in plan) == sorted(
+        [
+            ("aws:eks/podIdentityAssociation:PodIdentityAssociation", "vision-pod-identity"),
+            ("aws:iam/role:Role", "vision-pod-role"),
+            ("gpucloud:team:GpuTeam", "vision"),
+            ("kubernetes:core/v1:LimitRange", "vision-limits"),
+            ("kubernetes:core/v1:Namespace", "vision-namespace"),
+            ("kubernetes:core/v1:ResourceQuota", "vision-quota"),
+            ("kubernetes:core/v1:ServiceAccount", "vision-service-account"),
+            ("pulumi:providers:kubernetes", "vision-k8s"),
+            *WORKLOADS,
+        ]
+    )
+
+
+WORKLOADS = [
+    ("gpucloud:team:TeamLustreVolume", "vision-lustre"),
+    ("gpucloud:workloads:InferenceDeployment", "vision-detector"),
+    ("gpucloud:workloads:TrainingJob", "vision-finetune"),
+    ("kubernetes:apps/v1:Deployment", "vision-detector-deployment"),
+    ("kubernetes:batch/v1:Job", "vision-finetune-job"),
+    ("kubernetes:core/v1:PersistentVolume", "vision-lustre-pv"),
+    ("kubernetes:core/v1:PersistentVolumeClaim", "vision-lustre-pvc"),
+    ("kubernetes:core/v1:Service", "vision-detector-service"),
+    ("kubernetes:core/v1:Service", "vision-finetune-workers"),
+    ("kubernetes:keda.sh/v1alpha1:ScaledObject", "vision-detector-scaledobject"),
+    ("kubernetes:policy/v1:PodDisruptionBudget", "vision-detector-pdb"),
+    ("kubernetes:policy/v1:PodDisruptionBudget", "vision-finetune-pdb"),
+]
+
+
+def test_training_job_mounts_the_platform_lustre_through_a_team_claim(plan: Plan) -> None:
+    pv = plan.find("kubernetes:core/v1:PersistentVolume", "vision-lustre-pv")
+    assert pv.get("spec.csi.driver") == "fsx.csi.aws.com"
+    assert pv.get("spec.csi.volumeHandle") == REFS["fsxFileSystemId"]
+    assert pv.get("spec.csi.volumeAttributes") == {"dnsname": REFS["fsxDnsName"], "mountname": REFS["fsxMountName"]}
+    assert pv.get("spec.persistentVolumeReclaimPolicy") == "Retain"
+    assert pv.get("spec.claimRef") == {"namespace": "vision", "name": "vision-fsx-lustre"}
+    pvc = plan.find("kubernetes:core/v1:PersistentVolumeClaim", "vision-lustre-pvc")
+    assert (pvc.get("metadata.namespace"), pvc.get("spec.resources.requests")) == ("vision", {"storage": "1200Gi"})
+    job = plan.find("kubernetes:batch/v1:Job", "vision-finetune-job")
+    assert job.get("metadata.namespace") == "vision"
+    assert job.get("spec.completions") == 2.0
+    pod = job.get("spec.template.spec")
+    assert {"name": "fsx", "persistentVolumeClaim": {"claimName": "vision-fsx-lustre"}} in pod["volumes"]
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in pod["tolerations"]
+    assert pod["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "4"
+
+
+def test_inference_scales_on_gpu_utilisation_from_the_platform_prometheus(plan: Plan) -> None:
+    scaled = plan.find("kubernetes:keda.sh/v1alpha1:ScaledObject", "vision-detector-scaledobject")
+    assert (scaled.get("spec.minReplicaCount"), scaled.get("spec.maxReplicaCount")) == (1.0, 4.0)
+    trigger = scaled.get("spec.triggers.0")
+    assert trigger["type"] == "prometheus"
+    assert trigger["metadata"]["serverAddress"] == REFS["prometheusServerUrl"]
+    assert trigger["metadata"]["threshold"] == "80"
 
 
 def test_kubernetes_objects_use_the_platform_provider(plan: Plan) -> None:

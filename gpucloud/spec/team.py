@@ -57,6 +57,44 @@ class TeamLimitsSpec(SpecModel):
         return _quantity(value)
 
 
+class TeamTrainingSpec(SpecModel):
+    """A distributed training job the team runs on one of the platform's GPU pools."""
+
+    name: Name = Field(description="Job name (Kubernetes object names).")
+    pool: Name = Field(description="Platform node pool the job runs on (its gpucloud.io/pool label).")
+    instance_type: str = Field(description="The pool's instance type (GPU and EFA counts come from the catalog).")
+    availability_zones: list[str] | None = Field(
+        default=None, description="The pool's AZs; exactly one with EFA (the pool's)."
+    )
+    nodes: int = Field(ge=1, le=1000, description="Nodes the job spans (one pod per node, torchrun inside).")
+    image: str = Field(min_length=1, description="Training image (pin a tag or digest).")
+    script: str = Field(min_length=1, description="Script torchrun starts, e.g. /workspace/examples/train_ddp.py.")
+    script_args: list[str] = Field(default_factory=list, description="Arguments after the script.")
+    use_efa: bool = Field(default=False, description="Request the nodes' EFA interfaces (multi-node over RDMA).")
+    karpenter: bool = Field(default=False, description="The pool is a Karpenter pool (adds do-not-disrupt).")
+
+
+class TeamInferenceSpec(SpecModel):
+    """An inference deployment the team serves from one of the platform's GPU pools, scaled on GPU utilisation."""
+
+    name: Name = Field(description="Deployment name.")
+    pool: Name = Field(description="Platform node pool it runs on.")
+    instance_type: str = Field(description="The pool's instance type.")
+    availability_zones: list[str] | None = Field(default=None, description="AZs to spread replicas across.")
+    image: str = Field(min_length=1, description="Serving image (pin a tag or digest).")
+    args: list[str] = Field(default_factory=list, description="Container args.")
+    min_replicas: int = Field(default=1, ge=1, description="Fewest replicas KEDA keeps.")
+    max_replicas: int = Field(default=4, ge=1, description="Most replicas KEDA adds above 80% GPU utilisation.")
+
+    @model_validator(mode="after")
+    def _replicas(self) -> TeamInferenceSpec:
+        if self.min_replicas > self.max_replicas:
+            rules = RuleViolations()
+            rules.add("maxReplicas", f"maxReplicas {self.max_replicas} is below minReplicas {self.min_replicas}")
+            rules.raise_if_any()
+        return self
+
+
 class TeamSpec(SpecModel):
     """One ML team's namespace, quota and pod identity on a shared platform."""
 
@@ -73,6 +111,12 @@ class TeamSpec(SpecModel):
     tags: TagMap = Field(description="Cost-allocation tags; CostCenter, Team and Project required.")
     quota: TeamQuotaSpec = Field(description="Namespace-wide GPU, CPU and memory ceilings.")
     limits: TeamLimitsSpec = Field(default_factory=TeamLimitsSpec, description="Per-container defaults and ceilings.")
+    training: TeamTrainingSpec | None = Field(
+        default=None, description="Distributed training job on a platform pool, mounting the platform's Lustre."
+    )
+    inference: TeamInferenceSpec | None = Field(
+        default=None, description="Inference deployment on a platform pool, autoscaled on GPU utilisation."
+    )
 
     @field_validator("region")
     @classmethod

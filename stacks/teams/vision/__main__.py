@@ -15,7 +15,8 @@ except ImportError:
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.team import GpuTeam, GpuTeamConfig
+from components.team import GpuTeam, GpuTeamConfig, TeamLustreVolume, TeamLustreVolumeConfig
+from components.workloads import InferenceDeployment, InferenceDeploymentConfig, TrainingJob, TrainingJobConfig
 from gpucloud.spec.team import load_team
 
 team = load_team()
@@ -33,9 +34,64 @@ tenant = GpuTeam(
     k8s_provider=k8s_provider,
 )
 
-# Team GPU node pools and storage come here (later issues): build a ClusterHandle from the platform outputs
-# (clusterName, privateSubnetIdsByAz, nodeRoleArn, nodeSecurityGroupId, clusterSecurityGroupId,
-# efaSecurityGroupId, kmsKeyArn, oidcProviderArn/Url, kubernetesVersion) and pass it with `k8s_provider`.
+# Workloads run in the team namespace on the platform's GPU pools; a team that needs its own pool builds a
+# ClusterHandle from the platform outputs (clusterName, privateSubnetIdsByAz, nodeRoleArn, nodeSecurityGroupId,
+# efaSecurityGroupId, kmsKeyArn, kubernetesVersion) and adds a GpuNodePool the same way the platform does.
+common = {"region": team.region, "tags": team.all_tags, "namespace": team.namespace}
+after_namespace = pulumi.ResourceOptions(depends_on=[tenant])
+
+if team.training is not None:
+    t = team.training
+    lustre = TeamLustreVolume(
+        f"{team.name}-lustre",
+        TeamLustreVolumeConfig(region=team.region, tags=team.all_tags, team=team),
+        file_system_id=platform.require_output("fsxFileSystemId"),
+        dns_name=platform.require_output("fsxDnsName"),
+        mount_name=platform.require_output("fsxMountName"),
+        capacity_gib=platform.require_output("fsxStorageCapacityGib"),
+        k8s_provider=k8s_provider,
+        opts=after_namespace,
+    )
+    TrainingJob(
+        f"{team.name}-{t.name}",
+        TrainingJobConfig(
+            **common,
+            job_name=t.name,
+            pool=t.pool,
+            instance_type=t.instance_type,
+            availability_zones=t.availability_zones,
+            use_efa=t.use_efa,
+            karpenter=t.karpenter,
+            nodes=t.nodes,
+            image=t.image,
+            script=t.script,
+            script_args=t.script_args,
+            claim_name=lustre.claim_name,
+        ),
+        k8s_provider=k8s_provider,
+        opts=pulumi.ResourceOptions(depends_on=[tenant, lustre]),
+    )
+
+if team.inference is not None:
+    i = team.inference
+    InferenceDeployment(
+        f"{team.name}-{i.name}",
+        InferenceDeploymentConfig(
+            **common,
+            job_name=i.name,
+            pool=i.pool,
+            instance_type=i.instance_type,
+            availability_zones=i.availability_zones,
+            image=i.image,
+            args=i.args,
+            replicas=i.min_replicas,
+            min_replicas=i.min_replicas,
+            max_replicas=i.max_replicas,
+            prometheus_server_url=platform.require_output("prometheusServerUrl"),
+        ),
+        k8s_provider=k8s_provider,
+        opts=after_namespace,
+    )
 
 pulumi.export("namespace", tenant.namespace_name)
 pulumi.export("serviceAccount", tenant.service_account_name)
