@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
 from typing import Any
-
-from pydantic import ValidationError
 
 from gpucloud.spec.addons import AddonsSpec
 from gpucloud.spec.base import RuleViolations, SpecModel
 from gpucloud.spec.budget import BudgetSpec
 from gpucloud.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS, ClusterSpec, SystemNodeGroupSpec
-from gpucloud.spec.errors import SpecError, SpecIssue, issues_from_validation
+from gpucloud.spec.errors import SpecError, SpecIssue
+from gpucloud.spec.loading import load_object, parse_object
 from gpucloud.spec.network import ExistingVpcSpec, NetworkSpec
 from gpucloud.spec.platform import REQUIRED_TAGS, PlatformSpec
 from gpucloud.spec.pools import AmiSpec, CapacitySpec, EfaSpec, NodePoolSpec, ReservedCapacitySpec
@@ -50,34 +47,9 @@ __all__ = [
 
 def parse_platform(data: Any, source: str = "stack spec", aws_region: str | None = None) -> PlatformSpec:
     """Validate a `gpucloud:platform` object. Raises SpecError listing every problem."""
-    prefix = f"{CONFIG_NAMESPACE}:{CONFIG_KEY}"
-    if isinstance(data, str):
-        try:
-            data = json.loads(data)
-        except json.JSONDecodeError as exc:
-            raise SpecError([SpecIssue(prefix, f"not valid JSON ({exc.msg})")], source) from None
-    if not isinstance(data, Mapping):
-        raise SpecError([SpecIssue(prefix, f"must be an object, got {type(data).__name__}")], source)
-    try:
-        spec = PlatformSpec.model_validate(data)
-    except ValidationError as exc:
-        raise SpecError(issues_from_validation(exc, PlatformSpec, prefix), source) from None
-    if aws_region is not None and aws_region != spec.region:
-        raise SpecError(
-            [SpecIssue("aws:region", f"'{aws_region}' differs from {prefix}.region '{spec.region}'; make them equal")],
-            source,
-        )
-    return spec
+    return parse_object(PlatformSpec, CONFIG_KEY, data, source, aws_region)
 
 
-def load_platform(namespace: str = CONFIG_NAMESPACE) -> PlatformSpec:
+def load_platform() -> PlatformSpec:
     """Read and validate the platform spec from the running Pulumi program's stack config."""
-    import pulumi
-
-    raw = pulumi.Config(namespace).get(CONFIG_KEY)
-    if raw is None:
-        raise SpecError(
-            [SpecIssue(f"{namespace}:{CONFIG_KEY}", "required stack config object is missing from the stack file")],
-            f"stack '{pulumi.get_stack()}'",
-        )
-    return parse_platform(raw, f"stack '{pulumi.get_stack()}'", pulumi.Config("aws").get("region"))
+    return load_object(PlatformSpec, CONFIG_KEY)

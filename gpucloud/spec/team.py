@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from gpucloud import catalog
 from gpucloud.spec.base import RuleViolations, SpecModel
 from gpucloud.spec.common import Name, TagMap
-from gpucloud.spec.errors import SpecError, SpecIssue, issues_from_validation
+from gpucloud.spec.loading import load_object, parse_object
 
 TEAM_CONFIG_KEY = "team"
 _QUANTITY = re.compile(r"^\d+(\.\d+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$")
@@ -163,34 +161,9 @@ class TeamSpec(SpecModel):
 
 def parse_team(data: Any, source: str = "team stack spec", aws_region: str | None = None) -> TeamSpec:
     """Validate a `gpucloud:team` object. Raises SpecError listing every problem."""
-    prefix = f"gpucloud:{TEAM_CONFIG_KEY}"
-    if isinstance(data, str):
-        try:
-            data = json.loads(data)
-        except json.JSONDecodeError as exc:
-            raise SpecError([SpecIssue(prefix, f"not valid JSON ({exc.msg})")], source) from None
-    if not isinstance(data, Mapping):
-        raise SpecError([SpecIssue(prefix, f"must be an object, got {type(data).__name__}")], source)
-    try:
-        spec = TeamSpec.model_validate(data)
-    except ValidationError as exc:
-        raise SpecError(issues_from_validation(exc, TeamSpec, prefix), source) from None
-    if aws_region is not None and aws_region != spec.region:
-        raise SpecError(
-            [SpecIssue("aws:region", f"'{aws_region}' differs from {prefix}.region '{spec.region}'; make them equal")],
-            source,
-        )
-    return spec
+    return parse_object(TeamSpec, TEAM_CONFIG_KEY, data, source, aws_region)
 
 
 def load_team() -> TeamSpec:
     """Read and validate the team spec from the running Pulumi program's stack config."""
-    import pulumi
-
-    raw = pulumi.Config("gpucloud").get(TEAM_CONFIG_KEY)
-    if raw is None:
-        raise SpecError(
-            [SpecIssue(f"gpucloud:{TEAM_CONFIG_KEY}", "required stack config object is missing from the stack file")],
-            f"stack '{pulumi.get_stack()}'",
-        )
-    return parse_team(raw, f"stack '{pulumi.get_stack()}'", pulumi.Config("aws").get("region"))
+    return load_object(TeamSpec, TEAM_CONFIG_KEY)

@@ -1,4 +1,5 @@
-"""Hermetic prices: never read a developer's ~/.cache/gpucloud/prices.json."""
+"""Suite-wide fixtures: hermetic prices (never a developer's ~/.cache/gpucloud/prices.json) and a moto server
+on loopback for boto3 code."""
 
 import os
 import socket
