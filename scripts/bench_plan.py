@@ -38,6 +38,13 @@ def synthetic_project(workdir: Path, pools: int) -> Path:
         pool["name"] = f"pool-{i:03d}"
         platform["nodePools"].append(pool)
     platform["budget"]["monthlyLimitUsd"] = 10_000_000
+    # Sections that name pools must name pools that exist in the synthetic spec.
+    fsx = (platform.get("storage") or {}).get("fsx") or {}
+    if "feedsPool" in fsx:
+        fsx["feedsPool"] = "pool-000"
+    sharing = ((platform.get("addons") or {}).get("gpu") or {}).get("timeSlicing")
+    if sharing:
+        sharing["pools"] = ["pool-000"]
     project = workdir / f"bench-{pools}"
     project.mkdir()
     (project / "Pulumi.yaml").write_text(
