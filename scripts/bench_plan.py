@@ -89,11 +89,52 @@ def time_plan(program: Path, stack: str, runs: int) -> dict[str, Any]:
     return {"wall_s": wall, "min_s": min(walls), "resources": resources, "resources_per_s": resources / wall}
 
 
+BREAKDOWN = """
+import json, time
+t0 = time.perf_counter()
+import gpucloud.cli
+from gpucloud.plan import run_program
+from gpucloud.report.hooks import cost_section, policy_section
+t1 = time.perf_counter()
+import components.platform
+t2 = time.perf_counter()
+plan = run_program(ROOT, "prod")
+t3 = time.perf_counter()
+cost = cost_section(plan)
+t4 = time.perf_counter()
+policy_section(plan, json.loads((Path(ROOT) / "policies/configs/prod.json").read_text()), cost)
+t5 = time.perf_counter()
+run_program(ROOT, "prod")
+t6 = time.perf_counter()
+print(json.dumps({"cli_imports_s": t1 - t0, "components_import_s": t2 - t1, "first_run_s": t3 - t2,
+                  "cost_s": t4 - t3, "policies_s": t5 - t4, "warm_rerun_s": t6 - t5}))
+"""
+
+
+def breakdown() -> dict[str, float]:
+    """Where the prod plan's time goes, measured in a fresh interpreter (imports vs program vs cost/policies)."""
+    code = f"from pathlib import Path\nROOT = {str(ROOT)!r}\n" + BREAKDOWN
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+    )
+    result: dict[str, float] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3, help="runs per case; the median is reported")
     parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
+    parser.add_argument("--breakdown", action="store_true", help="only time the phases of one prod plan")
     args = parser.parse_args()
+    if args.breakdown:
+        print(json.dumps(breakdown(), indent=2))
+        return 0
 
     rows: dict[str, dict[str, Any]] = {}
     for stack in ("dev", "staging", "prod"):
