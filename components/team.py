@@ -11,7 +11,7 @@ import pulumi_kubernetes as k8s
 from pydantic import Field
 
 from components.base import ComponentConfig, child, named_tags
-from components.storage.csi import CSI_DRIVER
+from components.storage.csi import static_lustre_claim
 from gpucloud.spec.team import TeamSpec
 
 
@@ -154,39 +154,19 @@ class TeamLustreVolume(pulumi.ComponentResource):
     ) -> None:
         super().__init__("gpucloud:team:TeamLustreVolume", name, None, opts)
         team = config.team
-        capacity = pulumi.Output.from_input(capacity_gib).apply(lambda gib: {"storage": f"{int(gib)}Gi"})
         claim_name = f"{team.name}-fsx-lustre"
-        self.persistent_volume = k8s.core.v1.PersistentVolume(
-            f"{name}-pv",
-            metadata=k8s.meta.v1.ObjectMetaArgs(
-                name=f"{team.name}-fsx-lustre", labels={"gpucloud/storage": "fsx-lustre", "gpucloud.io/team": team.name}
-            ),
-            spec=k8s.core.v1.PersistentVolumeSpecArgs(
-                capacity=capacity,
-                volume_mode="Filesystem",
-                access_modes=["ReadWriteMany"],
-                mount_options=["flock"],
-                persistent_volume_reclaim_policy="Retain",
-                storage_class_name="",
-                claim_ref=k8s.core.v1.ObjectReferenceArgs(namespace=team.namespace, name=claim_name),
-                csi=k8s.core.v1.CSIPersistentVolumeSourceArgs(
-                    driver=CSI_DRIVER,
-                    volume_handle=file_system_id,
-                    volume_attributes={"dnsname": dns_name, "mountname": mount_name},
-                ),
-            ),
-            opts=child(self, provider=k8s_provider),
-        )
-        self.claim = k8s.core.v1.PersistentVolumeClaim(
-            f"{name}-pvc",
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=claim_name, namespace=team.namespace),
-            spec=k8s.core.v1.PersistentVolumeClaimSpecArgs(
-                access_modes=["ReadWriteMany"],
-                storage_class_name="",
-                volume_name=self.persistent_volume.metadata.name,
-                resources=k8s.core.v1.VolumeResourceRequirementsArgs(requests=capacity),
-            ),
-            opts=child(self, provider=k8s_provider),
+        self.persistent_volume, self.claim = static_lustre_claim(
+            name,
+            namespace=team.namespace,
+            claim_name=claim_name,
+            pv_name=claim_name,
+            labels={"gpucloud/storage": "fsx-lustre", "gpucloud.io/team": team.name},
+            file_system_id=file_system_id,
+            dns_name=dns_name,
+            mount_name=mount_name,
+            capacity_gib=capacity_gib,
+            pv_opts=child(self, provider=k8s_provider),
+            pvc_opts=lambda _pv: child(self, provider=k8s_provider),
         )
         self.claim_name = claim_name
         self.register_outputs({"claim_name": claim_name})

@@ -5,6 +5,8 @@ provisions throwaway SCRATCH_2 file systems per claim.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
@@ -151,46 +153,76 @@ class FsxCsi(pulumi.ComponentResource):
         after_driver: list[pulumi.Resource],
         k8s_opts: dict[str, pulumi.ProviderResource | None],
     ) -> None:
-        capacity = {"storage": f"{fs.storage_capacity_gib}Gi"}
-        pv_name = f"{csi.namespace}-{csi.claim_name}"
-        self.persistent_volume = k8s.core.v1.PersistentVolume(
-            f"{name}-pv",
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=pv_name, labels={"gpucloud/storage": "fsx-lustre"}),
-            spec=k8s.core.v1.PersistentVolumeSpecArgs(
-                capacity=capacity,
-                volume_mode="Filesystem",
-                access_modes=["ReadWriteMany"],
-                mount_options=["flock"],
-                # Deleting the claim must never touch the file system: the data lives on, the PV is re-bound.
-                persistent_volume_reclaim_policy="Retain",
-                # "" disables dynamic provisioning, so only this claim (claimRef) can bind the volume.
-                storage_class_name="",
-                claim_ref=k8s.core.v1.ObjectReferenceArgs(namespace=csi.namespace, name=csi.claim_name),
-                csi=k8s.core.v1.CSIPersistentVolumeSourceArgs(
-                    driver=CSI_DRIVER,
-                    volume_handle=fs.file_system_id,
-                    volume_attributes={"dnsname": fs.dns_name, "mountname": fs.mount_name},
-                ),
-            ),
-            opts=child(self, depends_on=after_driver, **k8s_opts),
-        )
-        self.claim = k8s.core.v1.PersistentVolumeClaim(
-            f"{name}-pvc",
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=csi.claim_name, namespace=csi.namespace),
-            spec=k8s.core.v1.PersistentVolumeClaimSpecArgs(
-                access_modes=["ReadWriteMany"],
-                storage_class_name="",
-                volume_name=self.persistent_volume.metadata.name,
-                resources=k8s.core.v1.VolumeResourceRequirementsArgs(requests=capacity),
-            ),
-            opts=child(
-                self,
-                depends_on=[r for r in (self.namespace, self.persistent_volume) if r is not None],
-                **k8s_opts,
-            ),
+        self.persistent_volume, self.claim = static_lustre_claim(
+            name,
+            namespace=csi.namespace,
+            claim_name=csi.claim_name,
+            pv_name=f"{csi.namespace}-{csi.claim_name}",
+            labels={"gpucloud/storage": "fsx-lustre"},
+            file_system_id=fs.file_system_id,
+            dns_name=fs.dns_name,
+            mount_name=fs.mount_name,
+            capacity_gib=fs.storage_capacity_gib,
+            pv_opts=child(self, depends_on=after_driver, **k8s_opts),
+            pvc_opts=lambda pv: child(self, depends_on=[r for r in (self.namespace, pv) if r is not None], **k8s_opts),
         )
         self.claim_name = csi.claim_name
         self.claim_namespace = csi.namespace
+
+
+def static_lustre_claim(
+    name: str,
+    *,
+    namespace: str,
+    claim_name: str,
+    pv_name: str,
+    labels: dict[str, str],
+    file_system_id: pulumi.Input[str],
+    dns_name: pulumi.Input[str],
+    mount_name: pulumi.Input[str],
+    capacity_gib: pulumi.Input[float],
+    pv_opts: pulumi.ResourceOptions,
+    pvc_opts: Callable[[k8s.core.v1.PersistentVolume], pulumi.ResourceOptions],
+) -> tuple[k8s.core.v1.PersistentVolume, k8s.core.v1.PersistentVolumeClaim]:
+    """A static PersistentVolume on an FSx for Lustre file system and the one claim that binds it.
+
+    Used by the platform (its own claim) and by team stacks (a claim in the team's namespace on the same file
+    system): claims are namespaced, so each namespace needs its own PV pointing at the file system.
+    """
+    capacity = pulumi.Output.from_input(capacity_gib).apply(lambda gib: {"storage": f"{int(gib)}Gi"})
+    pv = k8s.core.v1.PersistentVolume(
+        f"{name}-pv",
+        metadata=k8s.meta.v1.ObjectMetaArgs(name=pv_name, labels=labels),
+        spec=k8s.core.v1.PersistentVolumeSpecArgs(
+            capacity=capacity,
+            volume_mode="Filesystem",
+            access_modes=["ReadWriteMany"],
+            mount_options=["flock"],
+            # Deleting the claim must never touch the file system: the data lives on, the PV is re-bound.
+            persistent_volume_reclaim_policy="Retain",
+            # "" disables dynamic provisioning, so only this claim (claimRef) can bind the volume.
+            storage_class_name="",
+            claim_ref=k8s.core.v1.ObjectReferenceArgs(namespace=namespace, name=claim_name),
+            csi=k8s.core.v1.CSIPersistentVolumeSourceArgs(
+                driver=CSI_DRIVER,
+                volume_handle=file_system_id,
+                volume_attributes={"dnsname": dns_name, "mountname": mount_name},
+            ),
+        ),
+        opts=pv_opts,
+    )
+    claim = k8s.core.v1.PersistentVolumeClaim(
+        f"{name}-pvc",
+        metadata=k8s.meta.v1.ObjectMetaArgs(name=claim_name, namespace=namespace),
+        spec=k8s.core.v1.PersistentVolumeClaimSpecArgs(
+            access_modes=["ReadWriteMany"],
+            storage_class_name="",
+            volume_name=pv.metadata.name,
+            resources=k8s.core.v1.VolumeResourceRequirementsArgs(requests=capacity),
+        ),
+        opts=pvc_opts(pv),
+    )
+    return pv, claim
 
 
 def driver_policy(partition: str, account_id: str, region: str, dynamic: bool) -> str:
