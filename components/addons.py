@@ -16,7 +16,7 @@ import pulumi_kubernetes as k8s
 import yaml
 from pydantic import Field
 
-from components.base import ComponentConfig, child
+from components.base import ComponentConfig, child, pod_identity_trust
 from components.interfaces import ClusterHandle
 from gpucloud.spec import AddonsSpec, NodePoolSpec
 from gpucloud.spec.addons import TIME_SLICING_CONFIG_NAME
@@ -41,18 +41,7 @@ DCGM_PORT = 9400
 # XIDs that mean the GPU or its NVLink/memory is broken and the node should be drained and replaced
 # (NVIDIA XID catalogue: 48 DBE, 63/64 row-remap, 74 NVLink, 79 fell off the bus, 94/95 contained/uncontained ECC).
 FATAL_XIDS = (48, 63, 64, 74, 79, 94, 95)
-POD_IDENTITY_TRUST = json.dumps(
-    {
-        "Version": "2012-10-17",
-        "Statement": [
-            {
-                "Effect": "Allow",
-                "Principal": {"Service": "pods.eks.amazonaws.com"},
-                "Action": ["sts:AssumeRole", "sts:TagSession"],
-            }
-        ],
-    }
-)
+POD_IDENTITY_TRUST = pod_identity_trust()
 
 
 class GpuAddonsConfig(ComponentConfig):

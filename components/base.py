@@ -6,6 +6,7 @@ Type tokens are `gpucloud:<module>:<Class>` and frozen once released; children a
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pulumi
@@ -46,3 +47,23 @@ def child(parent: pulumi.Resource, **kwargs: Any) -> pulumi.ResourceOptions:
 
 def named_tags(tags: dict[str, str], name: str) -> dict[str, str]:
     return {**tags, "Name": name}
+
+
+POD_IDENTITY_SERVICE = "pods.eks.amazonaws.com"
+
+
+def service_trust(service: str, actions: list[str] | None = None) -> str:
+    """Assume-role policy for one AWS service principal (e.g. eks.amazonaws.com, ec2.amazonaws.com)."""
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {"Effect": "Allow", "Principal": {"Service": service}, "Action": actions or ["sts:AssumeRole"]}
+            ],
+        }
+    )
+
+
+def pod_identity_trust() -> str:
+    # sts:TagSession is required: EKS Pod Identity tags every session with cluster, namespace and service account.
+    return service_trust(POD_IDENTITY_SERVICE, ["sts:AssumeRole", "sts:TagSession"])

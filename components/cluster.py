@@ -13,7 +13,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from components.base import ComponentConfig, child, named_tags
+from components.base import ComponentConfig, child, named_tags, pod_identity_trust, service_trust
 from components.network import key_policy
 from gpucloud.spec import ClusterSpec
 from gpucloud.spec.cluster import AddonName
@@ -42,17 +42,6 @@ class GpuClusterConfig(ComponentConfig):
         description="Environment: prod disables creator admin and keeps extended support."
     )
     cluster: ClusterSpec = Field(description="Version, endpoint access, logging, add-ons and system nodes.")
-
-
-def _trust(service: str, actions: list[str] | None = None) -> str:
-    return json.dumps(
-        {
-            "Version": "2012-10-17",
-            "Statement": [
-                {"Effect": "Allow", "Principal": {"Service": service}, "Action": actions or ["sts:AssumeRole"]}
-            ],
-        }
-    )
 
 
 def _slug(arn: str) -> str:
@@ -171,7 +160,7 @@ class GpuCluster(pulumi.ComponentResource):
         # --- control plane ---
         self.cluster_role = aws.iam.Role(
             f"{name}-cluster-role",
-            assume_role_policy=_trust("eks.amazonaws.com", ["sts:AssumeRole", "sts:TagSession"]),
+            assume_role_policy=service_trust("eks.amazonaws.com", ["sts:AssumeRole", "sts:TagSession"]),
             description=f"{cluster_name}: EKS control plane",
             tags=named_tags(tags, f"{cluster_name}-cluster-role"),
             opts=child(self),
@@ -290,7 +279,7 @@ class GpuCluster(pulumi.ComponentResource):
         # --- node identity, shared by every node group of the platform ---
         self.node_role = aws.iam.Role(
             f"{name}-node-role",
-            assume_role_policy=_trust("ec2.amazonaws.com"),
+            assume_role_policy=service_trust("ec2.amazonaws.com"),
             description=f"{cluster_name}: EKS nodes (CNI permissions come through Pod Identity, not this role)",
             tags=named_tags(tags, f"{cluster_name}-node-role"),
             opts=child(self),
@@ -315,7 +304,7 @@ class GpuCluster(pulumi.ComponentResource):
         # ENI-management rights from the node role.
         self.cni_role = aws.iam.Role(
             f"{name}-vpc-cni-role",
-            assume_role_policy=_trust("pods.eks.amazonaws.com", ["sts:AssumeRole", "sts:TagSession"]),
+            assume_role_policy=pod_identity_trust(),
             description=f"{cluster_name}: vpc-cni (aws-node) through EKS Pod Identity",
             tags=named_tags(tags, f"{cluster_name}-vpc-cni-role"),
             opts=child(self),

@@ -17,7 +17,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field, InstanceOf
 
-from components.base import ComponentConfig, child
+from components.base import ComponentConfig, child, pod_identity_trust
 from components.interfaces import ClusterHandle
 
 Consumer = Literal["karpenter", "node-termination-handler"]
@@ -150,21 +150,6 @@ def _queue_policy(queue_arn: str) -> str:
 
 def _account_partition() -> tuple[pulumi.Output[str], pulumi.Output[str]]:
     return aws.get_caller_identity_output().account_id, aws.get_partition_output().partition
-
-
-def pod_identity_trust() -> str:
-    return json.dumps(
-        {
-            "Version": "2012-10-17",
-            "Statement": [
-                {
-                    "Effect": "Allow",
-                    "Principal": {"Service": "pods.eks.amazonaws.com"},
-                    "Action": ["sts:AssumeRole", "sts:TagSession"],
-                }
-            ],
-        }
-    )
 
 
 class GpuNodeTerminationHandlerConfig(ComponentConfig):

@@ -14,9 +14,9 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field, InstanceOf
 
-from components.base import ComponentConfig, child
+from components.base import ComponentConfig, child, pod_identity_trust
 from components.interfaces import ClusterHandle
-from components.interruption import _account_partition, pod_identity_trust
+from components.interruption import _account_partition
 
 # v1.11+ is needed for EC2NodeClass networkInterfaces and placementGroupSelector; reserved capacity
 # (ODCR, Capacity Blocks) since v1.6. Bump deliberately: CRD changes ride on chart upgrades.

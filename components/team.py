@@ -3,14 +3,12 @@ role its pods assume through EKS Pod Identity. Team stacks create it from the pl
 
 from __future__ import annotations
 
-import json
-
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from components.base import ComponentConfig, child, named_tags
+from components.base import ComponentConfig, child, named_tags, pod_identity_trust
 from components.storage.csi import static_lustre_claim
 from gpucloud.spec.team import TeamSpec
 
@@ -89,18 +87,7 @@ class GpuTeam(pulumi.ComponentResource):
         self.pod_role = aws.iam.Role(
             f"{name}-pod-role",
             description=f"{team.name}: pods of {team.namespace}/{team.service_account} through EKS Pod Identity",
-            assume_role_policy=json.dumps(
-                {
-                    "Version": "2012-10-17",
-                    "Statement": [
-                        {
-                            "Effect": "Allow",
-                            "Principal": {"Service": "pods.eks.amazonaws.com"},
-                            "Action": ["sts:AssumeRole", "sts:TagSession"],
-                        }
-                    ],
-                }
-            ),
+            assume_role_policy=pod_identity_trust(),
             tags=named_tags(tags, f"{team.name}-pods"),
             opts=child(self),
         )
