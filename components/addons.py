@@ -16,7 +16,7 @@ import pulumi_kubernetes as k8s
 import yaml
 from pydantic import Field
 
-from components.base import ComponentConfig, child, pod_identity_trust
+from components.base import ComponentConfig, account_and_partition, child, pod_identity_trust
 from components.interfaces import ClusterHandle
 from gpucloud.spec import AddonsSpec, NodePoolSpec
 from gpucloud.spec.addons import TIME_SLICING_CONFIG_NAME
@@ -390,8 +390,7 @@ class GpuAddons(pulumi.ComponentResource):
         return iam_role
 
     def _arn_prefix(self, service: str) -> pulumi.Output[str]:
-        partition = aws.get_partition_output().partition
-        account = aws.get_caller_identity_output().account_id
+        account, partition = account_and_partition(self)
         return pulumi.Output.concat("arn:", partition, f":{service}:{self._config.region}:", account)
 
     # -- GPU and EFA device plugins -------------------------------------------------------------------

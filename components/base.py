@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import pulumi
+import pulumi_aws as aws
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from gpucloud.catalog import ec2_regions
@@ -50,6 +51,15 @@ def named_tags(tags: dict[str, str], name: str) -> dict[str, str]:
 
 
 POD_IDENTITY_SERVICE = "pods.eks.amazonaws.com"
+
+
+def account_and_partition(parent: pulumi.Resource | None = None) -> tuple[pulumi.Output[str], pulumi.Output[str]]:
+    """The deploying account id and AWS partition (aws, aws-cn, aws-us-gov), for building ARNs without hard-coding."""
+    invoke = pulumi.InvokeOutputOptions(parent=parent)
+    return (
+        aws.get_caller_identity_output(opts=invoke).account_id,
+        aws.get_partition_output(opts=invoke).partition,
+    )
 
 
 def service_trust(service: str, actions: list[str] | None = None) -> str:

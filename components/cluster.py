@@ -13,7 +13,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from components.base import ComponentConfig, child, named_tags, pod_identity_trust, service_trust
+from components.base import ComponentConfig, account_and_partition, child, named_tags, pod_identity_trust, service_trust
 from components.network import key_policy
 from gpucloud.spec import ClusterSpec
 from gpucloud.spec.cluster import AddonName
@@ -106,9 +106,7 @@ class GpuCluster(pulumi.ComponentResource):
         region = config.region
         cluster_name = config.cluster_name
         prod = config.environment == "prod"
-        invoke = pulumi.InvokeOutputOptions(parent=self)
-        account = aws.get_caller_identity_output(opts=invoke).account_id
-        partition = aws.get_partition_output(opts=invoke).partition
+        account, partition = account_and_partition(self)
 
         def managed_policy(policy: str) -> pulumi.Output[str]:
             return partition.apply(lambda p: f"arn:{p}:iam::aws:policy/{policy}")

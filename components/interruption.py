@@ -17,7 +17,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field, InstanceOf
 
-from components.base import ComponentConfig, child, pod_identity_trust
+from components.base import ComponentConfig, account_and_partition, child, pod_identity_trust
 from components.interfaces import ClusterHandle
 
 Consumer = Literal["karpenter", "node-termination-handler"]
@@ -148,10 +148,6 @@ def _queue_policy(queue_arn: str) -> str:
     )
 
 
-def _account_partition() -> tuple[pulumi.Output[str], pulumi.Output[str]]:
-    return aws.get_caller_identity_output().account_id, aws.get_partition_output().partition
-
-
 class GpuNodeTerminationHandlerConfig(ComponentConfig):
     """Inputs of GpuNodeTerminationHandler."""
 
@@ -170,7 +166,7 @@ class GpuNodeTerminationHandler(pulumi.ComponentResource):
     ) -> None:
         super().__init__("gpucloud:interruption:GpuNodeTerminationHandler", name, None, opts)
         cluster = config.cluster
-        account, partition = _account_partition()
+        account, partition = account_and_partition(self)
         self.role = aws.iam.Role(
             f"{name}-role",
             assume_role_policy=pod_identity_trust(),

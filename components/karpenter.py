@@ -14,9 +14,8 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field, InstanceOf
 
-from components.base import ComponentConfig, child, pod_identity_trust
+from components.base import ComponentConfig, account_and_partition, child, pod_identity_trust
 from components.interfaces import ClusterHandle
-from components.interruption import _account_partition
 
 # v1.11+ is needed for EC2NodeClass networkInterfaces and placementGroupSelector; reserved capacity
 # (ODCR, Capacity Blocks) since v1.6. Bump deliberately: CRD changes ride on chart upgrades.
@@ -46,7 +45,7 @@ class GpuKarpenter(pulumi.ComponentResource):
     def __init__(self, name: str, config: GpuKarpenterConfig, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("gpucloud:karpenter:GpuKarpenter", name, None, opts)
         cluster = config.cluster
-        account, partition = _account_partition()
+        account, partition = account_and_partition(self)
         self.role = aws.iam.Role(
             f"{name}-controller-role",
             assume_role_policy=pod_identity_trust(),

@@ -10,7 +10,7 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import Field, model_validator
 
-from components.base import ComponentConfig, child, named_tags
+from components.base import ComponentConfig, account_and_partition, child, named_tags
 from gpucloud.spec import NetworkSpec
 
 
@@ -250,9 +250,7 @@ class GpuNetwork(pulumi.ComponentResource):
     def _create_flow_logs(self, tags: dict[str, str], logs_kms_key_arn: pulumi.Input[str] | None) -> None:
         name, net = self._name, self._config.network
         region = self._config.region
-        invoke = pulumi.InvokeOutputOptions(parent=self)
-        account = aws.get_caller_identity_output(opts=invoke).account_id
-        partition = aws.get_partition_output(opts=invoke).partition
+        account, partition = account_and_partition(self)
         if logs_kms_key_arn is None:
             key = aws.kms.Key(
                 f"{name}-flow-logs-key",

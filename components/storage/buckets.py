@@ -10,7 +10,7 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import Field
 
-from components.base import ComponentConfig, child
+from components.base import ComponentConfig, account_and_partition, child
 from components.interfaces import ClusterHandle
 from components.storage._common import (
     data_options,
@@ -58,9 +58,8 @@ class DataBuckets(pulumi.ComponentResource):
         super().__init__("gpucloud:storage:DataBuckets", name, None, opts)
         self._config = config
         keep = not config.allow_data_deletion
-        identity = aws.get_caller_identity_output(opts=pulumi.InvokeOptions(parent=self))
-        partition = aws.get_partition_output(opts=pulumi.InvokeOptions(parent=self)).partition
-        self._account_id = identity.account_id
+        account_id, partition = account_and_partition(self)
+        self._account_id = account_id
         self._partition = partition
         suffix = dns_suffix(config.region)
 
@@ -71,7 +70,7 @@ class DataBuckets(pulumi.ComponentResource):
                 description=f"{config.name_prefix} datasets, checkpoints and FSx for Lustre",
                 enable_key_rotation=True,
                 deletion_window_in_days=30,
-                policy=pulumi.Output.all(identity.account_id, partition).apply(
+                policy=pulumi.Output.all(account_id, partition).apply(
                     lambda v: _key_policy(str(v[0]), str(v[1]), config.region, suffix)
                 ),
                 tags=config.tags,

@@ -12,7 +12,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from components.base import ComponentConfig, child
+from components.base import ComponentConfig, account_and_partition, child
 from components.interfaces import ClusterHandle
 from components.storage._common import policy_json, trust_policy
 from components.storage.fsx import FSX_S3_SERVICE_ROLE_PATH, LustreStorage
@@ -51,8 +51,7 @@ class FsxCsi(pulumi.ComponentResource):
         wants_k8s = file_system is not None and (csi.create_volume or csi.create_storage_class)
         if wants_k8s and cluster.k8s_provider is None:
             raise ValueError(f"{name}: the PersistentVolume, claim and StorageClass need cluster.k8s_provider")
-        identity = aws.get_caller_identity_output(opts=pulumi.InvokeOptions(parent=self))
-        partition = aws.get_partition_output(opts=pulumi.InvokeOptions(parent=self)).partition
+        account_id, partition = account_and_partition(self)
 
         self.driver_role: aws.iam.Role | None = None
         self.addon: aws.eks.Addon | None = None
@@ -62,7 +61,7 @@ class FsxCsi(pulumi.ComponentResource):
                 description=f"{config.name_prefix}: FSx for Lustre CSI controller",
                 assume_role_policy=trust_policy(
                     use_pod_identity=config.use_pod_identity,
-                    account_id=identity.account_id,
+                    account_id=account_id,
                     oidc_provider_arn=cluster.oidc_provider_arn,
                     oidc_provider_url=cluster.oidc_provider_url,
                     namespace=CONTROLLER_NAMESPACE,
@@ -74,7 +73,7 @@ class FsxCsi(pulumi.ComponentResource):
             aws.iam.RolePolicy(
                 f"{name}-driver-fsx",
                 role=self.driver_role.id,
-                policy=pulumi.Output.all(partition, identity.account_id).apply(
+                policy=pulumi.Output.all(partition, account_id).apply(
                     lambda v: driver_policy(str(v[0]), str(v[1]), config.region, csi.create_storage_class)
                 ),
                 opts=child(self),

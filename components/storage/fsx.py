@@ -10,7 +10,7 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import Field
 
-from components.base import ComponentConfig, child
+from components.base import ComponentConfig, account_and_partition, child
 from components.interfaces import ClusterHandle
 from components.storage._common import data_options, slug
 from gpucloud.spec.storage import FsxSpec
@@ -198,13 +198,12 @@ class LustreStorage(pulumi.ComponentResource):
         # use) lets that role use the key without a wildcard in the key policy.
         self.key_grants: list[aws.kms.Grant] = []
         if self.associations and kms_key_arn is not None:
-            identity = aws.get_caller_identity_output(opts=pulumi.InvokeOptions(parent=self))
-            partition = aws.get_partition_output(opts=pulumi.InvokeOptions(parent=self)).partition
+            account_id, partition = account_and_partition(self)
             service_role = pulumi.Output.concat(
                 "arn:",
                 partition,
                 ":iam::",
-                identity.account_id,
+                account_id,
                 f":role/{FSX_S3_SERVICE_ROLE_PATH}/AWSServiceRoleForFSxS3Access_",
                 fs_id,
             )
