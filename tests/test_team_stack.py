@@ -132,23 +132,24 @@ def test_pod_identity_role_and_association(plan: Plan) -> None:
 
 
 def test_offline_references_carry_every_platform_export() -> None:
-    # The names the root program exports (components/platform.py) and team stacks may read.
-    assert set(REFS) >= {
-        "clusterName",
+    import re
+
+    # Every output the team program reads must be a real export of the platform program, and the offline
+    # answers must hold it (and nothing the platform does not export).
+    read = set(re.findall(r'require_output\("(\w+)"\)', (TEAM_DIR / "__main__.py").read_text()))
+    exported = set(run_program(ROOT, "dev").outputs)
+    assert read == {
         "kubeconfig",
-        "oidcProviderArn",
-        "oidcProviderUrl",
-        "nodeRoleArn",
-        "nodeRoleName",
-        "nodeSecurityGroupId",
-        "clusterSecurityGroupId",
-        "efaSecurityGroupId",
-        "vpcId",
-        "privateSubnetIds",
-        "privateSubnetIdsByAz",
-        "kmsKeyArn",
-        "kubernetesVersion",
+        "clusterName",
+        "fsxFileSystemId",
+        "fsxDnsName",
+        "fsxMountName",
+        "fsxStorageCapacityGib",
+        "prometheusServerUrl",
     }
+    assert read <= set(REFS)
+    assert read <= exported
+    assert set(REFS) <= exported
     kubeconfig = json.loads(REFS["kubeconfig"])
     assert kubeconfig["clusters"][0]["cluster"]["server"] == REFS["clusterEndpoint"]
     assert list(REFS["privateSubnetIdsByAz"].values()) == REFS["privateSubnetIds"]

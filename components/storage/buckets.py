@@ -151,21 +151,7 @@ class DataBuckets(pulumi.ComponentResource):
         )
         self.log_bucket = bucket
         guard = data_options(self, keep=keep, protect=False)
-        public_access = aws.s3.BucketPublicAccessBlock(
-            f"{base}-public-access",
-            bucket=bucket.id,
-            block_public_acls=True,
-            block_public_policy=True,
-            ignore_public_acls=True,
-            restrict_public_buckets=True,
-            opts=guard,
-        )
-        aws.s3.BucketOwnershipControls(
-            f"{base}-ownership",
-            bucket=bucket.id,
-            rule=aws.s3.BucketOwnershipControlsRuleArgs(object_ownership="BucketOwnerEnforced"),
-            opts=guard,
-        )
+        public_access = self._lock_down(base, bucket, guard)
         aws.s3.BucketServerSideEncryptionConfiguration(
             f"{base}-encryption",
             bucket=bucket.id,
@@ -209,21 +195,9 @@ class DataBuckets(pulumi.ComponentResource):
         )
         return bucket_name
 
-    def _bucket(self, name: str, role: str, spec: BucketSpec, keep: bool) -> tuple[pulumi.Output[str], aws.s3.Bucket]:
-        config = self._config
-        bucket_name = self._bucket_name(spec.name, role)
-        base = f"{name}-{role}"
-        protect = config.protect
-        bucket = aws.s3.Bucket(
-            base,
-            bucket=bucket_name,
-            # Only an explicit allowDataDeletion lets destroy empty a bucket; otherwise deletion fails on data.
-            force_destroy=config.allow_data_deletion,
-            tags={**config.tags, "Name": base, "DataRole": role},
-            opts=data_options(self, keep=keep, protect=protect),
-        )
-        # The guards below stay with a retained bucket, so a destroyed stack never leaves it open or unencrypted.
-        guard = data_options(self, keep=keep, protect=False)
+    @staticmethod
+    def _lock_down(base: str, bucket: aws.s3.Bucket, guard: pulumi.ResourceOptions) -> aws.s3.BucketPublicAccessBlock:
+        """Every bucket here: all four public-access blocks on, ACLs off (BucketOwnerEnforced)."""
         public_access = aws.s3.BucketPublicAccessBlock(
             f"{base}-public-access",
             bucket=bucket.id,
@@ -239,6 +213,24 @@ class DataBuckets(pulumi.ComponentResource):
             rule=aws.s3.BucketOwnershipControlsRuleArgs(object_ownership="BucketOwnerEnforced"),
             opts=guard,
         )
+        return public_access
+
+    def _bucket(self, name: str, role: str, spec: BucketSpec, keep: bool) -> tuple[pulumi.Output[str], aws.s3.Bucket]:
+        config = self._config
+        bucket_name = self._bucket_name(spec.name, role)
+        base = f"{name}-{role}"
+        protect = config.protect
+        bucket = aws.s3.Bucket(
+            base,
+            bucket=bucket_name,
+            # Only an explicit allowDataDeletion lets destroy empty a bucket; otherwise deletion fails on data.
+            force_destroy=config.allow_data_deletion,
+            tags={**config.tags, "Name": base, "DataRole": role},
+            opts=data_options(self, keep=keep, protect=protect),
+        )
+        # The guards below stay with a retained bucket, so a destroyed stack never leaves it open or unencrypted.
+        guard = data_options(self, keep=keep, protect=False)
+        public_access = self._lock_down(base, bucket, guard)
         aws.s3.BucketServerSideEncryptionConfiguration(
             f"{base}-encryption",
             bucket=bucket.id,
