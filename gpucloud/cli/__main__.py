@@ -1,5 +1,3 @@
-import sys
+from gpucloud.cli import entry
 
-from gpucloud.cli import main
-
-sys.exit(main())
+entry()

@@ -10,9 +10,6 @@ from typing import Any
 
 from gpucloud.cli.errors import EXIT_OK, EXIT_VIOLATIONS, CliError
 from gpucloud.cli.io import read_json, write_output
-from gpucloud.plan import run_program
-from gpucloud.report import SCHEMA, build_report
-from gpucloud.report.render import render_markdown, render_text
 
 FORMATS = ("text", "json", "markdown", "sarif")
 
@@ -34,6 +31,8 @@ def register(sub: Any) -> None:
 
 
 def _load_compare(path: str) -> dict[str, Any]:
+    from gpucloud.report import SCHEMA
+
     base = read_json(path, "--compare")
     if not isinstance(base, dict) or base.get("schema") != SCHEMA:
         raise CliError(f'--compare file {path} is not a gpucloud plan JSON (expected "schema": "{SCHEMA}")')
@@ -41,6 +40,10 @@ def _load_compare(path: str) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here so that other commands and --help skip the plan engine and the provider SDKs.
+    from gpucloud.plan import run_program
+    from gpucloud.report import build_report
+
     program = Path(args.program)
     if not program.is_dir():
         raise CliError(f"--program {args.program} is not a directory")
@@ -53,10 +56,14 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = json.dumps(report, indent=2, sort_keys=False) + "\n"
     elif args.format == "markdown":
+        from gpucloud.report.render import render_markdown
+
         text = render_markdown(report)
     elif args.format == "sarif":
         text = _sarif(report)
     else:
+        from gpucloud.report.render import render_text  # rich: only the text format needs it
+
         text = render_text(report, color=args.out is None and sys.stdout.isatty())
     write_output(text, args.out)
     return EXIT_VIOLATIONS if report["policies"].get("mandatory_violations", 0) else EXIT_OK

@@ -9,10 +9,6 @@ from typing import Any
 
 from gpucloud.cli.errors import EXIT_OK, EXIT_PREFLIGHT, CliError
 from gpucloud.cli.recommend import console_text
-from gpucloud.plan.engine import Project
-from gpucloud.preflight import aws as aws_mod
-from gpucloud.preflight.aws import AwsAccessError
-from gpucloud.spec import CONFIG_KEY, CONFIG_NAMESPACE, parse_platform
 
 _STYLE = {"pass": "green", "warn": "yellow", "fail": "red"}
 
@@ -32,7 +28,12 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here so that other commands and --help skip boto3 and the plan engine.
+    from gpucloud.plan.engine import Project
+    from gpucloud.preflight import aws as aws_mod
+    from gpucloud.preflight.aws import AwsAccessError
     from gpucloud.preflight.checks import run_preflight
+    from gpucloud.spec import CONFIG_KEY, CONFIG_NAMESPACE, parse_platform
 
     program = Path(args.program)
     if not program.is_dir():

@@ -9,9 +9,6 @@ from typing import Any
 from gpucloud.catalog import UnknownInstanceType, get_catalog
 from gpucloud.cli.errors import EXIT_OK, CliError
 from gpucloud.cli.recommend import console_text
-from gpucloud.cost import rates
-from gpucloud.preflight import aws as aws_mod
-from gpucloud.preflight.aws import AwsAccessError
 from gpucloud.prices.cache import cache_path, load_cache
 
 
@@ -37,6 +34,9 @@ def register(sub: Any) -> None:
 
 
 def run_refresh(args: argparse.Namespace) -> int:
+    # Imported here so that other commands and --help skip boto3.
+    from gpucloud.preflight import aws as aws_mod
+    from gpucloud.preflight.aws import AwsAccessError
     from gpucloud.prices.refresh import refresh
 
     catalog = get_catalog()
@@ -68,6 +68,8 @@ def run_refresh(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from gpucloud.cost import rates
+
     path = cache_path()
     cache = load_cache(path) if path else None
     service_rates = rates.table()

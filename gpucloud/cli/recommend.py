@@ -7,13 +7,14 @@ import io
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
-
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from gpucloud.advisor.recommend import BYTES_PER_PARAM, METRICS, AdvisorInputError, WorkloadSpec, recommend
 from gpucloud.cli.errors import EXIT_OK, CliError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
 
 
 def register(sub: Any) -> None:
@@ -95,6 +96,9 @@ def run(args: argparse.Namespace) -> int:
 
 def console_text(body: Callable[[Console, Callable[[str], Table]], None], width: int = 140) -> str:
     """Render `body(console, table_factory)` to a string (shared by the advisor, preflight and prices commands)."""
+    from rich.console import Console
+    from rich.table import Table
+
     buf = io.StringIO()
     color = sys.stdout.isatty()
     console = Console(file=buf, width=width, color_system="standard" if color else None, highlight=False)

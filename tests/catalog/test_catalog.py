@@ -538,6 +538,27 @@ def test_botocore_instance_types_and_validation() -> None:
         validate_instance_type("g6e.12xlarg")
 
 
+def test_instance_types_read_from_the_model_file_equal_botocores_own_model() -> None:
+    import botocore.session
+
+    shape = botocore.session.get_session().get_service_model("ec2").shape_for("InstanceType")
+    assert ec2_instance_types() == frozenset(shape.enum)
+    assert len(ec2_instance_types()) > 1000
+
+
+def test_instance_types_fall_back_to_parsing_the_whole_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gpucloud.catalog as catalog_module
+
+    expected = ec2_instance_types()
+    # A botocore that lays the shape out differently: the fast pattern misses, the full parse still answers.
+    monkeypatch.setattr(catalog_module, "_INSTANCE_TYPE_ENUM", re.compile(r"(?!)"))
+    ec2_instance_types.cache_clear()
+    try:
+        assert ec2_instance_types() == expected
+    finally:
+        ec2_instance_types.cache_clear()
+
+
 def test_ec2_regions_span_partitions() -> None:
     regions = ec2_regions()
     assert {"us-east-1", "us-west-2", "cn-north-1", "cn-northwest-1", "us-gov-west-1", "us-gov-east-1"} <= regions

@@ -163,3 +163,44 @@ def test_console_script_no_traceback(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert "gpucloud:platform.nodePools: List should have at least 1 item" in proc.stderr
+
+
+def test_module_entry_writes_the_whole_plan_before_its_fast_exit(tmp_path: Path) -> None:
+    # entry() leaves with os._exit after flushing; the JSON on stdout must be complete and the exit code kept.
+    # Buffered stdout (no PYTHONUNBUFFERED), as in a pipeline, is where a missing flush would lose it.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"} | {"PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpucloud.cli", "plan", "--program", str(RAW), "--stack", "test", "--format", "json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    validate_report(report)
+    assert (report["project"], report["stack"], len(report["resources"])) == ("raw-gpu-fleet", "test", 4)
+
+
+def test_main_restores_the_collector_thresholds(capsys: pytest.CaptureFixture[str]) -> None:
+    import gc
+
+    before = gc.get_threshold()
+    code, _, _ = run_cli(capsys, "plan", "--program", str(RAW), "--stack", "nope")
+    assert code == 2
+    assert gc.get_threshold() == before
+
+
+def test_help_and_light_commands_do_not_import_the_plan_engine() -> None:
+    probe = (
+        "import sys\n"
+        "from gpucloud.cli import main\n"
+        "assert main(['prices', 'show', '--format', 'json']) == 0\n"
+        "heavy = sorted(m for m in ('pulumi', 'pulumi_aws', 'gpucloud.plan', 'botocore.session', 'rich') "
+        "if m in sys.modules)\n"
+        "print('HEAVY', heavy)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GPUCLOUD_PRICE_CACHE": "off"}
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "HEAVY []"

@@ -1,0 +1,150 @@
+"""Lazy provider sub-packages (gpucloud.plan.lazy_sdk): the same names bound to the same objects, and the same
+plan, as the SDKs' own eager __init__ modules, with fewer modules loaded."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpucloud.plan.lazy_sdk import build_index
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = [
+    "pulumi_aws.ec2",
+    "pulumi_aws.iam",
+    "pulumi_aws.s3",
+    "pulumi_aws.eks",
+    "pulumi_kubernetes.core.v1",
+    "pulumi_kubernetes.helm.v3",
+]
+
+# Run in a fresh interpreter (the test process has long since imported the SDKs one way or the other): plan
+# the dev stack, then describe every name of each package as module-qualified object names.
+PROBE = """
+import gc, importlib, json, sys, types
+gc.set_threshold(100_000, 50, 100)  # as the CLI does; only speed
+mode, root, packages = sys.argv[1], sys.argv[2], sys.argv[3:]
+from gpucloud.plan import engine, lazy_sdk
+if mode == "eager":
+    engine.lazy_sdk = types.SimpleNamespace(install=lambda: None)
+plan = engine.run_program(root, "dev")
+loaded = sorted(m for m in sys.modules if m.startswith(("pulumi_aws.", "pulumi_kubernetes.")))
+
+def describe(value):
+    if isinstance(value, types.ModuleType):
+        return "module " + value.__name__
+    qualname = getattr(value, "__qualname__", None)
+    if qualname is not None and hasattr(value, "__module__"):
+        return f"{value.__module__}.{qualname}"
+    return type(value).__name__
+
+names = {}
+for package in packages:
+    module = importlib.import_module(package)
+    getattr(module, "_utilities")  # load a package the SDK still holds as its own lazy module
+    names[package] = {n: describe(getattr(module, n)) for n in dir(module) if not n.startswith("__")}
+plan_json = {"resources": [r.to_json() for r in plan.resources], "outputs": plan.outputs, "warnings": plan.warnings}
+print(json.dumps({"plan": plan_json, "loaded": loaded, "names": names}, default=str))
+"""
+
+
+def _probe(mode: str) -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, mode, str(ROOT), *PACKAGES],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+@pytest.fixture(scope="module")
+def probes() -> tuple[dict[str, Any], dict[str, Any]]:
+    return _probe("eager"), _probe("lazy")
+
+
+def test_lazy_packages_bind_every_name_to_the_same_object(probes: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    eager, lazy = probes
+    for package in PACKAGES:
+        assert lazy["names"][package] == eager["names"][package], package
+    # Spot checks of the shadowing rules: a star-import re-binds the module name to the function it exports.
+    assert lazy["names"]["pulumi_aws.ec2"]["get_ami"] == "pulumi_aws.ec2.get_ami.get_ami"
+    assert lazy["names"]["pulumi_aws.ec2"]["Vpc"] == "pulumi_aws.ec2.vpc.Vpc"
+    assert lazy["names"]["pulumi_aws.ec2"]["outputs"] == "module pulumi_aws.ec2.outputs"
+    assert len(lazy["names"]["pulumi_aws.ec2"]) > 1000
+
+
+def test_lazy_packages_give_the_same_plan_with_fewer_modules(probes: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    eager, lazy = probes
+    assert lazy["plan"] == eager["plan"]
+    assert len(lazy["plan"]["resources"]) == 170
+    assert "pulumi_aws.ec2.vpn_connection" in eager["loaded"]
+    assert "pulumi_aws.ec2.vpn_connection" not in lazy["loaded"]
+    assert "pulumi_aws.ec2.vpc" in lazy["loaded"]
+    # helm.py has no __all__ (its exports come from its top level) and pulls in requests; only Release is used.
+    assert "pulumi_kubernetes.helm.v3.helm" in eager["loaded"]
+    assert "pulumi_kubernetes.helm.v3.helm" not in lazy["loaded"]
+    assert "pulumi_kubernetes.helm.v3.Release" in lazy["loaded"]
+    assert len(lazy["loaded"]) < len(eager["loaded"]) / 2
+
+
+def _package(tmp_path: Path, init: str, modules: dict[str, str]) -> Path:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text(init)
+    for name, text in modules.items():
+        (package / f"{name}.py").write_text(text)
+    return package / "__init__.py"
+
+
+def test_index_follows_the_init_order_for_shadowed_names(tmp_path: Path) -> None:
+    init = _package(
+        tmp_path,
+        "import typing\nfrom .a import *\nfrom .b import *\nfrom . import outputs\n",
+        {"a": "__all__ = ['Shared', 'OnlyA']\n", "b": "__all__ = [\n    'Shared',\n    'b',\n]\n", "outputs": ""},
+    )
+    index = build_index(init)
+    assert index is not None
+    assert index.owners == {
+        "a": ("a", None),
+        "Shared": ("b", "Shared"),
+        "OnlyA": ("a", "OnlyA"),
+        "b": ("b", "b"),
+        "outputs": ("outputs", None),
+    }
+
+
+def test_index_reads_the_top_level_of_a_module_without_all(tmp_path: Path) -> None:
+    module = 'import json\nimport pulumi.runtime\nfrom typing import Any as A\n"""doc"""\nclass Chart: ...\n'
+    module += "def _private(): ...\nX: int = 1\n_Y = 2\n"
+    index = build_index(_package(tmp_path, "from .helm import *\n", {"helm": module}))
+    assert index is not None
+    assert sorted(name for name, owner in index.owners.items() if owner[1] is not None) == [
+        "A",
+        "Chart",
+        "X",
+        "json",
+        "pulumi",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("init", "modules", "why"),
+    [
+        ("from .a import *\nX = 1\n", {"a": "__all__ = ['A']\n"}, "a statement other than an import"),
+        ("from .a import *\n", {"a": "if True:\n    A = 1\n"}, "no __all__ and a conditional top level"),
+        ("from .a import *\n", {"a": "from b import *\n"}, "no __all__ and a star-import of its own"),
+        ("from .a import A\n", {"a": "__all__ = ['A']\n"}, "a named import, not a star-import"),
+        ("from .missing import *\n", {}, "a star-import of a module that is not a file here"),
+    ],
+)
+def test_index_refuses_shapes_it_cannot_reproduce(tmp_path: Path, init: str, modules: dict[str, str], why: str) -> None:
+    assert build_index(_package(tmp_path, init, modules)) is None, why
