@@ -147,3 +147,17 @@ def test_failed_program_does_not_break_the_next_plan() -> None:
     assert "KeyError: 'missing'" in str(info.value)
     assert "the offline plan has no outputs for StackReference acme/gpucloud/dev" in str(info.value)
     assert len(run_program(RAW, "test")) == 4
+
+
+def test_stack_files_parse_the_same_with_libyaml_as_with_pyyaml() -> None:
+    import yaml
+
+    from gpucloud.plan.engine import _YAML_LOADER, _load_yaml
+
+    root = Path(__file__).resolve().parents[2]
+    files = [*sorted(root.glob("stacks/**/Pulumi*.yaml")), root / "Pulumi.yaml"]
+    assert len(files) == 6  # three platform stacks, the vision team project and its stack, the root project
+    for path in files:
+        text = path.read_text()
+        assert _load_yaml(text) == yaml.safe_load(text), path
+    assert _YAML_LOADER is getattr(yaml, "CSafeLoader", yaml.SafeLoader)
