@@ -157,6 +157,11 @@ def scaling(projects: dict[int, Path], rounds: int) -> dict[str, float]:
         cwd=ROOT,
     )
     rows = [{int(n): t for n, t in row.items()} for row in json.loads(proc.stdout.strip().splitlines()[-1])]
+    return scaling_summary(rows)
+
+
+def scaling_summary(rows: list[dict[int, float]]) -> dict[str, float]:
+    """Medians of the rounds, the paired per-pool cost, and the extrapolation from 10 pools to 100."""
     per_pool = statistics.median((row[10] - row[1]) / 9 for row in rows)
     t1, t10, t100 = (statistics.median(row[n] for row in rows) for n in SCALING_POOLS)
     predicted = t10 + per_pool * 90
