@@ -75,7 +75,7 @@ class Evaluation:
         }
 
 
-def _run(result: Awaitable[Any] | Any) -> Any:
+def run_awaitable(result: Awaitable[Any] | Any) -> Any:
     """Awaitable validators run on a fresh event loop, never on the one the Pulumi program used."""
     if not inspect.isawaitable(result):
         return result
@@ -149,7 +149,7 @@ def evaluate(
         for policy, _g, _level, cfg in remediating:
             args = ResourceValidationArgs(record.type, props, record.urn, record.name, opts, None, cfg)
             try:
-                new_props = _run(policy.remediate(args))
+                new_props = run_awaitable(policy.remediate(args))
             except UnknownValueError as exc:
                 reason = f"can't run remediation '{policy.name}' during preview: {exc.message}"
                 out.not_evaluated.append({"policy": policy.name, "urn": record.urn, "reason": reason})
@@ -161,7 +161,7 @@ def evaluate(
             args = ResourceValidationArgs(record.type, props, record.urn, record.name, opts, None, cfg)
             out.checks += 1
             try:
-                _run(policy.validate(args, reporter(policy, g, level, record.urn)))
+                run_awaitable(policy.validate(args, reporter(policy, g, level, record.urn)))
             except UnknownValueError as exc:
                 out.not_evaluated.append(
                     {"policy": policy.name, "urn": record.urn, "reason": _reason(exc, policy.name, pack.PACK_NAME)}
@@ -175,7 +175,7 @@ def evaluate(
             stack_args = StackValidationArgs(policy_resources, cfg)
             out.checks += 1
             try:
-                _run(policy.validate(stack_args, reporter(policy, g, level, stack_urn)))
+                run_awaitable(policy.validate(stack_args, reporter(policy, g, level, stack_urn)))
             except UnknownValueError as exc:
                 out.not_evaluated.append(
                     {"policy": policy.name, "urn": stack_urn, "reason": _reason(exc, policy.name, pack.PACK_NAME)}

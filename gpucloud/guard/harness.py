@@ -6,8 +6,6 @@ policy's schema defaults overlaid with what the caller passes.
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +18,8 @@ from pulumi_policy import (
     StackValidationArgs,
 )
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, unknown_checking_proxy
+
+from gpucloud.guard import run_awaitable
 
 UNKNOWN = UNKNOWN_STRING_VALUE
 PROJECT = "test"
@@ -63,16 +63,6 @@ def _guardrail(name: str) -> tuple[Any, Any]:
     return pack.by_name()[name], policy
 
 
-def _run(result: Any) -> Any:
-    if not inspect.isawaitable(result):
-        return result
-    loop = asyncio.new_event_loop()
-    try:
-        return loop.run_until_complete(result)
-    finally:
-        loop.close()
-
-
 def resource_messages(policy_name: str, r: Res, config: Mapping[str, Any] | None = None) -> list[str]:
     """Violation messages for one resource; UnknownValueError propagates (not evaluated)."""
     g, policy = _guardrail(policy_name)
@@ -86,7 +76,7 @@ def resource_messages(policy_name: str, r: Res, config: Mapping[str, Any] | None
         g.settings(config),
     )
     found: list[str] = []
-    _run(policy.validate(args, lambda message, urn=None: found.append(message)))
+    run_awaitable(policy.validate(args, lambda message, urn=None: found.append(message)))
     return found
 
 
@@ -100,7 +90,7 @@ def remediate(policy_name: str, r: Res, config: Mapping[str, Any] | None = None)
     args = ResourceValidationArgs(
         r.type, unknown_checking_proxy(dict(r.props)), urn(r.type, r.name), r.name, options(), None, g.settings(config)
     )
-    return _run(policy.remediate(args))
+    return run_awaitable(policy.remediate(args))
 
 
 def stack_messages(
@@ -132,7 +122,7 @@ def stack_messages(
     def report(message: str, urn: str | None = None) -> None:
         found.append((urn.rsplit("::", 1)[-1] if urn else "", message))
 
-    _run(policy.validate(StackValidationArgs(list(prs.values()), g.settings(config)), report))
+    run_awaitable(policy.validate(StackValidationArgs(list(prs.values()), g.settings(config)), report))
     return found
 
 
