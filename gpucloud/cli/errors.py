@@ -7,6 +7,8 @@ EXIT_VIOLATIONS = 1
 EXIT_INVALID = 2
 EXIT_PREFLIGHT = 3
 EXIT_INTERNAL = 4
+# The plan would be rejected or stranded by upstream (helm, the API server, the provider, the scheduler).
+EXIT_CONFORMANCE = 5
 
 
 class CliError(Exception):

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gpucloud.cli.errors import EXIT_OK, EXIT_VIOLATIONS, CliError
+from gpucloud.cli.errors import EXIT_CONFORMANCE, EXIT_OK, EXIT_VIOLATIONS, CliError
 from gpucloud.cli.io import read_json, write_output
 
 FORMATS = ("text", "json", "markdown", "sarif")
@@ -66,6 +66,14 @@ def run(args: argparse.Namespace) -> int:
 
         text = render_text(report, color=args.out is None and sys.stdout.isatty())
     write_output(text, args.out)
+    return exit_code(report)
+
+
+def exit_code(report: dict[str, Any]) -> int:
+    """5 when the plan would not hold against upstream (it wins: nothing else matters if it cannot apply),
+    1 on mandatory guardrail violations, else 0."""
+    if (report.get("conformance") or {}).get("errors", 0):
+        return EXIT_CONFORMANCE
     return EXIT_VIOLATIONS if report["policies"].get("mandatory_violations", 0) else EXIT_OK
 
 

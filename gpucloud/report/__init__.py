@@ -26,11 +26,18 @@ def build_report(
     *,
     policy_config: Mapping[str, Any] | None = None,
     compare: Mapping[str, Any] | None = None,
+    conformance: bool = True,
 ) -> dict[str, Any]:
-    """The JSON object design.md specifies (plus `outputs` and `warnings`, which the text view also shows)."""
+    """The JSON object design.md specifies (plus `outputs`, `warnings` and `conformance`).
+
+    Conformance runs first: the objects it derives (rendered charts) are part of what the plan describes.
+    """
+    from gpucloud.conformance import run_conformance
+
+    checked = run_conformance(plan) if conformance else None
     cost = cost_section(plan, compare=compare)
     policies = policy_section(plan, policy_config=policy_config, cost=cost)
-    return {
+    report: dict[str, Any] = {
         "schema": SCHEMA,
         "project": plan.project,
         "stack": plan.stack,
@@ -40,6 +47,9 @@ def build_report(
         "outputs": plan.outputs,
         "warnings": list(plan.warnings),
     }
+    if checked is not None:
+        report["conformance"] = checked.to_json()
+    return report
 
 
 __all__ = ["SCHEMA", "SCHEMA_FILE", "build_report", "empty_cost", "empty_policies", "validate_report"]

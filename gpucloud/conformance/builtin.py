@@ -1,0 +1,7 @@
+"""The built-in conformance checks, imported in the order they run.
+
+Derivation comes first (Helm rendering adds the chart's objects to the context), then the checks that read the
+plan and the derived objects. Each module registers its checks with `register_check` at import.
+"""
+
+from __future__ import annotations
