@@ -7,10 +7,11 @@ STACK  ?= dev
 
 .PHONY: plan test lint typecheck unit bench clean-venv
 
-$(STAMP): pyproject.toml constraints.txt
+$(STAMP): pyproject.toml constraints.txt scripts/fetch_helm.py
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade "pip>=24"
 	$(PY) -m pip install --quiet -c constraints.txt -e ".[dev,train]"
+	$(PY) scripts/fetch_helm.py $(VENV)/bin
 	@touch $(STAMP)
 
 plan: $(STAMP)
