@@ -90,24 +90,89 @@ def to_sarif(report: Mapping[str, Any], artifact_uri: str = "Pulumi.yaml") -> di
         if g is not None:
             result["ruleIndex"] = index[name]
         results.append(result)
-    return {
-        "$schema": SARIF_SCHEMA_URI,
-        "version": SARIF_VERSION,
-        "runs": [
+    runs: list[dict[str, Any]] = [
+        {
+            "tool": {
+                "driver": {
+                    "name": "gpucloud-guardrails",
+                    "informationUri": INFORMATION_URI,
+                    "rules": [_rule(g) for g in guardrails],
+                }
+            },
+            "automationDetails": {"id": f"gpucloud-plan/{stack}/"},
+            "results": results,
+            "properties": {
+                "not_evaluated": len(policies.get("not_evaluated") or []),
+                "mandatory_violations": int(policies.get("mandatory_violations", 0)),
+            },
+        }
+    ]
+    conformance = report.get("conformance")
+    if isinstance(conformance, Mapping):
+        runs.append(_conformance_run(conformance, stack, artifact_uri))
+    return {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": runs}
+
+
+CONFORMANCE_URI = "https://github.com/gpucloud/gpucloud/blob/main/docs/conformance.md"
+
+
+def _conformance_run(conformance: Mapping[str, Any], stack: str, artifact_uri: str) -> dict[str, Any]:
+    """A second run: one rule per conformance check, one result per finding (error or warning)."""
+    findings = list(conformance.get("findings") or [])
+    checks = sorted({str(f.get("check", "")) for f in findings} | set(conformance.get("checks") or []))
+    index = {c: i for i, c in enumerate(checks)}
+    results = []
+    for f in findings:
+        check = str(f.get("check", ""))
+        urn = str(f.get("urn", ""))
+        where = urn.rsplit("::", 1)[-1] + (f" {f['object']}" if f.get("object") else "")
+        text = f"{where}: {f.get('field')}: {f.get('message')}" if f.get("field") else f"{where}: {f.get('message')}"
+        fingerprint = hashlib.sha256(
+            "\0".join(str(f.get(k, "")) for k in ("check", "urn", "object", "field", "message")).encode()
+        ).hexdigest()[:32]
+        results.append(
             {
-                "tool": {
-                    "driver": {
-                        "name": "gpucloud-guardrails",
-                        "informationUri": INFORMATION_URI,
-                        "rules": [_rule(g) for g in guardrails],
+                "ruleId": check,
+                "ruleIndex": index[check],
+                "level": "error" if f.get("severity") == "error" else "warning",
+                "message": {"text": f"{text} (expected: {f.get('expected')}; source: {f.get('source')})"},
+                "locations": [
+                    {
+                        "physicalLocation": {"artifactLocation": {"uri": artifact_uri}, "region": {"startLine": 1}},
+                        "logicalLocations": [
+                            {"name": urn.rsplit("::", 1)[-1], "fullyQualifiedName": urn, "kind": "resource"}
+                        ],
                     }
-                },
-                "automationDetails": {"id": f"gpucloud-plan/{stack}/"},
-                "results": results,
+                ],
+                "partialFingerprints": {"gpucloudConformance/v1": fingerprint},
                 "properties": {
-                    "not_evaluated": len(policies.get("not_evaluated") or []),
-                    "mandatory_violations": int(policies.get("mandatory_violations", 0)),
-                },
+                    k: f.get(k) for k in ("check", "severity", "urn", "object", "field", "expected", "source")
+                }
+                | {"stack": stack},
             }
-        ],
+        )
+    return {
+        "tool": {
+            "driver": {
+                "name": "gpucloud-conformance",
+                "informationUri": CONFORMANCE_URI,
+                "rules": [
+                    {
+                        "id": c,
+                        "name": c,
+                        "shortDescription": {"text": f"conformance check {c}"},
+                        "helpUri": f"{CONFORMANCE_URI}#{c.replace('.', '-')}",
+                        "defaultConfiguration": {"level": "error"},
+                    }
+                    for c in checks
+                ],
+            }
+        },
+        "automationDetails": {"id": f"gpucloud-conformance/{stack}/"},
+        "results": results,
+        "properties": {
+            "kubernetes_version": conformance.get("kubernetes_version"),
+            "errors": int(conformance.get("errors", 0)),
+            "warnings": int(conformance.get("warnings", 0)),
+        },
     }

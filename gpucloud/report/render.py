@@ -90,6 +90,7 @@ def render_text(report: Mapping[str, Any], width: int = 120, color: bool = False
             out_table.add_row(k, str(v))
         console.print(out_table)
     _policies_text(console, report["policies"])
+    _conformance_text(console, report.get("conformance"))
     for w in report.get("warnings") or []:
         console.print(f"[yellow]warning:[/yellow] {w}")
     return buf.getvalue()
@@ -211,6 +212,66 @@ def _policies_text(console: Console, policies: Mapping[str, Any]) -> None:
     )
 
 
+def _short(urn: str) -> str:
+    return urn.rsplit("::", 1)[-1]
+
+
+def _conformance_text(console: Console, conformance: Mapping[str, Any] | None) -> None:
+    if not conformance:
+        return
+    for f in conformance.get("findings") or []:
+        style = "red" if f.get("severity") == "error" else "yellow"
+        where = _short(str(f.get("urn", "")))
+        if f.get("object"):
+            where += f" -> {f['object']}"
+        console.print(
+            f"[{style}]{f.get('severity')}[/{style}] {f.get('check')}: {escape(where)}"
+            + (f" [dim]{escape(str(f.get('field')))}[/dim]" if f.get("field") else "")
+            + f"\n    {escape(str(f.get('message')))}"
+            + (f"\n    expected: {escape(str(f.get('expected')))}" if f.get("expected") else "")
+            + f"\n    [dim]source: {escape(str(f.get('source')))}[/dim]"
+        )
+    errors = int(conformance.get("errors", 0))
+    verdict = "[red]FAIL[/red]" if errors else "[green]PASS[/green]"
+    console.print(
+        f"[bold]Conformance (Kubernetes {conformance.get('kubernetes_version')}):[/bold] {verdict}  {errors} errors, "
+        f"{int(conformance.get('warnings', 0))} warnings; {len(conformance.get('derived_objects') or [])} objects "
+        f"rendered from charts; checks: {', '.join(conformance.get('checks') or []) or 'none'}"
+    )
+
+
+def _conformance_markdown(conformance: Mapping[str, Any] | None) -> list[str]:
+    if not conformance:
+        return []
+    errors = int(conformance.get("errors", 0))
+    findings = conformance.get("findings") or []
+    lines = [
+        "#### Conformance against upstream",
+        "",
+        f"{'❌' if errors else '✅'} Kubernetes {conformance.get('kubernetes_version')}: **{errors}** errors, "
+        f"**{int(conformance.get('warnings', 0))}** warnings · {len(conformance.get('derived_objects') or [])} "
+        "objects rendered from the pinned charts",
+        "",
+    ]
+    if findings:
+        lines += [
+            "| severity | check | resource | field | problem | expected | source |",
+            "|---|---|---|---|---|---|---|",
+        ]
+
+        def cell(value: Any) -> str:
+            return str(value or "").replace("\n", " ").replace("|", "\\|")
+
+        for f in findings:
+            where = f"`{_short(str(f.get('urn', '')))}`" + (f" → `{f['object']}`" if f.get("object") else "")
+            lines.append(
+                f"| {f.get('severity')} | `{f.get('check')}` | {where} | `{cell(f.get('field'))}` | "
+                f"{cell(f.get('message'))} | {cell(f.get('expected'))} | {cell(f.get('source'))} |"
+            )
+        lines.append("")
+    return lines
+
+
 def render_markdown(report: Mapping[str, Any]) -> str:
     resources = report["resources"]
     cost = report["cost"]
@@ -279,6 +340,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
                 f"| {v.get('enforcement')} | `{v.get('policy')}` | {v.get('severity')} | `{name}` | {message} |"
             )
         lines.append("")
+    lines += _conformance_markdown(report.get("conformance"))
     counts = Counter(r["type"] for r in resources if r.get("custom"))
     lines += ["<details><summary>Resources by type</summary>", "", "| type | count |", "|---|--:|"]
     lines += [f"| `{t}` | {n} |" for t, n in sorted(counts.items())]
