@@ -68,6 +68,9 @@ class Plan:
     warnings: list[str] = field(default_factory=list)
     program_dir: str = ""
     config: dict[str, Any] = field(default_factory=dict)
+    # Objects the plan implies without registering them (rendered charts): filled by the conformance checks,
+    # read by the scheduling check and the policy pack. gpucloud.conformance.DerivedObject instances.
+    derived: list[Any] = field(default_factory=list)
 
     def __iter__(self) -> Iterator[ResourceRecord]:
         return iter(self.resources)

@@ -35,6 +35,8 @@ def build_report(
     from gpucloud.conformance import run_conformance
 
     checked = run_conformance(plan) if conformance else None
+    if checked is not None:
+        plan.derived = list(checked.derived)
     cost = cost_section(plan, compare=compare)
     policies = policy_section(plan, policy_config=policy_config, cost=cost)
     report: dict[str, Any] = {

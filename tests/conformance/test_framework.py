@@ -103,8 +103,11 @@ def test_kubernetes_version_comes_from_the_cluster() -> None:
 
 
 def test_section_in_every_format_and_exit_code_5(fake_check) -> None:
-    report = build_report(_bucket_plan())
+    plan = _bucket_plan()
+    report = build_report(plan)
     validate_report(report)
+    # The derived objects stay on the plan for the policy pack and later readers.
+    assert [d.ref for d in plan.derived] == ["v1/ConfigMap ns/c"]
     section = report["conformance"]
     assert (section["errors"], section["warnings"]) == (1, 1)
     assert section["findings"][0] == BAD.to_json()
