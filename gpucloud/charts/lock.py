@@ -99,7 +99,9 @@ class ChartsLock:
     def pin(self, chart: str, version: str | None = None) -> ChartPin:
         found = self.charts.get(chart)
         if found is None:
-            raise LockError(f"chart {chart!r} is not in the charts lock; pinned charts: {', '.join(sorted(self.charts))}")
+            raise LockError(
+                f"chart {chart!r} is not in the charts lock; pinned charts: {', '.join(sorted(self.charts))}"
+            )
         if version is not None and version != found.version:
             raise LockError(
                 f"chart {chart} version {version!r} is not pinned; the lock pins {found.version} "
