@@ -41,7 +41,7 @@ _STRING = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`')
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _VALUES_REF = re.compile(rf"\.Values((?:\.{_IDENT})*)")
 _INDEX_REF = re.compile(
-    rf"\bindex\s+\(?\s*(?:\$?{_IDENT}?)(?:\.{_IDENT})*?\.Values((?:\.{_IDENT})*)\s*\)?((?:\s+\"[^\"]*\")+)"
+    rf"\bindex\s+\(?\s*(?:\$?(?:{_IDENT})?)(?:\.{_IDENT})*?\.Values((?:\.{_IDENT})*)\s*\)?((?:\s+\"[^\"]*\")+)"
 )
 _ASSIGN = re.compile(rf"(\${_IDENT})\s*:?=\s*(.*)$", re.DOTALL)
 _VAR_REF = re.compile(rf"(\${_IDENT})((?:\.{_IDENT})+)")
@@ -199,7 +199,7 @@ class _TemplateScan:
     def _target(self, expr: str, ctx: tuple[str, ...] | None, variables: dict[str, tuple[str, ...]]) -> Any:
         expr = expr.strip()
         m = _VALUES_REF.fullmatch(expr.split("|")[0].strip()) or re.fullmatch(
-            rf"\$?{_IDENT}?(?:\.{_IDENT})*?\.Values((?:\.{_IDENT})*)", expr.split("|")[0].strip()
+            rf"\$?(?:{_IDENT})?(?:\.{_IDENT})*?\.Values((?:\.{_IDENT})*)", expr.split("|")[0].strip()
         )
         if m:
             return tuple(p for p in m.group(1).split(".") if p)
