@@ -179,6 +179,23 @@ def test_crds_join_the_derived_objects_and_namespaces_follow_helm(checked: Confo
     assert {d.source for d in checked.derived if d.owner.endswith("::karp")} == {"chart karpenter@1.12.1"}
 
 
+def test_helm_v4_chart_is_checked_like_a_release() -> None:
+    _, result = helm_check(
+        lambda: k8s.helm.v4.Chart(
+            "ca4",
+            chart="cluster-autoscaler",
+            version="9.53.0",
+            repository_opts={"repo": AUTOSCALER},
+            namespace="kube-system",
+            values={"autoDiscovery": {"clusterName": "c"}, "extraArgz": {}},
+        )
+    )
+    assert [(f.check, f.field, f.expected) for f in result.findings] == [
+        ("helm.values", "values.extraArgz", "did you mean `extraArgs`? (keys the chart reads at the top level)")
+    ]
+    assert "Deployment" in {d.kind for d in result.derived}
+
+
 def _one_release() -> None:
     release("dcgm", "dcgm-exporter", "4.8.1", {"serviceMonitor": {"enabled": False}}, repo=DCGM_REPO)
 
