@@ -49,6 +49,7 @@ _RELATIVE = re.compile(rf"(?<![\w\)\]\$.])((?:\.{_IDENT})+)")
 _BARE_DOT = re.compile(r"(?<![\w\)\]\$.])\.(?![\w.])")
 _WORKLOAD = re.compile(r"^\s*kind:\s*[\"']?(" + "|".join(WORKLOAD_KINDS) + r")[\"']?\s*$", re.MULTILINE)
 _TEXT_SUFFIXES = {".yaml", ".yml", ".tpl", ".txt", ".json", ".conf", ".toml", ".ini", ".lua", ".sh", ".py", ""}
+_BLOCKS = [[k] for k in ("if", "with", "range", "define", "block", "else", "end")]
 _ROOT_FIELDS = {"Values", "Release", "Chart", "Capabilities", "Files", "Template", "Subcharts"}
 
 
@@ -173,6 +174,9 @@ class _TemplateScan:
         for match in _ACTION.finditer(text):
             raw = match.group(1).strip()
             if raw.startswith("/*"):
+                continue
+            # Most actions of big charts (PromQL and dashboard escapes) neither open a block nor read values.
+            if not stack[-1] and "Values" not in raw and "$" not in raw and raw.split(None, 1)[:1] not in _BLOCKS:
                 continue
             literal_free = _STRING.sub('""', raw)
             head = literal_free.split(None, 1)[0] if literal_free.split() else ""
