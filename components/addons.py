@@ -18,6 +18,7 @@ from pydantic import Field
 
 from components.base import ComponentConfig, account_and_partition, child, pod_identity_trust
 from components.interfaces import ClusterHandle
+from gpucloud.charts import lock as charts_lock
 from gpucloud.spec import AddonsSpec, NodePoolSpec
 from gpucloud.spec.addons import TIME_SLICING_CONFIG_NAME
 
@@ -27,13 +28,8 @@ GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 EFA_PRESENT_LABEL = "vpc.amazonaws.com/efa.present"
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
 
-NVIDIA_DEVICE_PLUGIN_REPO = "https://nvidia.github.io/k8s-device-plugin"
-NVIDIA_GPU_OPERATOR_REPO = "https://helm.ngc.nvidia.com/nvidia"
-DCGM_EXPORTER_REPO = "https://nvidia.github.io/dcgm-exporter/helm-charts"
-EKS_CHARTS_REPO = "https://aws.github.io/eks-charts"
-PROMETHEUS_COMMUNITY_REPO = "https://prometheus-community.github.io/helm-charts"
-AUTOSCALER_REPO = "https://kubernetes.github.io/autoscaler"
-KEDA_REPO = "https://kedacore.github.io/charts"
+# Chart repositories come from the charts lock (gpucloud/charts/lock.yaml), never from constants here. The training
+# operator is the exception: v1.8.1 ships no Helm chart at all, so nothing can pin it (conformance reports it).
 TRAINING_OPERATOR_REPO = "https://kubeflow.github.io/training-operator"
 
 KPS_RELEASE = "kube-prometheus-stack"
@@ -336,20 +332,26 @@ class GpuAddons(pulumi.ComponentResource):
         role: str,
         chart: str,
         version: str,
-        repo: str,
         namespace: str,
         values: dict[str, Any],
         depends_on: list[pulumi.Resource] | None = None,
+        unpinned_repo: str | None = None,
     ) -> k8s.helm.v3.Release:
+        # Coordinates from the charts lock: an OCI chart is its URL with no repository_opts.
+        if unpinned_repo is None:
+            pinned = charts_lock.pin(chart, version)
+            chart_ref, repository_opts = pinned.release_chart, pinned.repository_opts
+        else:
+            chart_ref, repository_opts = chart, {"repo": unpinned_repo}
         deps: list[pulumi.Resource] = list(depends_on or [])
         if namespace in self.namespaces:
             deps.append(self.namespaces[namespace])
         release = k8s.helm.v3.Release(
             f"{self._name}-{role}",
             name=role,
-            chart=chart,
+            chart=chart_ref,
             version=version,
-            repository_opts={"repo": repo},
+            repository_opts=repository_opts,
             namespace=namespace,
             create_namespace=False,
             # Rolled-back failed upgrades leave the previous working version running on the GPU nodes.
@@ -421,7 +423,6 @@ class GpuAddons(pulumi.ComponentResource):
                 "nvidia-device-plugin",
                 "nvidia-device-plugin",
                 gpu.device_plugin_version,
-                NVIDIA_DEVICE_PLUGIN_REPO,
                 self.gpu_namespace,
                 values,
                 depends_on=[self.device_plugin_config],
@@ -452,7 +453,6 @@ class GpuAddons(pulumi.ComponentResource):
             "gpu-operator",
             "gpu-operator",
             gpu.gpu_operator_version,
-            NVIDIA_GPU_OPERATOR_REPO,
             self.gpu_namespace,
             operator_values,
             depends_on=[self.device_plugin_config],
@@ -485,7 +485,6 @@ class GpuAddons(pulumi.ComponentResource):
             "aws-efa-k8s-device-plugin",
             "aws-efa-k8s-device-plugin",
             self._config.addons.efa.version,
-            EKS_CHARTS_REPO,
             "kube-system",
             values,
         )
@@ -507,7 +506,6 @@ class GpuAddons(pulumi.ComponentResource):
             "dcgm-exporter",
             "dcgm-exporter",
             self._config.addons.observability.dcgm_exporter_version,
-            DCGM_EXPORTER_REPO,
             self.monitoring_namespace,
             values,
             depends_on=deps,
@@ -540,7 +538,6 @@ class GpuAddons(pulumi.ComponentResource):
             KPS_RELEASE,
             KPS_RELEASE,
             obs.kube_prometheus_stack_version,
-            PROMETHEUS_COMMUNITY_REPO,
             self.monitoring_namespace,
             values,
         )
@@ -748,7 +745,7 @@ class GpuAddons(pulumi.ComponentResource):
             # Logs of GPU jobs matter most; run on every node whatever its taints.
             "tolerations": [{"operator": "Exists"}],
         }
-        self._release("aws-for-fluent-bit", "aws-for-fluent-bit", fb.version, EKS_CHARTS_REPO, namespace, values)
+        self._release("aws-for-fluent-bit", "aws-for-fluent-bit", fb.version, namespace, values)
 
     # -- autoscaling ---------------------------------------------------------------------------------------
 
@@ -831,7 +828,6 @@ class GpuAddons(pulumi.ComponentResource):
             "cluster-autoscaler",
             "cluster-autoscaler",
             scaling.cluster_autoscaler_version,
-            AUTOSCALER_REPO,
             "kube-system",
             values,
             depends_on=[self.priority_expander],
@@ -841,7 +837,7 @@ class GpuAddons(pulumi.ComponentResource):
         scaling = self._config.addons.autoscaling
         namespace = f"{self._config.addons.namespace_prefix}keda"
         self._namespace("keda", namespace)
-        release = self._release("keda", "keda", scaling.keda.version, KEDA_REPO, namespace, {})
+        release = self._release("keda", "keda", scaling.keda.version, namespace, {})
         if self.amp_workspace_arn is None:
             return
         policy = self.amp_workspace_arn.apply(
@@ -874,4 +870,6 @@ class GpuAddons(pulumi.ComponentResource):
         to = self._config.addons.training_operator
         namespace = f"{self._config.addons.namespace_prefix}kubeflow"
         self._namespace("kubeflow", namespace)
-        self._release("training-operator", "training-operator", to.version, TRAINING_OPERATOR_REPO, namespace, {})
+        self._release(
+            "training-operator", "training-operator", to.version, namespace, {}, unpinned_repo=TRAINING_OPERATOR_REPO
+        )

@@ -15,17 +15,18 @@ from typing import Any, Literal
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
-from pydantic import Field, InstanceOf
+from pydantic import Field, InstanceOf, field_validator
 
 from components.base import ComponentConfig, account_and_partition, child, pod_identity_trust
 from components.interfaces import ClusterHandle
+from gpucloud.charts import lock as charts_lock
 
 Consumer = Literal["karpenter", "node-termination-handler"]
 
 # Tag NTH checks before it drains (checkTagBeforeDraining): only instances of managed / self-managed pools
 # carry it, so NTH never acts on a Karpenter node even if a message reaches it.
 NTH_MANAGED_TAG = "aws-node-termination-handler/managed"
-NTH_CHART_VERSION = "0.27.0"
+NTH_CHART_VERSION = charts_lock.pinned_version("aws-node-termination-handler")
 NTH_SERVICE_ACCOUNT = "aws-node-termination-handler"
 
 # (rule key, source, detail-type); terraform-aws-eks v21 wires the same five.
@@ -157,6 +158,14 @@ class GpuNodeTerminationHandlerConfig(ComponentConfig):
     chart_version: str = Field(default=NTH_CHART_VERSION, description="aws-node-termination-handler chart version.")
     namespace: str = Field(default="kube-system", description="Namespace NTH runs in.")
 
+    @field_validator("chart_version")
+    @classmethod
+    def _pinned(cls, version: str) -> str:
+        problem = charts_lock.check_version("aws-node-termination-handler", version)
+        if problem is not None:
+            raise ValueError(problem)
+        return version
+
 
 class GpuNodeTerminationHandler(pulumi.ComponentResource):
     """aws-node-termination-handler in queue mode with its Pod Identity role, for managed/self-managed pools."""
@@ -191,12 +200,14 @@ class GpuNodeTerminationHandler(pulumi.ComponentResource):
             tags=config.tags,
             opts=child(self),
         )
+        chart = charts_lock.pin("aws-node-termination-handler", config.chart_version)
         self.release = k8s.helm.v3.Release(
             f"{name}-release",
-            chart="aws-node-termination-handler",
-            version=config.chart_version,
+            # 0.27.0 is published only at its OCI URL (the eks-charts index stops at 0.21.0).
+            chart=chart.release_chart,
+            version=chart.version,
             namespace=config.namespace,
-            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo="https://aws.github.io/eks-charts"),
+            repository_opts=chart.repository_opts,
             values=nth_values(config.queue_url, config.region),
             opts=child(self, provider=cluster.k8s_provider, depends_on=[self.pod_identity]),
         )

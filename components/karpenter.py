@@ -12,15 +12,15 @@ from typing import Any
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
-from pydantic import Field, InstanceOf
+from pydantic import Field, InstanceOf, field_validator
 
 from components.base import ComponentConfig, account_and_partition, child, pod_identity_trust
 from components.interfaces import ClusterHandle
+from gpucloud.charts import lock as charts_lock
 
 # v1.11+ is needed for EC2NodeClass networkInterfaces and placementGroupSelector; reserved capacity
 # (ODCR, Capacity Blocks) since v1.6. Bump deliberately: CRD changes ride on chart upgrades.
-KARPENTER_CHART = "oci://public.ecr.aws/karpenter/karpenter"
-KARPENTER_CHART_VERSION = "1.12.1"
+KARPENTER_CHART_VERSION = charts_lock.pinned_version("karpenter")
 KARPENTER_SERVICE_ACCOUNT = "karpenter"
 
 
@@ -30,8 +30,19 @@ class GpuKarpenterConfig(ComponentConfig):
     cluster: InstanceOf[ClusterHandle] = Field(description="The cluster Karpenter provisions nodes for.")
     interruption_queue_name: Any = Field(description="Name of Karpenter's own interruption queue (Input[str]).")
     interruption_queue_arn: Any = Field(description="ARN of that queue (Input[str]); scopes the SQS permissions.")
-    chart_version: str = Field(default=KARPENTER_CHART_VERSION, description="Karpenter chart version (pinned).")
+    chart_version: str = Field(
+        default=KARPENTER_CHART_VERSION, description="Karpenter chart version (the charts lock's pin)."
+    )
     namespace: str = Field(default="kube-system", description="Namespace the controller runs in.")
+
+    @field_validator("chart_version")
+    @classmethod
+    def _pinned(cls, version: str) -> str:
+        problem = charts_lock.check_version("karpenter", version)
+        if problem is not None:
+            raise ValueError(problem)
+        return version
+
     create_access_entry: bool = Field(
         default=True,
         description="Create the EC2_LINUX access entry for the node role. Off when something else already "
@@ -80,10 +91,12 @@ class GpuKarpenter(pulumi.ComponentResource):
                 tags=config.tags,
                 opts=child(self),
             )
+        chart = charts_lock.pin("karpenter", config.chart_version)
         self.release = k8s.helm.v3.Release(
             f"{name}-release",
-            chart=KARPENTER_CHART,
-            version=config.chart_version,
+            chart=chart.release_chart,
+            version=chart.version,
+            repository_opts=chart.repository_opts,
             namespace=config.namespace,
             values=karpenter_values(cluster.name, cluster.endpoint, config.interruption_queue_name),
             opts=child(self, provider=cluster.k8s_provider, depends_on=[self.pod_identity]),

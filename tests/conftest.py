@@ -1,8 +1,11 @@
 """Suite-wide fixtures: hermetic prices (never a developer's ~/.cache/gpucloud/prices.json) and a moto server
 on loopback for boto3 code."""
 
+import atexit
 import os
+import shutil
 import socket
+import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -10,6 +13,9 @@ import pytest
 from gpucloud.catalog import get_catalog
 
 os.environ["GPUCLOUD_PRICE_CACHE"] = "off"
+# Rendered charts go to a cache of this test session, never a developer's ~/.cache/gpucloud/helm.
+os.environ["GPUCLOUD_CACHE_DIR"] = tempfile.mkdtemp(prefix="gpucloud-test-cache-")
+atexit.register(shutil.rmtree, os.environ["GPUCLOUD_CACHE_DIR"], True)
 
 
 @pytest.fixture(autouse=True)

@@ -1,17 +1,19 @@
 """Kubernetes add-ons section of the stack spec: GPU and EFA device plugins, observability, autoscaling,
 the Kubeflow training operator and the acceptance tests run on new GPU nodes.
 
-Chart versions are pinned here with defaults so an upgrade is a reviewed stack-file change, never a surprise
-from an upstream `latest`.
+Chart versions default to the charts lock (gpucloud/charts/lock.yaml), the one place a chart is pinned together
+with its vendored source; a stack may name only the pinned version, so an upgrade is a reviewed lock change plus
+the vendored copy, never a surprise from an upstream `latest` nor a version nothing here has rendered.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
+from gpucloud.charts import lock as charts_lock
 from gpucloud.spec.base import RuleViolations, SpecModel
 from gpucloud.spec.common import Name
 from gpucloud.spec.pools import NodePoolSpec
@@ -28,6 +30,37 @@ GpuStack = Literal["device-plugin", "gpu-operator"]
 MetricsBackend = Literal["kube-prometheus-stack", "amp", "none"]
 Autoscaler = Literal["cluster-autoscaler", "karpenter", "none"]
 MpiApiVersion = Literal["kubeflow.org/v2beta1", "kubeflow.org/v1"]
+
+
+def _pinned(chart: str) -> AfterValidator:
+    def check(version: str) -> str:
+        problem = charts_lock.check_version(chart, version)
+        if problem is not None:
+            raise ValueError(problem)
+        return version
+
+    return AfterValidator(check)
+
+
+def _pinned_artifact(name: str) -> AfterValidator:
+    def check(version: str) -> str:
+        pinned = charts_lock.artifact(name).version
+        if version != pinned:
+            raise ValueError(f"{name} {version!r} is not pinned; the lock pins {pinned}")
+        return version
+
+    return AfterValidator(check)
+
+
+DevicePluginVersion = Annotated[str, _pinned("nvidia-device-plugin")]
+GpuOperatorVersion = Annotated[str, _pinned("gpu-operator")]
+EfaPluginVersion = Annotated[str, _pinned("aws-efa-k8s-device-plugin")]
+FluentBitVersion = Annotated[str, _pinned("aws-for-fluent-bit")]
+DcgmExporterVersion = Annotated[str, _pinned("dcgm-exporter")]
+KubePrometheusStackVersion = Annotated[str, _pinned("kube-prometheus-stack")]
+KedaVersion = Annotated[str, _pinned("keda")]
+ClusterAutoscalerVersion = Annotated[str, _pinned("cluster-autoscaler")]
+TrainingOperatorVersion = Annotated[str, _pinned_artifact("training-operator-crds")]
 
 
 class TimeSlicingSpec(SpecModel):
@@ -61,8 +94,12 @@ class GpuStackSpec(SpecModel):
         description="'device-plugin': NVIDIA device plugin (+ GPU feature discovery) and a separate DCGM "
         "exporter; 'gpu-operator': the NVIDIA GPU Operator (needed for MIG).",
     )
-    device_plugin_version: str = Field(default="0.18.2", description="nvidia-device-plugin chart version.")
-    gpu_operator_version: str = Field(default="v26.3.0", description="NVIDIA gpu-operator chart version.")
+    device_plugin_version: DevicePluginVersion = Field(
+        default=charts_lock.pinned_version("nvidia-device-plugin"), description="nvidia-device-plugin chart version."
+    )
+    gpu_operator_version: GpuOperatorVersion = Field(
+        default=charts_lock.pinned_version("gpu-operator"), description="NVIDIA gpu-operator chart version."
+    )
     enable_gpu_feature_discovery: bool = Field(
         default=True, description="Label nodes with GPU model, memory and MIG facts (nvidia.com/gpu.product ...)."
     )
@@ -79,7 +116,10 @@ class EfaDevicePluginSpec(SpecModel):
     """AWS EFA device plugin; installed only when a pool has EFA, and scheduled only on EFA nodes."""
 
     enabled: bool = Field(default=True, description="Install the plugin when any pool has EFA enabled.")
-    version: str = Field(default="v0.5.13", description="aws-efa-k8s-device-plugin chart version (eks-charts).")
+    version: EfaPluginVersion = Field(
+        default=charts_lock.pinned_version("aws-efa-k8s-device-plugin"),
+        description="aws-efa-k8s-device-plugin chart version (eks-charts).",
+    )
 
 
 class AlertsSpec(SpecModel):
@@ -99,7 +139,10 @@ class FluentBitSpec(SpecModel):
     """Container logs shipped to CloudWatch Logs by Fluent Bit (aws-for-fluent-bit)."""
 
     enabled: bool = Field(default=True, description="Ship container logs to a KMS-encrypted CloudWatch log group.")
-    version: str = Field(default="0.1.35", description="aws-for-fluent-bit chart version (eks-charts).")
+    version: FluentBitVersion = Field(
+        default=charts_lock.pinned_version("aws-for-fluent-bit"),
+        description="aws-for-fluent-bit chart version (eks-charts).",
+    )
     retention_days: Literal[1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 3653] = Field(
         default=30, description="Log retention in days (a CloudWatch Logs allowed value)."
     )
@@ -111,13 +154,17 @@ class ObservabilitySpec(SpecModel):
     enable_dcgm_exporter: bool = Field(
         default=True, description="Export per-GPU DCGM metrics (utilisation, memory, temperature, power, XID)."
     )
-    dcgm_exporter_version: str = Field(default="4.8.1", description="dcgm-exporter chart version.")
+    dcgm_exporter_version: DcgmExporterVersion = Field(
+        default=charts_lock.pinned_version("dcgm-exporter"), description="dcgm-exporter chart version."
+    )
     metrics: MetricsBackend = Field(
         default="kube-prometheus-stack",
         description="'kube-prometheus-stack': in-cluster Prometheus + Grafana with the GPU dashboard; "
         "'amp': Amazon Managed Prometheus with an agentless scraper; 'none'.",
     )
-    kube_prometheus_stack_version: str = Field(default="75.6.1", description="kube-prometheus-stack chart version.")
+    kube_prometheus_stack_version: KubePrometheusStackVersion = Field(
+        default=charts_lock.pinned_version("kube-prometheus-stack"), description="kube-prometheus-stack chart version."
+    )
     prometheus_retention: str = Field(
         default="15d", pattern=r"^\d+[hdwy]$", description="In-cluster Prometheus retention (e.g. 15d)."
     )
@@ -134,7 +181,7 @@ class KedaSpec(SpecModel):
     """KEDA, which scales inference deployments on DCGM GPU utilisation."""
 
     enabled: bool = Field(default=True, description="Install KEDA.")
-    version: str = Field(default="2.17.2", description="keda chart version.")
+    version: KedaVersion = Field(default=charts_lock.pinned_version("keda"), description="keda chart version.")
 
 
 class AutoscalingSpec(SpecModel):
@@ -145,7 +192,9 @@ class AutoscalingSpec(SpecModel):
         description="Node autoscaler. Unset: cluster-autoscaler when any pool is managed or self-managed, "
         "otherwise Karpenter (installed with the Karpenter pools).",
     )
-    cluster_autoscaler_version: str = Field(default="9.46.6", description="cluster-autoscaler chart version.")
+    cluster_autoscaler_version: ClusterAutoscalerVersion = Field(
+        default=charts_lock.pinned_version("cluster-autoscaler"), description="cluster-autoscaler chart version."
+    )
     reserved_node_group_regex: str = Field(
         default=".*-reserved.*|.*-capacity-block.*",
         description="Node groups (ASG names) on reserved capacity; the priority expander tries them first.",
@@ -166,7 +215,10 @@ class TrainingOperatorSpec(SpecModel):
     """Kubeflow training operator (PyTorchJob, MPIJob kubeflow.org/v1)."""
 
     enabled: bool = Field(default=False, description="Install the operator so training jobs can be PyTorchJobs.")
-    version: str = Field(default="1.8.1", description="training-operator chart version.")
+    version: TrainingOperatorVersion = Field(
+        default=charts_lock.artifact("training-operator-crds").version,
+        description="training-operator version (it ships CRDs and kustomize manifests, no Helm chart).",
+    )
 
 
 class AcceptanceSpec(SpecModel):

@@ -166,7 +166,7 @@ def test_every_release_pins_chart_version_repo_and_namespace() -> None:
         "aws-for-fluent-bit": ("aws-for-fluent-bit", "0.1.35", "https://aws.github.io/eks-charts", "logging"),
         "cluster-autoscaler": (
             "cluster-autoscaler",
-            "9.46.6",
+            "9.53.0",
             "https://kubernetes.github.io/autoscaler",
             "kube-system",
         ),
@@ -175,9 +175,19 @@ def test_every_release_pins_chart_version_repo_and_namespace() -> None:
     assert all(v["name"] == k and v["atomic"] is True for k, v in rel.items())
 
 
-def test_chart_versions_come_from_the_spec() -> None:
-    rel = releases(render(spec_of({"gpu": {"devicePluginVersion": "0.17.1"}, "efa": {"version": "v0.5.7"}})))
-    assert (rel["nvidia-device-plugin"]["version"], rel["aws-efa-k8s-device-plugin"]["version"]) == ("0.17.1", "v0.5.7")
+def test_chart_version_outside_the_lock_is_a_spec_error_naming_the_pin() -> None:
+    problems = _problems({"gpu": {"devicePluginVersion": "0.17.1"}, "efa": {"version": "v0.5.7"}})
+    upgrade = "(upgrading is a lock change plus the vendored copy)"
+    assert problems == [
+        (
+            "gpucloud:platform.addons.gpu.devicePluginVersion",
+            f"chart nvidia-device-plugin version '0.17.1' is not pinned; the lock pins 0.18.2 {upgrade}",
+        ),
+        (
+            "gpucloud:platform.addons.efa.version",
+            f"chart aws-efa-k8s-device-plugin version 'v0.5.7' is not pinned; the lock pins v0.5.13 {upgrade}",
+        ),
+    ]
 
 
 def test_namespace_prefix_applies_to_our_namespaces_not_kube_system() -> None:
@@ -466,7 +476,7 @@ def test_keda_off_and_training_operator_on() -> None:
     op = rel["training-operator"]
     assert (op["chart"], op["version"], op["repositoryOpts"]["repo"], op["namespace"]) == (
         "training-operator",
-        "1.8.1",
+        "v1.8.1",
         "https://kubeflow.github.io/training-operator",
         "kubeflow",
     )

@@ -112,9 +112,10 @@ def test_nth_install() -> None:
 
     plan = run(program)
     release = plan.find("kubernetes:helm.sh/v3:Release", "nth-release")
-    assert release.get("chart") == "aws-node-termination-handler"
+    # 0.27.0 is published only at its OCI URL (the eks-charts index stops at 0.21.0): no repository_opts.
+    assert release.get("chart") == "oci://public.ecr.aws/aws-ec2/helm/aws-node-termination-handler"
     assert release.get("version") == "0.27.0"
-    assert release.get("repositoryOpts") == {"repo": "https://aws.github.io/eks-charts"}
+    assert release.get("repositoryOpts") is None
     assert release.get("values.enableSqsTerminationDraining") is True
     assert release.get("values.queueURL") == "https://sqs.us-east-1.amazonaws.com/123456789012/q"
     assoc = plan.find("aws:eks/podIdentityAssociation:PodIdentityAssociation", "nth-pod-identity")
