@@ -553,7 +553,8 @@ def validate_object(
         if obj.patch and error.validator == "required":
             continue
         out.extend(_describe(error, target))
-    return out
+    # jsonschema raises `required` once per missing key, each carrying the whole list: keep one of each.
+    return list(dict.fromkeys(out))
 
 
 # --- k8s.schema: built-in kinds -----------------------------------------------------------------------------
@@ -902,6 +903,7 @@ def _missing_crd(
     label = f"{obj.kind} {obj.name or '(unnamed)'}: no CRD for kind {obj.kind} in group {group}"
     expected = f"a CustomResourceDefinition for {obj.kind}.{group} serving {version}, installed by the plan{where}"
     if not owns_cluster:
+        expected = f"a CustomResourceDefinition for {obj.kind}.{group} serving {version} in the cluster{where}"
         message = (
             f"{label} in this plan, and the cluster is created elsewhere (no EKS cluster in this plan): make sure "
             "the cluster's owner installs it"
