@@ -34,6 +34,7 @@ import kubernetes_validate
 import yaml
 from jsonschema._utils import equal as jsonschema_equal
 from referencing import Registry, Resource
+from referencing.exceptions import Unresolvable
 
 from gpucloud.conformance import EKS_CLUSTER_TYPE, ConformanceContext, DerivedObject, Finding, register_check
 from gpucloud.plan.model import SECRET, UNKNOWN, Plan, ResourceRecord
@@ -191,7 +192,18 @@ class _Unsupported(Exception):
     """A schema keyword the fast path does not implement: that schema is checked by jsonschema alone."""
 
 
-_ANNOTATIONS = {"description", "format", "title", "default", "example", "$schema", "$id", "discriminator"}
+_UPSTREAM_PATTERN = "x-gpucloud-upstream-pattern"
+_ANNOTATIONS = {
+    "description",
+    "format",
+    "title",
+    "default",
+    "example",
+    "$schema",
+    "$id",
+    "discriminator",
+    _UPSTREAM_PATTERN,
+}
 
 
 def _is_type(name: str, x: Any) -> bool:
@@ -539,6 +551,10 @@ def _describe(error: jsonschema.ValidationError, target: _Target) -> Iterator[Fi
     if validator == "const":
         yield finding(path, f"{_short(instance)} is not allowed", f"exactly {json.dumps(value)}")
         return
+    if validator == "pattern":
+        value = schema.get(_UPSTREAM_PATTERN, value)
+        yield finding(path, f"{_short(instance)} does not match the pattern", f"pattern: {_short(value, 160)}")
+        return
     yield finding(path, error.message[:300], f"{validator}: {_short(value, 120)}")
 
 
@@ -547,12 +563,20 @@ def validate_object(
 ) -> list[Finding]:
     target = _Target(obj, check, source)
     out: list[Finding] = []
-    for error in validator.iter_errors(manifest):
-        if _on_placeholder(error):
-            continue
-        if obj.patch and error.validator == "required":
-            continue
-        out.extend(_describe(error, target))
+    try:
+        for error in validator.iter_errors(manifest):
+            if _on_placeholder(error):
+                continue
+            if obj.patch and error.validator == "required":
+                continue
+            out.extend(_describe(error, target))
+    except (re.error, jsonschema.exceptions.SchemaError, Unresolvable) as exc:
+        # A schema this validator cannot apply (a regex dialect it lacks, a broken $ref in a CRD) is the
+        # schema's fault, not the object's: say so once instead of failing the plan with a traceback.
+        return [
+            Finding(check, "warning", obj.urn, "(object)", f"{obj.kind} {obj.name}: not validated: {exc}", "", source,
+                    obj.ref)
+        ]  # fmt: skip
     # jsonschema raises `required` once per missing key, each carrying the whole list: keep one of each.
     return list(dict.fromkeys(out))
 
@@ -773,6 +797,13 @@ def structural_to_jsonschema(node: Any, *, root: bool = False) -> Any:
             continue
         else:
             out[key] = copy.deepcopy(value) if isinstance(value, dict | list) else value
+    if isinstance(out.get("pattern"), str):
+        pattern = _python_pattern(out["pattern"])
+        if pattern is None:
+            del out["pattern"]
+        elif pattern != out["pattern"]:
+            out[_UPSTREAM_PATTERN] = out["pattern"]  # what findings quote: the CRD's own spelling
+            out["pattern"] = pattern
     _bool_exclusive(out, "minimum", "exclusiveMinimum")
     _bool_exclusive(out, "maximum", "exclusiveMaximum")
     if out.pop("x-kubernetes-int-or-string", False):
@@ -803,6 +834,26 @@ def structural_to_jsonschema(node: Any, *, root: bool = False) -> Any:
         # The API server validates a custom resource's metadata as ObjectMeta whatever the CRD says of it.
         out["properties"]["metadata"] = {"$ref": _OBJECT_META}
     return out
+
+
+def _python_pattern(pattern: str) -> str | None:
+    """A CRD `pattern` (Go RE2 syntax, as the API server runs it) in a form Python's re compiles, or None.
+
+    RE2 accepts inline flags anywhere (prometheus-operator writes `^(?i)(abort|warn)?$`); Python wants them at
+    the very start, which for a leading `^` means the same thing. A pattern Python cannot express is not
+    checked rather than crashing the check.
+    """
+    candidates = [pattern]
+    m = re.match(r"^\^(\(\?[aiLmsux]+\))(.*)$", pattern, re.DOTALL)
+    if m:
+        candidates.append(f"{m.group(1)}^{m.group(2)}")
+    for candidate in candidates:
+        try:
+            re.compile(candidate)
+        except re.error:
+            continue
+        return candidate
+    return None
 
 
 def _drop_nulls(value: Any) -> Any:

@@ -278,6 +278,17 @@ def test_prometheus_rule_against_the_kube_prometheus_stack_crd() -> None:
     assert unknown.source == "CRD prometheusrules.monitoring.coreos.com v1 from chart kube-prometheus-stack@75.6.1"
 
 
+def test_go_regex_patterns_of_a_crd_apply() -> None:
+    """prometheus-operator's `^(?i)(abort|warn)?$` is RE2 syntax Python rejects as written; it still applies."""
+    crds = _crds(KPS_RULES, "chart kube-prometheus-stack@75.6.1")
+    rule = _prometheus_rule({"record": "gpu:util", "expr": "avg(DCGM_FI_DEV_GPU_UTIL)"})
+    rule["spec"]["groups"][0]["partial_response_strategy"] = "WARN"
+    assert _findings(_plan(_record(rule, "alerts")), crds) == []
+    rule["spec"]["groups"][0]["partial_response_strategy"] = "ignore"
+    [f] = _findings(_plan(_record(rule, "alerts")), crds)
+    assert (f.field, f.expected) == ("spec.groups[0].partial_response_strategy", 'pattern: "^(?i)(abort|warn)?$"')
+
+
 def test_custom_resource_without_any_crd_is_an_error() -> None:
     cr = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {}}
     [f] = _findings(_plan(_record(cr, "widget")))
