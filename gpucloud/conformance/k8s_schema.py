@@ -715,9 +715,16 @@ def _vendored_crd_texts(root: Path) -> tuple[tuple[str, str], ...]:
             text = path.read_text()
         except (OSError, UnicodeDecodeError):
             continue
-        # Templated files cannot be parsed before Helm renders them; their CRDs reach the plan rendered.
-        if "CustomResourceDefinition" in text and "{{" not in text:
-            out.append((str(path.relative_to(root.parent.parent)), text))
+        if "CustomResourceDefinition" not in text:
+            continue
+        rel = str(path.relative_to(root.parent.parent))
+        if "{{" in text:
+            # A chart that ships its CRDs as templates (keda, karpenter-crd, kueue) wraps them in conditionals
+            # and templated labels; without those lines the CRD itself is plain YAML. Good enough to say where
+            # a CRD could come from; the plan's own copy arrives rendered by Helm.
+            text = "\n".join(line for line in text.splitlines() if "{{" not in line and "}}" not in line)
+            rel += " (Helm template)"
+        out.append((rel, text))
     return tuple(out)
 
 
