@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pulumi_kubernetes as k8s
 import pytest
 import yaml
 
@@ -162,6 +161,8 @@ def test_api_version_the_cluster_no_longer_serves() -> None:
 
 def test_pulumi_kubernetes_resources_as_the_engine_records_them() -> None:
     """Real SDK registrations: typed Deployment (snake_case args) and a generic CustomResource."""
+    # Imported here: a program's SDK imports go through the plan engine's lazy loader (see gpucloud.plan.lazy_sdk).
+    import pulumi_kubernetes as k8s
 
     def program() -> None:
         k8s.apps.v1.Deployment(
