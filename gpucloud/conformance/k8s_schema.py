@@ -903,17 +903,31 @@ def _cr_validator(crd: Crd, version: str, schemas: OpenAPISchemas) -> SchemaVali
     return crd.validators[version]
 
 
+# What the Helm check (gpucloud.conformance.helm) leaves in ctx.facts: one entry per release it looked at.
+HELM_FACTS_KEY = "helm.releases"
+
+
 def _unrendered_releases(ctx: ConformanceContext) -> list[ResourceRecord]:
+    """Helm releases/charts whose objects are not in the context, so a CRD they carry may be missing from it.
+
+    Once the Helm check has rendered anything, a release with no objects failed to render (the Helm check
+    reports why): it installs nothing, so a custom resource relying on it does lack its CRD. When nothing
+    rendered at all (the Helm check skipped, or no helm binary), the plan's CRDs are not knowable.
+    """
     rendered = {d.owner for d in ctx.derived}
+    if HELM_FACTS_KEY in ctx.facts and rendered & set(ctx.facts[HELM_FACTS_KEY]):
+        return []
     return [
         r
         for r in ctx.plan
-        if r.type.startswith("kubernetes:helm.sh/") and r.urn not in rendered and not r.type.endswith("/v3:Chart")
-    ] + [r for r in ctx.plan if r.type.endswith(":helm.sh/v3:Chart") and not ctx.plan.children(r.urn)]
+        if r.type.startswith("kubernetes:helm.sh/")
+        and r.urn not in rendered
+        and not (r.type.endswith("/v3:Chart") and ctx.plan.children(r.urn))
+    ]
 
 
 def _served(crds: Iterable[Crd]) -> str:
-    return "; ".join(f"{c.name} serves {', '.join(sorted(c.versions)) or 'nothing'} ({c.origin})" for c in crds)
+    return "; ".join(f"CRD {c.name} serving {', '.join(sorted(c.versions)) or 'nothing'} from {c.origin}" for c in crds)
 
 
 _CLUSTER_TYPES = (EKS_CLUSTER_TYPE, "eks:index:Cluster")

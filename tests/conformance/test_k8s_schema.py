@@ -204,9 +204,9 @@ def test_pulumi_kubernetes_resources_as_the_engine_records_them() -> None:
             ),
             expected=(
                 "a CustomResourceDefinition for MPIJob.kubeflow.org serving v2beta1, installed by the plan; the "
-                "vendored upstream bundle has it: mpijobs.kubeflow.org serves v1 "
-                "(vendor/upstream/crds/training-operator-v1.8.1/kubeflow.org_mpijobs.yaml); mpijobs.kubeflow.org "
-                "serves v2beta1 (vendor/upstream/manifests/mpi-operator-v0.8.0/mpi-operator.yaml)"
+                "vendored upstream bundle has it: CRD mpijobs.kubeflow.org serving v1 from "
+                "vendor/upstream/crds/training-operator-v1.8.1/kubeflow.org_mpijobs.yaml; CRD mpijobs.kubeflow.org "
+                "serving v2beta1 from vendor/upstream/manifests/mpi-operator-v0.8.0/mpi-operator.yaml"
             ),
             source="the plan's CRDs (CustomResourceDefinition resources and the CRDs rendered charts install)",
             object=None,
@@ -300,6 +300,63 @@ def test_custom_resource_without_any_crd_is_an_error() -> None:
     )
 
 
+def _release(name: str) -> ResourceRecord:
+    return ResourceRecord(
+        urn=f"urn:pulumi:t::p::kubernetes:helm.sh/v3:Release::{name}",
+        type="kubernetes:helm.sh/v3:Release",
+        name=name,
+        parent=None,
+        custom=True,
+        dependencies=[],
+        inputs={"chart": name},
+    )
+
+
+def test_release_that_failed_to_render_installs_no_crd() -> None:
+    """With the Helm check's renders in the context, a release that rendered nothing installs no CRD."""
+    training, kps = _release("training-operator"), _release("kube-prometheus-stack")
+    plan = _plan(training, kps, _record({**MPIJOB_V2, "apiVersion": "kubeflow.org/v1"}, "nccl"))
+    derived = _crds(KPS_RULES, "chart kube-prometheus-stack@75.6.1")
+    derived = [DerivedObject(kps.urn, d.source, d.manifest) for d in derived]
+    facts = {"helm.releases": {training.urn: {}, kps.urn: {}}}
+    ctx = ConformanceContext(plan=plan, derived=derived, kubernetes_version="1.34", facts=facts)
+    [f] = list(check_crd(ctx))
+    assert (f.severity, f.field) == ("error", "apiVersion")
+    assert f.message.startswith("MPIJob nccl: no CRD for kind MPIJob in group kubeflow.org is installed by this plan")
+    # Without the Helm check's renders, the same plan cannot tell: a warning naming the releases.
+    [w] = list(check_crd(ConformanceContext(plan=plan, kubernetes_version="1.34")))
+    assert w.severity == "warning"
+    assert "Helm releases were not rendered (training-operator, kube-prometheus-stack)" in w.message
+
+
+def test_eks_builtin_crds_need_no_install() -> None:
+    eni = {"apiVersion": "crd.k8s.amazonaws.com/v1alpha1", "kind": "ENIConfig", "metadata": {"name": "us-east-1a"}}
+    assert _findings(_plan(_record(eni, "eni"))) == []
+
+
+def test_cluster_created_elsewhere_uses_the_vendored_crd() -> None:
+    """A team stack deploys onto the platform's cluster: its CRDs are not in the plan, the vendored one stands in."""
+    pool = {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": "team"},
+        "spec": {"template": {"spec": {"nodeClassRef": {"group": "g", "kind": "k", "name": "n"}}}, "weight": 500},
+    }
+    found = _findings(_plan(_record(pool, "pool"), cluster=False))
+    assert sorted((f.severity, f.field) for f in found) == [
+        ("error", "spec.template.spec.requirements"),
+        ("error", "spec.weight"),
+        ("warning", "apiVersion"),
+    ]
+    warning = next(f for f in found if f.severity == "warning")
+    assert "the cluster is created elsewhere" in warning.message
+    assert "validated against the vendored CRD instead" in warning.message
+    errors = {f.source for f in found if f.severity == "error"}
+    assert errors == {
+        "CRD nodepools.karpenter.sh v1 from vendor/upstream/charts/karpenter-1.12.1/crds/karpenter.sh_nodepools.yaml"
+    }
+
+
 MPIJOB_V2 = {
     "apiVersion": "kubeflow.org/v2beta1",
     "kind": "MPIJob",
@@ -317,10 +374,10 @@ def test_mpijob_v2beta1_with_only_the_training_operator_crd() -> None:
         "rejects the object"
     )
     assert f.expected == (
-        "apiVersion one of: kubeflow.org/v1; mpijobs.kubeflow.org serves v2beta1 "
-        "(vendor/upstream/manifests/mpi-operator-v0.8.0/mpi-operator.yaml)"
+        "apiVersion one of: kubeflow.org/v1; CRD mpijobs.kubeflow.org serving v2beta1 from "
+        "vendor/upstream/manifests/mpi-operator-v0.8.0/mpi-operator.yaml"
     )
-    assert f.source == "mpijobs.kubeflow.org serves v1 (kustomize training-operator@v1.8.1)"
+    assert f.source == "CRD mpijobs.kubeflow.org serving v1 from kustomize training-operator@v1.8.1"
 
 
 def test_two_crds_of_one_name_with_different_versions_clash() -> None:
