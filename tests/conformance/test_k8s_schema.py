@@ -14,6 +14,9 @@ import jsonschema
 import pytest
 import yaml
 
+# Checks run in registration order: importing k8s_schema first would register it ahead of the Helm check that
+# feeds it, for every test of this session. The built-in list registers them all in run order.
+import gpucloud.conformance.builtin  # noqa: F401
 from gpucloud.conformance import ConformanceContext, DerivedObject, Finding, run_conformance
 from gpucloud.conformance.k8s_schema import (
     KV_VERSION,
