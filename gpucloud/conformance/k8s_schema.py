@@ -78,7 +78,8 @@ class K8sObject:
 
     @property
     def name(self) -> str:
-        return str((self.manifest.get("metadata") or {}).get("name") or "")
+        metadata = self.manifest.get("metadata")
+        return str(metadata.get("name") or "") if isinstance(metadata, dict) else ""
 
 
 # --- collecting the objects ---------------------------------------------------------------------------------
@@ -132,7 +133,9 @@ def collect_objects(plan: Plan, derived: Iterable[DerivedObject]) -> list[K8sObj
     out = [o for o in (plan_object(r) for r in plan) if o is not None]
     for d in derived:
         if isinstance(d.manifest, dict):
-            out.append(K8sObject(d.owner, d.manifest, d.ref, d.source))
+            # DerivedObject.ref reads metadata as a map; a chart can render anything there.
+            ref = d.ref if isinstance(d.manifest.get("metadata"), dict) else f"{d.api_version}/{d.kind}"
+            out.append(K8sObject(d.owner, d.manifest, ref, d.source))
     return out
 
 
@@ -704,18 +707,24 @@ class Crd:
 def crd_from_manifest(manifest: Mapping[str, Any], origin: str, obj: K8sObject | None = None) -> Crd | None:
     if manifest.get("kind") != "CustomResourceDefinition":
         return None
-    spec = manifest.get("spec") or {}
-    names = spec.get("names") or {}
+    spec = manifest.get("spec")
+    names = spec.get("names") if isinstance(spec, dict) else None
+    if not isinstance(spec, dict) or not isinstance(names, dict):
+        return None
     group, kind = spec.get("group"), names.get("kind")
-    if not isinstance(spec, dict) or not isinstance(group, str) or not isinstance(kind, str):
+    if not isinstance(group, str) or not isinstance(kind, str):
         return None
     versions: dict[str, dict[str, Any] | None] = {}
-    for v in spec.get("versions") or []:
-        if not isinstance(v, dict) or not v.get("served", False) or not isinstance(v.get("name"), str):
+    listed = spec.get("versions")
+    for v in listed if isinstance(listed, list) else []:
+        if not isinstance(v, dict) or v.get("served") is not True or not isinstance(v.get("name"), str):
             continue
-        tree = (v.get("schema") or {}).get("openAPIV3Schema")
+        schema = v.get("schema")
+        tree = schema.get("openAPIV3Schema") if isinstance(schema, dict) else None
         versions[v["name"]] = tree if isinstance(tree, dict) else None
-    name = str((manifest.get("metadata") or {}).get("name") or f"{names.get('plural', kind.lower())}.{group}")
+    metadata = manifest.get("metadata")
+    declared = metadata.get("name") if isinstance(metadata, dict) else None
+    name = str(declared or f"{names.get('plural', kind.lower())}.{group}")
     return Crd(name, group, kind, str(spec.get("scope") or "Namespaced"), versions, origin, obj)
 
 

@@ -248,6 +248,27 @@ def test_crd_objects_are_checked_for_their_own_shape() -> None:
     assert sorted(f.field for f in found) == ["spec.scope", "spec.scopee"]
 
 
+def test_malformed_objects_get_findings_not_tracebacks() -> None:
+    owner = "urn:pulumi:t::p::kubernetes:helm.sh/v3:Release::odd"
+    odd: list[dict[str, Any]] = [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": "cm", "data": {"a": 1}},
+        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": ["replicas"]},
+        {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "spec": ["x"]},
+        {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "spec": {"names": "x"}},
+        {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": None}, "spec": None},
+        {"kind": "ConfigMap"},
+        {},
+    ]
+    found = _findings(_plan(), [DerivedObject(owner, "chart odd@1", m) for m in odd])
+    assert {(f.object, f.field) for f in found if f.severity == "error"} >= {
+        ("v1/ConfigMap", "metadata"),
+        ("v1/ConfigMap", "data.a"),
+        ("apps/v1/Deployment d", "spec"),
+        ("/ConfigMap", "apiVersion"),
+        ("/", "apiVersion"),
+    }
+
+
 # --- custom resources ---------------------------------------------------------------------------------------
 
 KPS_RULES = "charts/kube-prometheus-stack-75.6.1/charts/crds/crds/crd-prometheusrules.yaml"
