@@ -7,3 +7,4 @@ plan and the derived objects. Each module registers its checks with `register_ch
 from __future__ import annotations
 
 from gpucloud.conformance import helm  # noqa: F401  (renders the charts: must run before the readers)
+from gpucloud.conformance import k8s_schema  # noqa: F401
