@@ -554,7 +554,7 @@ class _ApiWalker:
             )
         if shape.pattern:
             regex = compiled(shape.pattern)
-            if regex is not None and regex.search(value) is None:
+            if regex is not None and not _pattern_accepts(regex, value):
                 yield self._finding(
                     path, f"{what} {preview(value)} does not match the API's pattern", f"matches {shape.pattern}", shape
                 )
@@ -569,6 +569,19 @@ class _ApiWalker:
         return Finding(
             "aws.api", "error", self.r.urn, path, message, expected, f"{self.model.source}, shape {shape.name}"
         )
+
+
+def _pattern_accepts(regex: re.Pattern[str], value: str) -> bool:
+    """Whether the service accepts `value` under a model pattern.
+
+    A pattern with an explicit anchor says itself where it applies, so it is searched (Smithy's rule: patterns
+    are not implicitly anchored). The older services' unanchored character-class patterns (IAM's
+    `[\\w+=,.@-]+` for a role name, Auto Scaling's XML-character class) describe the whole value, which the
+    service checks in full: IAM rejects a role name with a space although the class matches its first word.
+    """
+    if regex.pattern.startswith("^") or regex.pattern.endswith("$"):
+        return regex.search(value) is not None
+    return regex.fullmatch(value) is not None
 
 
 def _key_value_members(shape: Shape) -> tuple[str, str] | None:
