@@ -23,7 +23,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -45,9 +45,16 @@ _BOOL_STRINGS = frozenset({"1", "t", "T", "TRUE", "true", "True", "0", "f", "F",
 _MAX_LISTED = 14
 
 
+# The SDK's tag for a special value inside a property map (pulumi.runtime.rpc._special_sig_key).
+_SPECIAL_SIG = "4dabf18193072939515e22adb298388d"
+
+
 def is_opaque(value: Any) -> bool:
-    """Unknown until `up`, or a masked secret: such a value matches every type and constraint."""
-    return isinstance(value, str) and (value == SECRET or UNKNOWN in value)
+    """Unknown until `up`, or a secret (masked, or still in the wire's secret wrapper): such a value matches every
+    type and constraint, as the provider's checker lets computed and secret values through."""
+    if isinstance(value, str):
+        return value == SECRET or UNKNOWN in value
+    return isinstance(value, dict) and _SPECIAL_SIG in value
 
 
 def json_kind(value: Any) -> str:
@@ -232,18 +239,45 @@ def object_schema_label(package: str) -> str:
     return _package_label(module) if module else package
 
 
+def _guarded(check: str, r: ResourceRecord, produce: Callable[[ResourceRecord], Iterator[Finding]]) -> list[Finding]:
+    """One resource's findings; a failure inside the check becomes a warning on that resource, not a traceback
+    that loses every other resource's findings."""
+    try:
+        return list(produce(r))
+    except Exception as exc:  # any failure of the check itself, reported and contained
+        return [
+            Finding(
+                check,
+                "warning",
+                r.urn,
+                "",
+                f"the check could not read this resource's inputs: {type(exc).__name__}: {exc}",
+                "a resource the check can read",
+                "gpucloud conformance",
+            )
+        ]
+
+
+def _aws_input_findings(r: ResourceRecord) -> Iterator[Finding]:
+    return provider_input_findings(r, "aws.inputs")
+
+
+def _kubernetes_input_findings(r: ResourceRecord) -> Iterator[Finding]:
+    return provider_input_findings(r, "kubernetes.inputs")
+
+
 @register_check("aws.inputs")
 def check_aws_inputs(ctx: ConformanceContext) -> Iterator[Finding]:
     """Every AWS resource's inputs against its pulumi-aws input type."""
     for r in _checked_resources(ctx, "aws"):
-        yield from provider_input_findings(r, "aws.inputs")
+        yield from _guarded("aws.inputs", r, _aws_input_findings)
 
 
 @register_check("kubernetes.inputs")
 def check_kubernetes_inputs(ctx: ConformanceContext) -> Iterator[Finding]:
     """pulumi-kubernetes resources that are not API objects (helm.v3.Release) against their input types."""
     for r in _checked_resources(ctx, "kubernetes"):
-        yield from provider_input_findings(r, "kubernetes.inputs")
+        yield from _guarded("kubernetes.inputs", r, _kubernetes_input_findings)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -360,8 +394,12 @@ API_SHAPES: dict[str, ApiShape] = {
     "aws:kms/key:Key": ApiShape(
         "kms",
         ("CreateKey", "EnableKeyRotation"),
-        # Terraform schedules the deletion with this window (ScheduleKeyDeletion's PendingWindowInDays).
-        aliases={"deletionWindowInDays": "shape:PendingWindowInDaysType"},
+        aliases={
+            # Terraform schedules the deletion with this window (ScheduleKeyDeletion's PendingWindowInDays).
+            "deletionWindowInDays": "shape:PendingWindowInDaysType",
+            # Sent as CreateKey's KeySpec; the deprecated CustomerMasterKeySpec member lacks the newer specs.
+            "customerMasterKeySpec": "KeySpec",
+        },
     ),
     "aws:kms/alias:Alias": ApiShape("kms", ("CreateAlias",)),
     "aws:kms/grant:Grant": ApiShape("kms", ("CreateGrant",)),
@@ -653,4 +691,4 @@ def api_findings(r: ResourceRecord) -> Iterator[Finding]:
 def check_aws_api(ctx: ConformanceContext) -> Iterator[Finding]:
     """AWS resources' inputs against the enums, ranges, lengths and patterns of botocore's service models."""
     for r in _checked_resources(ctx, "aws"):
-        yield from api_findings(r)
+        yield from _guarded("aws.api", r, api_findings)

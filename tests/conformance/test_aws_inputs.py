@@ -90,6 +90,8 @@ def _defects() -> None:
     )
     aws.iam.Role("role-bad-name", name="gpu node role", assume_role_policy=ASSUME)
     aws.ec2.PlacementGroup("pg-bad", strategy="clustr")
+    aws.s3.BucketVersioning("ver-bad", bucket="b", versioning_configuration={"status": "Paused"})
+    aws.kms.Key("key-bad", deletion_window_in_days=400)
     aws.eks.Cluster("cluster-bad", role_arn="arn:aws:iam::1:role/c", vpc_config={"subnet_ids": ["s"]}, name="-gpu")
 
 
@@ -161,7 +163,16 @@ def test_botocore_enums_including_instance_types(defects: list[Finding]) -> None
     )
 
 
+def test_provider_additions_to_an_api_enum_are_listed(defects: list[Finding]) -> None:
+    f = of(defects, "ver-bad")[("aws.api", "versioningConfiguration.status")]
+    assert f.expected == "one of Enabled, Suspended, Disabled"
+    assert f.source.endswith("shape BucketVersioningStatus")
+
+
 def test_botocore_ranges(defects: list[Finding]) -> None:
+    key = of(defects, "key-bad")[("aws.api", "deletionWindowInDays")]
+    assert key.message == "400 is above the maximum 365"
+    assert key.source.endswith("shape PendingWindowInDaysType")
     ng = of(defects, "ng-range")
     assert ng[("aws.api", "scalingConfig.minSize")].message == "-1 is below the minimum 0"
     assert ng[("aws.api", "scalingConfig.maxSize")].message == "0 is below the minimum 1"
@@ -212,6 +223,10 @@ def _valid() -> None:
         log_configuration={"level": "WARN_ERROR", "destination": role.arn},
     )
     aws.ec2.PlacementGroup("pg-ok", strategy="cluster")
+    # CreateKey's KeySpec (not the deprecated CustomerMasterKeySpec) carries the newer specs.
+    aws.kms.Key("key-ok", customer_master_key_spec="ML_DSA_65", key_usage="SIGN_VERIFY", deletion_window_in_days=7)
+    # "Disabled" is the provider's own addition to the API's versioning statuses.
+    aws.s3.BucketVersioning("ver-ok", bucket="b", versioning_configuration={"status": "Disabled"})
     k8s.helm.v3.Release("release-ok", chart="karpenter", version="1.8.1", values={"replicas": 2}, timeout=600)
 
 
@@ -366,3 +381,15 @@ def test_extracted_constraints_round_trip_through_the_disk_cache(
     assert cached.root("CreateNodegroup") == cached.shape("CreateNodegroupRequest")
     assert cached.shapes["CapacityTypes"].enum == ("ON_DEMAND", "SPOT", "CAPACITY_BLOCK")
     botocore_models.clear_memory_cache()
+
+
+def test_a_failure_inside_the_check_is_a_warning_on_that_resource(monkeypatch: pytest.MonkeyPatch) -> None:
+    plan = run_callable(lambda: aws.ec2.PlacementGroup("pg", strategy="cluster"))
+
+    def broken(token: str) -> None:
+        raise RuntimeError("unreadable SDK")
+
+    monkeypatch.setattr(aws_inputs, "resource_schema", broken)
+    [f] = run_conformance(plan, only=["aws.inputs"]).findings
+    assert (f.severity, f.urn.rsplit("::", 1)[1]) == ("warning", "pg")
+    assert f.message == "the check could not read this resource's inputs: RuntimeError: unreadable SDK"
