@@ -430,6 +430,27 @@ API_SHAPES: dict[str, ApiShape] = {
     "aws:cloudwatch/eventRule:EventRule": ApiShape("events", ("PutRule",)),
     "aws:cloudwatch/eventTarget:EventTarget": ApiShape("events", ("Target", "PutTargets"), aliases={"targetId": "Id"}),
     "aws:cloudwatch/logGroup:LogGroup": ApiShape("logs", ("CreateLogGroup", "PutRetentionPolicy")),
+    "aws:ec2/networkInterface:NetworkInterface": ApiShape("ec2", ("CreateNetworkInterface",)),
+    "aws:ec2/capacityBlockReservation:CapacityBlockReservation": ApiShape("ec2", ("PurchaseCapacityBlock",)),
+    "aws:eks/fargateProfile:FargateProfile": ApiShape(
+        "eks", ("CreateFargateProfile",), aliases={"subnetIds": "subnets"}
+    ),
+    "aws:autoscaling/policy:Policy": ApiShape("autoscaling", ("PutScalingPolicy",)),
+    "aws:autoscaling/lifecycleHook:LifecycleHook": ApiShape("autoscaling", ("PutLifecycleHook",)),
+    "aws:iam/policy:Policy": ApiShape(
+        "iam", ("CreatePolicy",), aliases={"name": "PolicyName", "policy": "PolicyDocument"}
+    ),
+    "aws:iam/user:User": ApiShape("iam", ("CreateUser",)),
+    "aws:kms/keyPolicy:KeyPolicy": ApiShape("kms", ("PutKeyPolicy",)),
+    "aws:efs/fileSystem:FileSystem": ApiShape("efs", ("CreateFileSystem", "PutLifecycleConfiguration")),
+    "aws:ecr/repository:Repository": ApiShape("ecr", ("CreateRepository",)),
+    "aws:lambda/function:Function": ApiShape("lambda", ("CreateFunction",)),
+    "aws:cloudwatch/metricAlarm:MetricAlarm": ApiShape(
+        "cloudwatch", ("PutMetricAlarm",), aliases={"name": "AlarmName"}
+    ),
+    "aws:ssm/parameter:Parameter": ApiShape("ssm", ("PutParameter",)),
+    "aws:secretsmanager/secret:Secret": ApiShape("secretsmanager", ("CreateSecret",)),
+    "aws:sns/topic:Topic": ApiShape("sns", ("CreateTopic",)),
     "aws:budgets/budget:Budget": ApiShape(
         "budgets",
         ("Budget", "CreateBudget"),

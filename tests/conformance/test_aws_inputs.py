@@ -92,6 +92,7 @@ def _defects() -> None:
     aws.ec2.PlacementGroup("pg-bad", strategy="clustr")
     aws.s3.BucketVersioning("ver-bad", bucket="b", versioning_configuration={"status": "Paused"})
     aws.kms.Key("key-bad", deletion_window_in_days=400)
+    aws.lambda_.Function("fn-bad", role="r", runtime="python2.9", memory_size=64, handler="a b", package_type="Image")
     aws.eks.Cluster("cluster-bad", role_arn="arn:aws:iam::1:role/c", vpc_config={"subnet_ids": ["s"]}, name="-gpu")
 
 
@@ -182,6 +183,14 @@ def test_botocore_ranges(defects: list[Finding]) -> None:
     assert fsx[("aws.api", "perUnitStorageThroughput")].expected == "a number in [12, 1000]"
 
 
+def test_every_mapped_service_is_read_the_same_way(defects: list[Finding]) -> None:
+    fn = of(defects, "fn-bad")
+    assert fn[("aws.api", "runtime")].source.endswith("shape Runtime")
+    assert fn[("aws.api", "runtime")].message.startswith("value 'python2.9' is not one the API accepts")
+    assert fn[("aws.api", "memorySize")].message == "64 is below the minimum 128"
+    assert fn[("aws.api", "handler")].source.endswith("lambda model (2015-03-31), shape Handler")
+
+
 def test_botocore_patterns_and_lengths(defects: list[Finding]) -> None:
     fsx = of(defects, "fsx-bad")[("aws.api", "weeklyMaintenanceStartTime")]
     assert fsx.message == "value '9:03:00' does not match the API's pattern"
@@ -227,6 +236,53 @@ def _valid() -> None:
     aws.kms.Key("key-ok", customer_master_key_spec="ML_DSA_65", key_usage="SIGN_VERIFY", deletion_window_in_days=7)
     # "Disabled" is the provider's own addition to the API's versioning statuses.
     aws.s3.BucketVersioning("ver-ok", bucket="b", versioning_configuration={"status": "Disabled"})
+    # Services a red-team program might reach for beside the fleet, each with values the provider accepts.
+    aws.lambda_.Function(
+        "fn-ok",
+        role=role.arn,
+        runtime="python3.12",
+        handler="app.handler",
+        memory_size=512,
+        timeout=60,
+        architectures=["arm64"],
+        code=pulumi.AssetArchive({"app.py": pulumi.StringAsset("def handler(e, c): return e")}),
+        environment={"variables": {"QUEUE_URL": "https://sqs.example", "MAX_RETRIES": "3"}},
+        ephemeral_storage={"size": 1024},
+    )
+    aws.cloudwatch.MetricAlarm(
+        "alarm-ok",
+        comparison_operator="GreaterThanOrEqualToThreshold",
+        evaluation_periods=2,
+        metric_name="GPUUtilization",
+        namespace="gpucloud",
+        period=60,
+        statistic="Average",
+        threshold=90,
+        treat_missing_data="notBreaching",
+        dimensions={"AutoScalingGroupName": "gpu"},
+    )
+    aws.efs.FileSystem(
+        "efs-ok",
+        performance_mode="generalPurpose",
+        throughput_mode="elastic",
+        lifecycle_policies=[{"transition_to_ia": "AFTER_30_DAYS"}],
+    )
+    aws.ecr.Repository(
+        "ecr-ok",
+        name="team/trainer",
+        image_tag_mutability="IMMUTABLE",
+        encryption_configurations=[{"encryption_type": "KMS"}],
+    )
+    aws.ssm.Parameter("param-ok", name="/gpucloud/ami", type="String", value="ami-123", tier="Standard")
+    aws.autoscaling.Policy(
+        "policy-ok",
+        autoscaling_group_name="gpu",
+        policy_type="TargetTrackingScaling",
+        target_tracking_configuration={
+            "predefined_metric_specification": {"predefined_metric_type": "ASGAverageCPUUtilization"},
+            "target_value": 50,
+        },
+    )
     k8s.helm.v3.Release("release-ok", chart="karpenter", version="1.8.1", values={"replicas": 2}, timeout=600)
 
 
