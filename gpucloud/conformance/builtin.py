@@ -5,3 +5,5 @@ plan and the derived objects. Each module registers its checks with `register_ch
 """
 
 from __future__ import annotations
+
+from gpucloud.conformance import scheduling  # noqa: F401  (also registers "invariants")
