@@ -173,7 +173,9 @@ def _term_misses(labels: NodeLabels, terms: list[Mapping[str, Any]]) -> list[str
             if match_requirement(labels, e) is False:
                 key = e.get("key")
                 have = "absent" if key not in labels.values else _show(labels.values.get(str(key)))
-                out.append(f"{key} {e.get('operator')} {list(e.get('values') or [])} (node: {have})")
+                values = [str(v) for v in e.get("values") or []]
+                shown = values if len(values) <= 6 else [*values[:6], f"... {len(values) - 6} more"]
+                out.append(f"{key} {e.get('operator')} {shown} (node: {have})")
                 break
     return out
 

@@ -60,13 +60,16 @@ def classify(obj: KObject, pod: PodSet) -> str | None:
     for c in containers(pod.pod_spec):
         img = image_of(c).lower()
         words = " ".join(command_words(c)).lower()
+        if words.startswith("config-manager"):
+            continue  # the NVIDIA config-manager sidecar shares the plugin's image in every NVIDIA DaemonSet
         repo = img.split("@", 1)[0].rsplit(":", 1)[0] if ":" in img.rsplit("/", 1)[-1] else img.split("@", 1)[0]
         if "gpu-feature-discovery" in words or repo.endswith("/gpu-feature-discovery"):
             return GFD
         if "mps-control-daemon" in words:
             return None
-        # The device plugin pod also runs a config-manager sidecar from the same image: the app container counts.
-        if repo.endswith("k8s-device-plugin") and c in (pod.pod_spec.get("containers") or []):
+        if "aws-efa-k8s-device-plugin" in repo:
+            return EFA_PLUGIN
+        if repo.endswith("/k8s-device-plugin") and c in (pod.pod_spec.get("containers") or []):
             return DEVICE_PLUGIN
         if "node-feature-discovery" in repo:
             if "nfd-worker" in words:
@@ -75,8 +78,6 @@ def classify(obj: KObject, pod: PodSet) -> str | None:
                 return NFD_MASTER
         if repo.endswith("dcgm-exporter"):
             return DCGM_EXPORTER
-        if "aws-efa-k8s-device-plugin" in repo:
-            return EFA_PLUGIN
         if "neuron-device-plugin" in repo:
             return NEURON_PLUGIN
         if repo.endswith("/gpu-operator") and obj.kind == "Deployment":
@@ -138,7 +139,7 @@ class AgentSet:
     nfd_extra_ns: set[str] = field(default_factory=set)
     nfd_deny_ns: set[str] = field(default_factory=set)
     nfd_version: str = ""
-    opaque_releases: list[str] = field(default_factory=list)  # Releases not rendered: they may add agents
+    opaque_charts: list[str] = field(default_factory=list)  # charts of Releases not rendered: they may add agents
 
     def of(self, *roles: str) -> list[Agent]:
         return [a for a in self.agents if a.role in roles]
@@ -194,8 +195,8 @@ def collect_agents(ctx: ConformanceContext) -> AgentSet:
         if o.kind == "ClusterPolicy" and o.api_version.startswith("nvidia.com/") and operators:
             agents.extend(_operator_operands(o))
     rendered_owners = {o.urn for o in objs if o.derived}
-    aset.opaque_releases = [
-        r.urn
+    aset.opaque_charts = [
+        str(r.inputs.get("chart") or "")
         for r in ctx.plan.of_type(
             "kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart", "kubernetes:helm.sh/v3:Chart"
         )
@@ -503,11 +504,14 @@ def resolve(ctx: ConformanceContext) -> list[NodeState]:
                     st.resources[NEURON] = float(v.neuron_devices) if nrn else None
                     st.resources[NEURONCORE] = None
                     st.providers[NEURON] = "Neuron device plugin"
-            if aset.opaque_releases:
-                # A chart nobody rendered may install the plugin: cannot say the resource is missing.
-                for res, has in ((GPU, v.nvidia_gpus), (EFA, v.efa_devices), (NEURON, v.neuron_devices)):
-                    if has and res not in st.resources:
-                        st.resources[res] = None
+            # A chart nobody rendered that installs such a plugin: cannot say the resource is missing.
+            for res, has, pattern in (
+                (GPU, v.nvidia_gpus, r"nvidia-device-plugin|gpu-operator"),
+                (EFA, v.efa_devices, r"efa"),
+                (NEURON, v.neuron_devices, r"neuron"),
+            ):
+                if has and res not in st.resources and any(re.search(pattern, c) for c in aset.opaque_charts):
+                    st.resources[res] = None
             states.append(st)
     ctx.facts["_scheduling_nodes"] = (len(ctx.derived), states)
     return list(states)
