@@ -32,6 +32,8 @@ class KObject:
     manifest: dict[str, Any]
     source: str | None = None  # "chart x@v" for derived objects
     derived: bool = False
+    # Helm installs a namespaced object that names no namespace into the release's namespace.
+    default_namespace: str | None = None
 
     @property
     def kind(self) -> str:
@@ -54,7 +56,7 @@ class KObject:
     @property
     def namespace(self) -> str:
         n = self.metadata.get("namespace")
-        return str(n) if isinstance(n, str) and not is_unknown(n) else "default"
+        return str(n) if isinstance(n, str) and not is_unknown(n) else (self.default_namespace or "default")
 
     @property
     def spec(self) -> dict[str, Any]:
@@ -108,9 +110,14 @@ def objects(ctx: ConformanceContext) -> list[KObject]:
         manifest = record_manifest(r)
         if manifest is not None:
             out.append(KObject(r.urn, manifest))
+    release_ns = {
+        r.urn: str(r.inputs.get("namespace"))
+        for r in ctx.plan.of_type(HELM_RELEASE)
+        if isinstance(r.inputs.get("namespace"), str) and not is_unknown(r.inputs.get("namespace"))
+    }
     for d in ctx.derived:
         if isinstance(d.manifest, dict):
-            out.append(KObject(d.owner, d.manifest, d.source, derived=True))
+            out.append(KObject(d.owner, d.manifest, d.source, derived=True, default_namespace=release_ns.get(d.owner)))
     ctx.facts["_scheduling_objects"] = (len(ctx.derived), out)
     return out
 

@@ -345,7 +345,8 @@ def apply_limit_range(container: Mapping[str, Any], item: LimitRangeItem) -> tup
     container as admitted and what was filled in from a default that the API server copied from `max`."""
     res = dict(container.get("resources") or {})
     limits = dict(res.get("limits") or {})
-    requests = dict(res.get("requests") or {})
+    # Pod defaulting runs before admission: a resource with a limit and no request already requests its limit.
+    requests = {**limits, **(res.get("requests") or {})}
     filled: list[str] = []
     for k, v in item.default.items():
         if k not in limits:

@@ -612,14 +612,16 @@ def _limitrange_findings(ctx: ConformanceContext) -> Iterator[Finding]:
             for ps in by_ns.get(ns, []):
                 for c in containers(ps.pod_spec):
                     admitted, _ = apply_limit_range(c, item)
-                    for why in limit_range_violations(admitted, item):
+                    why = limit_range_violations(admitted, item)
+                    if why:
                         yield _finding(
                             f"{CHECK}.limitrange",
                             "error",
                             ps.obj if ps.obj.derived else None,
                             ps.obj.urn,
                             f"{ps.path}.containers[{c.get('name', '?')}].resources",
-                            f"LimitRange {ns}/{lr.name} rejects {ps.name}: container {c.get('name', '?')} {why}",
+                            f"LimitRange {ns}/{lr.name} rejects {ps.name}: container {c.get('name', '?')} "
+                            + "; ".join(why),
                             f"within spec.limits[{i}] of LimitRange {lr.name}",
                             source,
                         )
