@@ -32,7 +32,7 @@ import yaml
 from gpucloud.conformance import ConformanceContext
 from gpucloud.conformance.inventory import KObject, PodSet, command_words, containers, image_of, objects, pod_sets
 from gpucloud.conformance.kube import NodeLabels, Tri, selector_fits, tri_or, untolerated
-from gpucloud.conformance.nodes import EFA, GPU, NEURON, NEURONCORE, NodeVariant, Pool, build_pools
+from gpucloud.conformance.nodes import EFA, EKS_CLUSTER, GPU, NEURON, NEURONCORE, NodeVariant, Pool, build_pools
 
 # Roles of node agents / controllers, from the container image and command (name-agnostic: charts rename).
 DEVICE_PLUGIN = "nvidia-device-plugin"
@@ -389,6 +389,7 @@ def resolve(ctx: ConformanceContext) -> list[NodeState]:
     states: list[NodeState] = []
     masters = bool(aset.of(NFD_MASTER))
     operators = bool(aset.of(GPU_OPERATOR))
+    cluster_in_plan = bool(ctx.plan.of_type(EKS_CLUSTER))
     for pool in build_pools(ctx):
         for v in pool.variants:
             labels = v.labels.copy()
@@ -510,7 +511,10 @@ def resolve(ctx: ConformanceContext) -> list[NodeState]:
                 (EFA, v.efa_devices, r"efa"),
                 (NEURON, v.neuron_devices, r"neuron"),
             ):
-                if has and res not in st.resources and any(re.search(pattern, c) for c in aset.opaque_charts):
+                opaque = any(re.search(pattern, c) for c in aset.opaque_charts)
+                # A plan that joins nodes to a cluster it does not create leaves its add-ons to another stack.
+                elsewhere = not cluster_in_plan
+                if has and res not in st.resources and (opaque or elsewhere):
                     st.resources[res] = None
             states.append(st)
     ctx.facts["_scheduling_nodes"] = (len(ctx.derived), states)

@@ -97,6 +97,14 @@ class Pool:
     notes: list[str] = field(default_factory=list)
 
     @property
+    def types_field(self) -> str:
+        """The input that chooses this pool's instance types (for findings about its nodes)."""
+        return {
+            "managed node group": "instanceTypes",
+            "self-managed ASG": "mixedInstancesPolicy.launchTemplate.overrides",
+        }.get(self.kind, "spec.template.spec.requirements")
+
+    @property
     def nvidia(self) -> bool:
         return any(v.nvidia_gpus for v in self.variants)
 

@@ -195,7 +195,7 @@ def test_nfd_values_under_the_wrong_key_strand_the_gpu_stack(charts: dict[str, l
     plan = plan_of(_ndp_program)
     ctx, findings = run(plan, derived(plan, "ndp", "chart nvidia-device-plugin@0.18.2", charts["ndp-dropped"]))
     assert keyed(f for f in findings if f.severity == "error") == [
-        ("scheduling.advertise", "gpu", "instance types", None),
+        ("scheduling.advertise", "gpu", "instanceTypes", None),
         (
             "scheduling.daemonset",
             "ndp",
@@ -532,8 +532,8 @@ def test_karpenter_nodepool_without_node_class_or_controller() -> None:
     _, findings = run(plan_of(program))
     assert keyed(findings) == [
         # p5 nodes and no NVIDIA or EFA device plugin in the plan: neither resource is ever advertised.
-        ("scheduling.advertise", "np", "instance types", None),
-        ("scheduling.advertise", "np", "instance types", None),
+        ("scheduling.advertise", "np", "spec.template.spec.requirements", None),
+        ("scheduling.advertise", "np", "spec.template.spec.requirements", None),
         ("scheduling.autoscaling", "np", "spec", None),
         ("scheduling.autoscaling", "np", "spec.template.spec.nodeClassRef", None),
     ]
