@@ -337,8 +337,10 @@ def _version_findings(ctx: ConformanceContext) -> Iterator[Finding]:
 
 @register_check("invariants")
 def check_invariants(ctx: ConformanceContext) -> Iterator[Finding]:
-    yield from _kms_findings(ctx)
-    yield from _version_findings(ctx)
+    from gpucloud.conformance.scheduling import guarded
+
+    yield from guarded(ctx, "invariants", "KMS", lambda: _kms_findings(ctx))
+    yield from guarded(ctx, "invariants", "autoscaler version", lambda: _version_findings(ctx))
 
 
 __all__ = ["REQUIRED_ACTIONS", "check_invariants"]

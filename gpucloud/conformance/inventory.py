@@ -56,6 +56,8 @@ class KObject:
     @property
     def namespace(self) -> str:
         n = self.metadata.get("namespace")
+        if not isinstance(n, str | None):
+            return "<invalid>"
         return str(n) if isinstance(n, str) and not is_unknown(n) else (self.default_namespace or "default")
 
     @property
@@ -144,7 +146,7 @@ class PodSet:
     @property
     def pod_spec(self) -> dict[str, Any]:
         s = self.template.get("spec")
-        return s if isinstance(s, dict) else {}
+        return clean_pod_spec(s) if isinstance(s, dict) else {}
 
     @property
     def labels(self) -> dict[str, str]:
@@ -155,6 +157,31 @@ class PodSet:
     @property
     def name(self) -> str:
         return f"{self.obj.label}" + (f" [{self.role}]" if self.role else "")
+
+
+def clean_pod_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """The pod spec with fields of a shape the API would reject dropped, so the scheduling model can read the
+    rest (the schema check reports the bad fields)."""
+    out = dict(spec)
+    for key, kind in (("nodeSelector", dict), ("affinity", dict), ("overhead", dict)):
+        if key in out and not isinstance(out[key], kind):
+            del out[key]
+    for key in ("tolerations", "containers", "initContainers", "volumes"):
+        if key in out:
+            items = out[key] if isinstance(out[key], list) else []
+            out[key] = [i for i in items if isinstance(i, dict)]
+    for key in ("containers", "initContainers"):
+        cleaned = []
+        for c in out.get(key) or []:
+            res = c.get("resources")
+            if res is not None and not (
+                isinstance(res, dict) and all(isinstance(res.get(k) or {}, dict) for k in ("limits", "requests"))
+            ):
+                c = {k: v for k, v in c.items() if k != "resources"}
+            cleaned.append(c)
+        if key in out:
+            out[key] = cleaned
+    return out
 
 
 def _int(value: Any, default: int | None) -> int | None:

@@ -576,16 +576,23 @@ def build_pools(ctx: ConformanceContext) -> list[Pool]:
         return list(cached[1])
     index = ctx.plan.by_urn()
     pools: list[Pool] = []
+    # A pool whose inputs have a shape the API would reject is left out (the schema check names it).
     for r in ctx.plan.resources:
-        if r.type == NODE_GROUP:
-            pools.append(_managed(ctx, r, index))
-        elif r.type == ASG:
-            pools.append(_self_managed(ctx, r, index))
+        try:
+            if r.type == NODE_GROUP:
+                pools.append(_managed(ctx, r, index))
+            elif r.type == ASG:
+                pools.append(_self_managed(ctx, r, index))
+        except (AttributeError, TypeError, ValueError):
+            continue
     objs = objects(ctx)
     classes = {o.name: o for o in objs if o.kind == "EC2NodeClass" and o.api_version.startswith("karpenter.k8s.aws/")}
     for o in objs:
         if o.kind == "NodePool" and o.api_version.startswith("karpenter.sh/"):
-            pools.append(_karpenter(ctx, o, classes))
+            try:
+                pools.append(_karpenter(ctx, o, classes))
+            except (AttributeError, TypeError, ValueError):
+                continue
     ctx.facts["_scheduling_pools"] = (len(ctx.derived), pools)
     return list(pools)
 

@@ -23,7 +23,7 @@ were not rendered) is reported as unverified, never as a defect.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -138,6 +138,24 @@ def _finding(
 
 
 # -- shared helpers --------------------------------------------------------------------------------------------
+
+
+def guarded(ctx: ConformanceContext, check: str, what: str, part: Callable[[], Iterable[Finding]]) -> Iterator[Finding]:
+    """Run one part of a check; an object of a shape the part cannot read becomes a warning, not a traceback
+    (the schema check reports the object itself)."""
+    try:
+        yield from list(part())
+    except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
+        yield Finding(
+            f"{check}.unevaluated",
+            "warning",
+            f"urn:pulumi:{ctx.plan.stack}::{ctx.plan.project}::pulumi:pulumi:Stack::{ctx.plan.project}-{ctx.plan.stack}",
+            what,
+            f"the {what} part of the {check} check could not read an object of this plan ({type(exc).__name__}: "
+            f"{exc}); it was skipped",
+            "objects of the shape the Kubernetes API accepts (see the schema findings)",
+            _sched_source(ctx),
+        )
 
 
 def _pools_states(ctx: ConformanceContext) -> dict[str, list[NodeState]]:
@@ -286,10 +304,12 @@ def _int(v: Any) -> int | None:
 def _limit_items(objs: list[KObject]) -> dict[str, list[tuple[KObject, int, LimitRangeItem]]]:
     out: dict[str, list[tuple[KObject, int, LimitRangeItem]]] = {}
     for o in objs:
-        if o.kind != "LimitRange":
+        if o.kind != "LimitRange" or not isinstance(o.spec.get("limits"), list):
             continue
-        for i, item in enumerate(o.spec.get("limits") or []):
-            if isinstance(item, dict) and item.get("type") == "Container":
+        for i, item in enumerate(o.spec["limits"]):
+            if not (isinstance(item, dict) and item.get("type") == "Container"):
+                continue
+            if all(isinstance(item.get(k) or {}, dict) for k in ("default", "defaultRequest", "max", "min")):
                 out.setdefault(o.namespace, []).append((o, i, defaulted_limit_range_item(item)))
     return out
 
@@ -491,7 +511,7 @@ def _quota_findings(ctx: ConformanceContext) -> Iterator[Finding]:
     for w in workloads(ctx):
         by_ns.setdefault(w.ps.obj.namespace, []).append(w)
     for q in objs:
-        if q.kind != "ResourceQuota":
+        if q.kind != "ResourceQuota" or not isinstance(q.spec.get("hard") or {}, dict):
             continue
         ws = by_ns.get(q.namespace, [])
         for key, hard_raw in (q.spec.get("hard") or {}).items():
@@ -896,15 +916,21 @@ def _drain_findings(ctx: ConformanceContext, aset: AgentSet) -> Iterator[Finding
 
 @register_check("scheduling")
 def check_scheduling(ctx: ConformanceContext) -> Iterator[Finding]:
-    aset = collect_agents(ctx)
-    states = _pools_states(ctx)
-    yield from _agent_findings(ctx, aset, states)
-    yield from _advertise_findings(ctx, aset, states)
-    yield from _workload_findings(ctx, states)
-    yield from _quota_findings(ctx)
-    yield from _limitrange_findings(ctx)
-    yield from _autoscaling_findings(ctx, aset)
-    yield from _drain_findings(ctx, aset)
+    parts = (
+        ("node agents", lambda: _agent_findings(ctx, collect_agents(ctx), _pools_states(ctx))),
+        ("device resources", lambda: _advertise_findings(ctx, collect_agents(ctx), _pools_states(ctx))),
+        ("workloads", lambda: _workload_findings(ctx, _pools_states(ctx))),
+        ("ResourceQuota", lambda: _quota_findings(ctx)),
+        ("LimitRange", lambda: _limitrange_findings(ctx)),
+        ("autoscaling", lambda: _autoscaling_findings(ctx, collect_agents(ctx))),
+        ("drain", lambda: _drain_findings(ctx, collect_agents(ctx))),
+    )
+    for what, part in parts:
+        yield from guarded(ctx, CHECK, what, part)
+    try:
+        states = _pools_states(ctx)
+    except (AttributeError, TypeError, ValueError, KeyError, IndexError):
+        return  # already reported as unevaluated above
     ctx.facts["scheduling_pools"] = [
         {
             "pool": p.name,

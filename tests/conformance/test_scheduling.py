@@ -674,3 +674,51 @@ def test_launch_template_key_needs_the_autoscaling_service_linked_role(slr_state
     expected = [] if slr_statement else [("invariants.kms", "lt", "blockDeviceMappings[0].ebs.kmsKeyId", None)]
     assert keyed(findings) == expected
     assert all(ACCOUNT_ROOT not in f.message for f in findings)
+
+
+def test_malformed_objects_give_findings_not_tracebacks() -> None:
+    def program() -> None:
+        _bottlerocket_cluster(gpu_max=1)
+        release("junk", "junk", "1.0.0")
+
+    plan = plan_of(program)
+    junk = [
+        {
+            "apiVersion": "apps/v1",
+            "kind": "DaemonSet",
+            "metadata": {"name": "d"},
+            "spec": {
+                "template": {
+                    "spec": {
+                        "nodeSelector": ["not", "a", "map"],
+                        "tolerations": "all",
+                        "containers": [{"name": "c", "resources": "lots"}],
+                    }
+                }
+            },
+        },
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "x", "namespace": 3},
+            "spec": {"replicas": "many", "template": {"metadata": {"labels": ["a"]}, "spec": {"containers": "c"}}},
+        },
+        {
+            "apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget",
+            "metadata": {"name": "p"},
+            "spec": {"selector": "x"},
+        },
+        {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "q"}, "spec": {"hard": ["cpu"]}},
+        {
+            "apiVersion": "v1",
+            "kind": "LimitRange",
+            "metadata": {"name": "l"},
+            "spec": {"limits": [{"type": "Container", "max": "4"}]},
+        },
+        {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "n"}, "spec": {"template": "x"}},
+    ]
+    _, findings = run(plan, derived(plan, "junk", "chart junk@1.0.0", junk))
+    assert all(f.severity in ("error", "warning") and f.message for f in findings)
+    # Each bad object is skipped on its own; nothing is left unevaluated and nothing raises.
+    assert [f for f in findings if f.check.endswith(".unevaluated")] == []
