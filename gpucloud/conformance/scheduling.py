@@ -208,6 +208,11 @@ def _agent_findings(ctx: ConformanceContext, aset: AgentSet, states: dict[str, l
                 continue
             if agent.role == DEVICE_PLUGIN and pool.bottlerocket_nvidia:
                 continue
+            # Split DaemonSets (one per pool, MIG vs whole GPUs) are fine: the pool only needs one of the role.
+            if any(
+                st.runs.get(id(other), (False, []))[0] is not False for other in aset.of(agent.role) for st in relevant
+            ):
+                continue
             reasons = sorted({r for _, rs in verdicts for r in _missing_label_reason(rs)})
             yield _finding(
                 f"{CHECK}.daemonset",

@@ -722,3 +722,36 @@ def test_malformed_objects_give_findings_not_tracebacks() -> None:
     assert all(f.severity in ("error", "warning") and f.message for f in findings)
     # Each bad object is skipped on its own; nothing is left unevaluated and nothing raises.
     assert [f for f in findings if f.check.endswith(".unevaluated")] == []
+
+
+def test_neuron_pool_without_neuron_device_plugin() -> None:
+    def program() -> None:
+        cluster = base_cluster(gpu=False)
+        aws.eks.NodeGroup(
+            "trn",
+            cluster_name=cluster.name,
+            node_role_arn="arn:aws:iam::123456789012:role/n",
+            subnet_ids=["s-1"],
+            instance_types=["trn1.32xlarge"],
+            ami_type="AL2023_x86_64_NEURON",
+            taints=[{"key": "aws.amazon.com/neuron", "value": "true", "effect": "NO_SCHEDULE"}],
+            scaling_config={"min_size": 1, "max_size": 1, "desired_size": 1},
+        )
+
+    _, findings = run(plan_of(program))
+    assert keyed(findings) == [("scheduling.advertise", "trn", "instanceTypes", None)]
+    assert "would not advertise aws.amazon.com/neuron: the plan installs no Neuron device plugin" in findings[0].message
+
+
+def test_a_second_daemonset_of_the_same_role_covers_the_pool(charts: dict[str, list[dict[str, Any]]]) -> None:
+    plan = plan_of(_dcgm_program)
+    # dcgm-exporter pinned to a label nothing sets, plus a second one selecting NFD's label: the pool is covered.
+    second = [
+        {**m, "metadata": {**m["metadata"], "name": "dcgm-2"}} for m in charts["dcgm-nfd"] if m["kind"] == "DaemonSet"
+    ]
+    extra = (
+        derived(plan, "ndp", "chart nvidia-device-plugin@0.18.2", charts["ndp-fixed"])
+        + derived(plan, "dcgm", "chart dcgm-exporter@4.8.1", charts["dcgm-gpu-present"])
+        + derived(plan, "dcgm", "chart dcgm-exporter@4.8.1", second)
+    )
+    assert keyed(run(plan, extra)[1]) == []
