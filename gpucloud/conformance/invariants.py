@@ -40,6 +40,7 @@ CA_VERSION_DOCS = (
     "cluster-autoscaler README (releases: use the CA minor version matching the cluster's Kubernetes minor)"
 )
 SLR_NAME = "AWSServiceRoleForAutoScaling"
+ACCOUNT_ROOT = "arn:aws:iam::*:root"
 # What EC2 asks of the launching principal to create a volume encrypted with a customer-managed key.
 REQUIRED_ACTIONS = (
     "kms:CreateGrant",
@@ -125,26 +126,33 @@ class _Principal:
         return False
 
 
-def _role_statements(ctx: ConformanceContext, role: ResourceRecord) -> list[dict[str, Any]]:
+def _role_statements(ctx: ConformanceContext, role: ResourceRecord) -> tuple[list[dict[str, Any]], bool]:
+    """The role's IAM policy statements, and whether some policy is only known after deploy."""
     by_urn = ctx.plan.by_urn()
     out: list[dict[str, Any]] = []
+    unknown = False
     for p in role.inputs.get("inlinePolicies") or []:
         if isinstance(p, dict):
+            unknown |= is_unknown(p.get("policy"))
             out += _policy(p.get("policy"))
     for r in ctx.plan.resources:
         if role.urn not in r.property_dependencies.get("role", []):
             continue
         if r.type == ROLE_POLICY:
+            unknown |= is_unknown(r.inputs.get("policy"))
             out += _policy(r.inputs.get("policy"))
         elif r.type == ATTACHMENT:
-            for u in r.property_dependencies.get("policyArn", []):
-                pol = by_urn.get(u)
-                if pol is not None and pol.type == POLICY:
-                    out += _policy(pol.inputs.get("policy"))
             arn = str(r.inputs.get("policyArn") or "")
-            if arn.endswith(":policy/AdministratorAccess") or arn.endswith(":policy/PowerUserAccess"):
+            in_plan = [by_urn[u] for u in r.property_dependencies.get("policyArn", []) if u in by_urn]
+            for pol in in_plan:
+                if pol.type == POLICY:
+                    unknown |= is_unknown(pol.inputs.get("policy"))
+                    out += _policy(pol.inputs.get("policy"))
+            if arn.endswith((":policy/AdministratorAccess", ":policy/PowerUserAccess")):
                 out.append({"Effect": "Allow", "Action": "*", "Resource": "*"})
-    return out
+            elif not in_plan and ":aws:policy/" not in arn:
+                unknown = True  # a customer policy outside the plan
+    return out, unknown
 
 
 def _karpenter_roles(ctx: ConformanceContext) -> list[ResourceRecord]:
@@ -221,29 +229,33 @@ def _uses(ctx: ConformanceContext) -> Iterator[tuple[str, str | None, str, Resou
                 )
 
 
+def _delegates(p: Any) -> bool:
+    return any(a.endswith(":root") or a == "*" or re.fullmatch(r"\d{12}", a) for a in _principals(p))
+
+
 def _kms_findings(ctx: ConformanceContext) -> Iterator[Finding]:
     grants = ctx.plan.of_type(KMS_GRANT)
     for urn, ref, field, key, principals in _uses(ctx):
+        key_stmts: list[dict[str, Any]] | None
         if isinstance(key, str):
             if "alias/aws/" in key:
                 continue  # AWS managed key: its policy lets every principal of the account use it through EC2
-            key_label, key_stmts, key_urn = key, None, None
+            key_label, key_stmts, key_urn = key, None, None  # a key outside the plan: its policy is unseen
         else:
-            key_label, key_stmts, key_urn = key.name, _policy(key.inputs.get("policy")), key.urn
-            if not key.inputs.get("policy"):
+            key_label, key_urn = key.name, key.urn
+            policy = key.inputs.get("policy")
+            if is_unknown(policy):
+                key_stmts = None
+            elif not policy:
                 # No policy given: KMS applies its default key policy, which delegates to IAM (account root).
-                key_stmts = [{"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::*:root"}, "Action": "kms:*"}]
+                key_stmts = [{"Effect": "Allow", "Principal": {"AWS": ACCOUNT_ROOT}, "Action": "kms:*"}]
+            else:
+                key_stmts = _policy(policy)
         for pr in principals:
-            iam = _role_statements(ctx, pr.role) if pr.role is not None else []
-            missing = []
+            iam, iam_unknown = _role_statements(ctx, pr.role) if pr.role is not None else ([], False)
+            missing: list[str] = []
+            unverified: list[str] = []
             for action in REQUIRED_ACTIONS:
-                if key_stmts is not None:
-                    direct = _action_allowed(key_stmts, action, lambda p, pr=pr: pr.named_in(_principals(p), False))
-                    delegated = _action_allowed(
-                        key_stmts, action, lambda p: any(a.endswith(":root") or a == "*" for a in _principals(p))
-                    ) and _action_allowed(iam, action)
-                else:
-                    direct, delegated = False, _action_allowed(iam, action)
                 granted = any(
                     key_urn is not None
                     and key_urn in g.property_dependencies.get("keyId", [])
@@ -252,25 +264,46 @@ def _kms_findings(ctx: ConformanceContext) -> Iterator[Finding]:
                     and _GRANT_OPS[action] in _as_list(g.inputs.get("operations"))
                     for g in grants
                 )
-                if not (direct or delegated or granted):
-                    missing.append(action)
-            if not missing:
-                continue
-            if key_stmts is None and pr.role is None:
-                continue  # an external key and a principal outside the plan: nothing to read
-            yield Finding(
-                "invariants.kms",
-                "error" if key_stmts is not None or pr.role is not None else "warning",
-                urn,
-                field,
-                f"{pr.label} launches nodes whose volumes use KMS key {key_label}, but neither the key policy nor "
-                f"its IAM policies allow {', '.join(missing)}: the instances terminate right after launch "
-                "(Client.InternalError)",
-                f"{', '.join(REQUIRED_ACTIONS)} for {pr.label} on the key (key policy statement, or the account "
-                "principal in the key policy plus the role's IAM policy, or a grant)",
-                KMS_DOCS,
-                object=ref,
-            )
+                if key_stmts is None:
+                    # The key policy is unseen: it may name the principal itself.
+                    if not granted:
+                        unverified.append(action)
+                    continue
+                direct = _action_allowed(key_stmts, action, lambda p, pr=pr: pr.named_in(_principals(p), False))
+                # An IAM policy counts only where the key policy delegates to the account, and a service-linked
+                # role takes no IAM policies of ours.
+                delegates = pr.role is not None and _action_allowed(key_stmts, action, _delegates)
+                if direct or granted or (delegates and _action_allowed(iam, action)):
+                    continue
+                (unverified if delegates and iam_unknown else missing).append(action)
+            if missing:
+                yield Finding(
+                    "invariants.kms",
+                    "error",
+                    urn,
+                    field,
+                    f"{pr.label} launches nodes whose volumes use KMS key {key_label}, but neither the key policy "
+                    f"nor {'its IAM policies' if pr.role is not None else 'a grant'} allow {', '.join(missing)}: the "
+                    "instances terminate right after launch (Client.InternalError)",
+                    f"{', '.join(REQUIRED_ACTIONS)} for {pr.label} on the key (a key policy statement naming it, "
+                    "the account principal in the key policy plus the role's IAM policy, or a grant)",
+                    KMS_DOCS,
+                    object=ref,
+                )
+            elif unverified and pr.role is not None:
+                yield Finding(
+                    "invariants.kms",
+                    "warning",
+                    urn,
+                    field,
+                    f"{pr.label} launches nodes whose volumes use KMS key {key_label}; the key policy does not name it "
+                    f"for {', '.join(unverified)}, and {'the key policy' if key_stmts is None else 'its IAM policy'} "
+                    "is only known after deploy, so whether it may use the key cannot be checked offline",
+                    f"{', '.join(REQUIRED_ACTIONS)} for {pr.label} in the key policy (checkable before deploy) or in "
+                    "its IAM policy",
+                    KMS_DOCS,
+                    object=ref,
+                )
 
 
 # -- autoscaler version -----------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ components.
 from __future__ import annotations
 
 import base64
+import json
 from typing import Any
 
 import pulumi
@@ -571,10 +572,19 @@ def test_pdb_that_blocks_the_drain(policy: dict[str, Any], blocked: str | None) 
 # -- KMS ------------------------------------------------------------------------------------------------------
 
 
-def _karpenter_kms_program(grant_in_key_policy: bool) -> Any:
+def _karpenter_kms_program(grant_in_key_policy: bool, iam_after_deploy: bool = False) -> Any:
     def program() -> None:
         base_cluster(system=False, gpu=False)
         role = aws.iam.Role("karpenter-role", name="karpenter-controller", assume_role_policy="{}")
+        if iam_after_deploy:
+            # Built from the role's ARN, which the provider computes: unknown in a preview.
+            aws.iam.RolePolicy(
+                "karpenter-policy",
+                role=role.name,
+                policy=role.arn.apply(
+                    lambda a: json.dumps({"Statement": [{"Effect": "Allow", "Action": "kms:*", "Resource": a}]})
+                ),
+            )
         aws.eks.PodIdentityAssociation(
             "karpenter-pia",
             cluster_name=CLUSTER,
@@ -633,6 +643,12 @@ def test_karpenter_role_cannot_use_the_node_volume_key() -> None:
     )
     _, findings = run(plan_of(_karpenter_kms_program(True)))
     assert keyed(findings) == []
+
+
+def test_karpenter_role_with_an_iam_policy_known_only_after_deploy() -> None:
+    _, findings = run(plan_of(_karpenter_kms_program(False, iam_after_deploy=True)))
+    assert keyed(findings) == [("invariants.kms", "nc", "spec.blockDeviceMappings[0].ebs.kmsKeyID", None)]
+    assert findings[0].severity == "warning" and "only known after deploy" in findings[0].message
 
 
 @pytest.mark.parametrize("slr_statement", [False, True])
