@@ -22,6 +22,7 @@ were not rendered) is reported as unverified, never as a defect.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -99,7 +100,7 @@ LIMITRANGE_DOCS = "Kubernetes {v} LimitRange defaulting (SetDefaults_LimitRangeI
 _REQUIRED_ON = {
     DEVICE_PLUGIN: ("nvidia", "error", "it advertises nvidia.com/gpu"),
     GFD: ("nvidia", "error", "it labels the node's GPUs (nvidia.com/gpu.*)"),
-    NFD_WORKER: ("accelerated", "error", "it publishes the PCI labels the GPU/EFA agents select"),
+    NFD_WORKER: ("nvidia", "error", "it publishes the PCI labels the GPU/EFA agents select"),
     DCGM_EXPORTER: ("nvidia", "error", "it exports the GPU metrics alerts and autoscalers read"),
     EFA_PLUGIN: ("efa", "error", "it advertises vpc.amazonaws.com/efa"),
     NEURON_PLUGIN: ("neuron", "error", "it advertises aws.amazon.com/neuron"),
@@ -414,9 +415,30 @@ def fits_resources(w: Workload, st: NodeState) -> tuple[Tri, list[str], int | No
     return verdict, reasons, per_node
 
 
+def _fargate_fits(ctx: ConformanceContext, w: Workload) -> list[str]:
+    """Fargate profiles whose selectors take the workload's pods (Fargate runs no GPU or EFA pods)."""
+    if any((w.requests.get(r) or 0) > 0 for r in DEVICE_RESOURCES):
+        return []
+    out = []
+    for r in ctx.plan.of_type("aws:eks/fargateProfile:FargateProfile"):
+        for sel in r.inputs.get("selectors") or []:
+            if not isinstance(sel, dict):
+                continue
+            ns = str(sel.get("namespace") or "")
+            labels = sel.get("labels") or {}
+            if fnmatch.fnmatchcase(w.ps.obj.namespace, ns) and all(w.ps.labels.get(k) == v for k, v in labels.items()):
+                out.append(str(r.inputs.get("fargateProfileName") or r.name))
+                break
+    return out
+
+
 def _workload_findings(ctx: ConformanceContext, states: dict[str, list[NodeState]]) -> Iterator[Finding]:
     pools = {p.urn: p for p in build_pools(ctx)}
     placements: list[dict[str, Any]] = []
+    clusters = ctx.plan.of_type(EKS_CLUSTER)
+    # EKS Auto Mode brings its own NodePools; a cluster outside the plan may have pools of other stacks.
+    auto_mode = any((r.inputs.get("computeConfig") or {}).get("enabled") is True for r in clusters)
+    partial = auto_mode or not clusters
     for w in workloads(ctx):
         ps = w.ps
         entry: dict[str, Any] = {
@@ -450,6 +472,14 @@ def _workload_findings(ctx: ConformanceContext, states: dict[str, list[NodeState
             if pv is not False:
                 entry["pools"].append({"pool": pool.name, "kind": pool.kind, "urn": pool.urn, "verified": pv is True})
                 capacity_nodes.append(pool.max_size)
+        for name in _fargate_fits(ctx, w):
+            entry["pools"].append({"pool": name, "kind": "Fargate profile", "urn": None, "verified": True})
+        if not entry["pools"] and partial:
+            entry["note"] = (
+                "fits none of this plan's pools; the cluster's other capacity (EKS Auto Mode, other stacks) is not "
+                "in the plan"
+            )
+            continue
         if not entry["pools"]:
             detail = "; ".join(f"{p}: {'; '.join(sorted(set(r)))}" for p, r in sorted(why_not.items()))
             yield _finding(

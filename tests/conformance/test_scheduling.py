@@ -771,3 +771,39 @@ def test_a_second_daemonset_of_the_same_role_covers_the_pool(charts: dict[str, l
         + derived(plan, "dcgm", "chart dcgm-exporter@4.8.1", second)
     )
     assert keyed(run(plan, extra)[1]) == []
+
+
+def test_fargate_profile_takes_the_controller_that_fits_no_node_group() -> None:
+    def program(fargate: bool) -> Any:
+        def run_it() -> None:
+            cluster = base_cluster(system=False)
+            k8s.apps.v1.Deployment(
+                "ctrl",
+                metadata={"name": "ctrl", "namespace": "karpenter"},
+                spec={
+                    "replicas": 2,
+                    "selector": {"matchLabels": {"app": "ctrl"}},
+                    "template": {
+                        "metadata": {"labels": {"app": "ctrl"}},
+                        "spec": {"containers": [{"name": "c", "image": "x"}]},
+                    },
+                },
+            )
+            if fargate:
+                aws.eks.FargateProfile(
+                    "fp",
+                    cluster_name=cluster.name,
+                    pod_execution_role_arn="arn:aws:iam::123456789012:role/fp",
+                    selectors=[{"namespace": "karpenter"}],
+                )
+
+        return run_it
+
+    ctx, findings = run(plan_of(program(False)))
+    no_pool = [f for f in findings if f.check == "scheduling.workload"]
+    assert keyed(no_pool) == [("scheduling.workload", "ctrl", "spec.template.spec", None)]
+    assert "untolerated taint nvidia.com/gpu=true:NoSchedule" in no_pool[0].message
+    ctx, findings = run(plan_of(program(True)))
+    assert [f for f in findings if f.check == "scheduling.workload"] == []
+    ctrl = next(p for p in ctx.facts["placements"] if p["workload"] == "Deployment karpenter/ctrl")
+    assert [(p["pool"], p["kind"]) for p in ctrl["pools"]] == [("fp", "Fargate profile")]
