@@ -227,7 +227,8 @@ def normalize_and_name(objs: list[dict[str, Any]], prefix: str, default_namespac
     index: dict[tuple[str, str], int] = {}
     for obj in objs:
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
-        metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        raw_metadata = obj.get("metadata")
+        metadata: dict[str, Any] = raw_metadata if isinstance(raw_metadata, dict) else {}
         if not api_version or not kind:
             raise ExpansionError(f"{component}: Kubernetes resources require a kind and apiVersion: {obj!r:.100}")
         if not metadata.get("name"):
