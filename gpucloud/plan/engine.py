@@ -339,7 +339,8 @@ def _secret_wrapped(obj: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any
 
 
 def _helm_v4_render(inputs: Mapping[str, Any], name: str, namespace: str) -> list[dict[str, Any]]:
-    """helm.sh/v4 Chart: the provider renders with Helm, release name `name` input or the resource name."""
+    """helm.sh/v4 Chart: the provider renders with Helm (helm/v4/chart.go), release name the `name` input or the
+    resource name."""
     repo = (inputs.get("repositoryOpts") or {}).get("repo")
     opts = {
         "chart": inputs.get("chart"),
@@ -349,6 +350,8 @@ def _helm_v4_render(inputs: Mapping[str, Any], name: str, namespace: str) -> lis
         "namespace": namespace,
         "values": inputs.get("values") or {},
         "skip_crd_rendering": bool(inputs.get("skipCrds")),
+        # The v4 provider renders with hooks disabled (includeHooks needs a render-only provider).
+        "disable_hooks": True,
     }
     chart = str(inputs.get("chart") or "")
     if chart and not chart.startswith("oci://") and (Path.cwd() / chart / "Chart.yaml").is_file():

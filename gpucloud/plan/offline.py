@@ -323,7 +323,9 @@ def render_chart_v3(opts: Mapping[str, Any]) -> list[dict[str, Any]]:
         )
     except (ChartNotPinned, HelmError) as exc:
         raise OfflineAnswerError(f"helm.v3.Chart {label}: {exc}") from None
-    if not opts.get("include_test_hook_resources"):
+    if opts.get("disable_hooks"):
+        objs = [o for o in objs if not _hooks(o)]
+    elif not opts.get("include_test_hook_resources"):
         objs = [o for o in objs if not _TEST_HOOKS & _hooks(o)]
     return objs
 

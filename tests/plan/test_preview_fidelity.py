@@ -381,3 +381,13 @@ def test_policies_read_secrets_reports_mask_them(monkeypatch: pytest.MonkeyPatch
     record = plan.find("aws:ssm/parameter:Parameter", "token")
     assert record.to_json()["inputs"]["value"] == SECRET
     assert "s3cr3t" not in json.dumps([r.to_json() for r in plan.resources])
+
+
+def test_helm_v4_chart_registers_rendered_children() -> None:
+    def program() -> None:
+        k8s.helm.v4.Chart("web", chart=str(PREVIEW / "tiny-chart"), namespace="apps", values={"greeting": "hey"})
+
+    plan = run_callable(program)
+    children = _children(plan, "kubernetes:helm.sh/v4:Chart")
+    assert sorted(children) == ["web:apps/web-greeting"]
+    assert children["web:apps/web-greeting"].inputs["data"] == {"greeting": "hey"}
