@@ -88,10 +88,10 @@ class Plan:
     resources: list[ResourceRecord]
     outputs: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    # pulumi.log.info / warn messages the program sent: {"severity", "message", "urn"}.
-    log: list[dict[str, str]] = field(default_factory=list)
     program_dir: str = ""
     config: dict[str, Any] = field(default_factory=dict)
+    # pulumi.log.info / warn messages the program sent: {"severity", "message", "urn"}.
+    log: list[dict[str, str]] = field(default_factory=list)
 
     def __iter__(self) -> Iterator[ResourceRecord]:
         return iter(self.resources)

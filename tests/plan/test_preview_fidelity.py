@@ -391,3 +391,65 @@ def test_helm_v4_chart_registers_rendered_children() -> None:
     children = _children(plan, "kubernetes:helm.sh/v4:Chart")
     assert sorted(children) == ["web:apps/web-greeting"]
     assert children["web:apps/web-greeting"].inputs["data"] == {"greeting": "hey"}
+
+
+def test_transform_that_raises_is_one_clear_error() -> None:
+    def broken(args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult:
+        raise ValueError("no tags for you")
+
+    def program() -> None:
+        aws.s3.Bucket("b", opts=pulumi.ResourceOptions(transforms=[broken]))
+
+    with pytest.raises(PlanInputError) as info:
+        run_callable(program)
+    assert str(info.value) == "transform on aws:s3/bucket:Bucket 'b' raised ValueError: no tags for you"
+
+
+def test_provider_component_with_unknown_inputs_warns_and_registers_nothing() -> None:
+    def program() -> None:
+        bucket = aws.s3.Bucket("b")
+        k8s.yaml.v2.ConfigGroup(
+            "g",
+            objs=[{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": {"arn": bucket.arn}}],
+        )
+
+    plan = run_callable(program)
+    assert _children(plan, "kubernetes:yaml/v2:ConfigGroup") == {}
+    assert plan.warnings == [
+        "kubernetes:yaml/v2:ConfigGroup::g -- Required input properties have unknown values. Preview is incomplete."
+    ]
+
+
+def test_custom_resource_scope_from_the_crd_in_the_same_group() -> None:
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "names": {"kind": "Widget"}, "scope": "Namespaced"},
+    }
+    widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}
+    gadget = {"apiVersion": "other.io/v1", "kind": "Gadget", "metadata": {"name": "g"}}
+
+    def program() -> None:
+        k8s.yaml.v2.ConfigGroup("c", objs=[crd, widget, gadget])
+
+    plan = run_callable(program)
+    children = _children(plan, "kubernetes:yaml/v2:ConfigGroup")
+    assert sorted(children) == ["c:default/w", "c:g", "c:widgets.example.com"]
+    assert children["c:default/w"].dependencies == [children["c:widgets.example.com"].urn]
+    assert plan.warnings == [
+        "kubernetes:yaml/v2:ConfigGroup::c: Unable to determine whether the following kinds are namespaced without "
+        "a reachable cluster or a matching CustomResourceDefinition, so they are rendered without a namespace: "
+        "other.io/v1, Kind=Gadget"
+    ]
+
+
+def test_autoname_too_long_for_the_provider_is_a_warning() -> None:
+    def program() -> None:
+        aws.iam.Role("r" * 60, assume_role_policy="{}")
+
+    plan = run_callable(program)
+    assert plan.warnings == [
+        f"{STACK}aws:iam/role:Role::{'r' * 60}: the provider cannot autoname name: '{'r' * 60}-' plus 7 random "
+        "characters is longer than 64; set name or use a shorter resource name"
+    ]
