@@ -113,7 +113,8 @@ def _has_string_name_input(type_: str) -> bool:
 
 
 def aws_autoname(type_: str, name: str, urn: str, inputs: dict[str, Any]) -> tuple[str, str, str | None] | None:
-    """(property, autoname, problem) for a pulumi-aws resource that leaves its autonamed property out."""
+    """(property, autoname, problem) for a pulumi-aws resource that leaves its autonamed property out; `problem`
+    is the error the provider's Check gives when the name plus its suffix exceeds the property's length."""
     rule = aws_rule(type_)
     if rule is None or inputs.get(rule.prop) not in (None, ""):
         return None

@@ -187,7 +187,6 @@ def _make_monitor(mocks: Any, records: list[ResourceRecord], answers: OfflineAns
         def __init__(self, mocks: Any) -> None:
             super().__init__(mocks)
             self.fatal: str | None = None
-            self.problems: list[str] = []
             self.urns: dict[str, str] = {}
             self.parents: dict[str, str] = {}
             self.own_transforms: dict[str, list[Any]] = {}
@@ -279,7 +278,8 @@ def _make_monitor(mocks: Any, records: list[ResourceRecord], answers: OfflineAns
                     return request
                 prop, value, problem = found
                 if problem:
-                    self.problems.append(problem)
+                    # The provider's Check fails on it, and with it the preview.
+                    self._fail(problem)
                 named = type(request)()
                 named.CopyFrom(request)
                 named.object.fields[prop].string_value = value
@@ -532,7 +532,7 @@ def _run_in_context(
     # makes plans diffable (--compare) and reproducible.
     records.sort(key=lambda r: r.urn)
     warnings = [f"offline plan has no answer for {t}; its results are empty" for t in answers.unanswered]
-    warnings += monitor.problems + answers.warnings
+    warnings += answers.warnings
     return Plan(
         project=project_name,
         stack=stack,

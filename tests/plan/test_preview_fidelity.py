@@ -444,12 +444,13 @@ def test_custom_resource_scope_from_the_crd_in_the_same_group() -> None:
     ]
 
 
-def test_autoname_too_long_for_the_provider_is_a_warning() -> None:
+def test_autoname_too_long_for_the_provider_fails_the_plan() -> None:
     def program() -> None:
         aws.iam.Role("r" * 60, assume_role_policy="{}")
 
-    plan = run_callable(program)
-    assert plan.warnings == [
+    with pytest.raises(PlanInputError) as info:
+        run_callable(program)
+    assert str(info.value) == (
         f"{STACK}aws:iam/role:Role::{'r' * 60}: the provider cannot autoname name: '{'r' * 60}-' plus 7 random "
         "characters is longer than 64; set name or use a shorter resource name"
-    ]
+    )
