@@ -123,9 +123,10 @@ def aws_autoname(type_: str, name: str, urn: str, inputs: dict[str, Any]) -> tup
     value = f"{name}{rule.separator}{suffix(urn, rule.randlen)}"
     problem = None
     if len(name) + len(rule.separator) + rule.randlen > rule.maxlen:
+        # The provider's own words (resource.NewUniqueName), then what to do about it.
         problem = (
-            f"{urn}: the provider cannot autoname {rule.prop}: '{name}{rule.separator}' plus {rule.randlen} random "
-            f"characters is longer than {rule.maxlen}; set {rule.prop} or use a shorter resource name"
+            f"{urn}: {rule.prop}: name '{name}{rule.separator}' plus {rule.randlen} random chars is longer than "
+            f"maximum length {rule.maxlen}; set {rule.prop} or give the resource a shorter name"
         )
     if rule.lower:
         value = value.lower()

@@ -451,6 +451,6 @@ def test_autoname_too_long_for_the_provider_fails_the_plan() -> None:
     with pytest.raises(PlanInputError) as info:
         run_callable(program)
     assert str(info.value) == (
-        f"{STACK}aws:iam/role:Role::{'r' * 60}: the provider cannot autoname name: '{'r' * 60}-' plus 7 random "
-        "characters is longer than 64; set name or use a shorter resource name"
+        f"{STACK}aws:iam/role:Role::{'r' * 60}: name: name '{'r' * 60}-' plus 7 random chars is longer than "
+        "maximum length 64; set name or give the resource a shorter name"
     )
