@@ -9,6 +9,7 @@ import logging
 import os
 import runpy
 import sys
+import threading
 import traceback
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -187,6 +188,8 @@ def _make_monitor(mocks: Any, records: list[ResourceRecord], answers: OfflineAns
         def __init__(self, mocks: Any) -> None:
             super().__init__(mocks)
             self.fatal: str | None = None
+            # The SDK calls the monitor from executor threads: the duplicate check and its insert are one step.
+            self.lock = threading.Lock()
             self.urns: dict[str, str] = {}
             self.parents: dict[str, str] = {}
             self.own_transforms: dict[str, list[Any]] = {}
@@ -228,16 +231,18 @@ def _make_monitor(mocks: Any, records: list[ResourceRecord], answers: OfflineAns
                 except transforms.TransformError as exc:
                     self._fail(str(exc))
             urn = self.make_urn(request.parent, request.type, request.name)
-            if urn in self.urns:
+            with self.lock:
+                duplicate = urn in self.urns
+                self.urns[urn] = request.type
+                if request.parent:
+                    self.parents[urn] = request.parent
+                if request.transforms:
+                    self.own_transforms[urn] = list(request.transforms)
+            if duplicate:
                 self._fail(
                     f"duplicate resource URN '{urn}': two resources of type {request.type} are named "
                     f"'{request.name}' under the same parent; give one of them a unique name"
                 )
-            self.urns[urn] = request.type
-            if request.parent:
-                self.parents[urn] = request.parent
-            if request.transforms:
-                self.own_transforms[urn] = list(request.transforms)
             if request.custom:
                 request = self._autoname(request, urn)
             response = super().RegisterResource(request)
