@@ -144,7 +144,8 @@ def _make_mocks(answers: OfflineAnswers) -> Any:
                     answers.unanswered.append(f"StackReference {name}")
                     outputs = {}
                 return name, {**args.inputs, "name": name, "outputs": dict(outputs), "secretOutputNames": []}
-            # As in a preview: outputs are the inputs; computed ones (ids, ARNs) stay unknown.
+            # As in a preview: a created resource's outputs are its checked inputs (the monitor has filled in the
+            # provider's autoname by now); what only the provider computes (id, ARN, endpoint) stays unknown.
             return None, dict(args.inputs)
 
         def call(self, args: pulumi.runtime.MockCallArgs) -> dict[Any, Any]:  # type: ignore[override]
