@@ -144,7 +144,7 @@ def evaluate(
     policy_resources: list[PolicyResource] = []
     stack_urn = _stack_urn(plan)
     for record in plan.resources:
-        props = unknown_checking_proxy(record.inputs)
+        props = unknown_checking_proxy(record.policy_inputs)
         opts = PlanResourceOptions(record)
         for policy, _g, _level, cfg in remediating:
             args = ResourceValidationArgs(record.type, props, record.urn, record.name, opts, None, cfg)

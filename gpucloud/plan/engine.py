@@ -9,17 +9,18 @@ import logging
 import os
 import runpy
 import sys
+import threading
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from gpucloud.plan import lazy_sdk
-from gpucloud.plan.model import UNKNOWN, Plan, ResourceRecord
-from gpucloud.plan.offline import OfflineAnswers, fake_id
-from gpucloud.plan.wire import struct_to_engine_view
+from gpucloud.plan import autoname, k8s_components, lazy_sdk, transforms
+from gpucloud.plan.model import SECRET, UNKNOWN_OUTPUT, Plan, ResourceRecord, unknown_marker
+from gpucloud.plan.offline import OfflineAnswerError, OfflineAnswers, fake_id, render_chart_v3
+from gpucloud.plan.wire import _SECRET_SIG, _SIG_KEY, struct_views
 from gpucloud.spec.errors import SpecError
 
 STACK_REFERENCE_TYPE = "pulumi:pulumi:StackReference"
@@ -143,7 +144,8 @@ def _make_mocks(answers: OfflineAnswers) -> Any:
                     answers.unanswered.append(f"StackReference {name}")
                     outputs = {}
                 return name, {**args.inputs, "name": name, "outputs": dict(outputs), "secretOutputNames": []}
-            # As in a preview: outputs are the inputs; computed ones (ids, ARNs) stay unknown.
+            # As in a preview: a created resource's outputs are its checked inputs (the monitor has filled in the
+            # provider's autoname by now); what only the provider computes (id, ARN, endpoint) stays unknown.
             return None, dict(args.inputs)
 
         def call(self, args: pulumi.runtime.MockCallArgs) -> dict[Any, Any]:  # type: ignore[override]
@@ -153,10 +155,47 @@ def _make_mocks(answers: OfflineAnswers) -> Any:
     return OfflineMocks()
 
 
-def _make_monitor(mocks: Any, records: list[ResourceRecord]) -> Any:
+class _Fatal(Exception):
+    """Raised inside a monitor call for what the engine itself would reject; the plan reports the message."""
+
+
+class PlanLog:
+    """Diagnostics a program sends to the engine (pulumi.log.*), as the CLI would print them."""
+
+    def __init__(self) -> None:
+        self.entries: list[dict[str, str]] = []
+
+    def Log(self, request: Any) -> None:  # the engine service's RPC name
+        from pulumi.runtime.proto import engine_pb2
+
+        severity = {
+            engine_pb2.DEBUG: "debug",
+            engine_pb2.INFO: "info",
+            engine_pb2.WARNING: "warning",
+            engine_pb2.ERROR: "error",
+        }.get(request.severity, "info")
+        if severity != "debug":
+            self.entries.append({"severity": severity, "message": str(request.message), "urn": request.urn or ""})
+
+
+def _make_monitor(mocks: Any, records: list[ResourceRecord], answers: OfflineAnswers, project_dir: Path) -> Any:
     from pulumi.runtime.mocks import MockMonitor
 
     class RecordingMonitor(MockMonitor):
+        """The mock monitor plus what the engine does between the SDK and the provider during a preview:
+        resource transforms, the provider's autonaming, duplicate-URN detection, and the children that
+        provider-side components register."""
+
+        def __init__(self, mocks: Any) -> None:
+            super().__init__(mocks)
+            self.fatal: str | None = None
+            # The SDK calls the monitor from executor threads: the duplicate check and its insert are one step.
+            self.lock = threading.Lock()
+            self.urns: dict[str, str] = {}
+            self.parents: dict[str, str] = {}
+            self.own_transforms: dict[str, list[Any]] = {}
+            self.stack_transforms: list[Any] = []
+
         def make_urn(self, parent: str, type_: str, name: str) -> str:
             # As the engine builds URNs: a child's type is qualified by its parent's whole qualified type,
             # except that children of the root stack are not qualified at all.
@@ -168,33 +207,162 @@ def _make_monitor(mocks: Any, records: list[ResourceRecord]) -> Any:
                     type_ = f"{parent_type}${type_}"
             return f"urn:pulumi:{get_stack()}::{get_project()}::{type_}::{name}"
 
+        def _fail(self, message: str) -> None:
+            self.fatal = self.fatal or message
+            raise _Fatal(message)
+
+        def RegisterStackTransform(self, request: Any) -> Any:
+            self.stack_transforms.append(request)
+            return super().RegisterStackTransform(request)
+
         def RegisterResource(self, request: Any) -> Any:
-            response = super().RegisterResource(request)
-            if request.type != "pulumi:pulumi:Stack":
-                records.append(
-                    ResourceRecord(
-                        urn=response.urn,
-                        type=request.type,
-                        name=request.name,
-                        parent=request.parent or None,
-                        custom=bool(request.custom),
-                        # The SDK gathers dependencies in sets, so their order follows string hashing and
-                        # changes from run to run; sorted, two plans of the same program compare equal.
-                        dependencies=sorted(request.dependencies),
-                        inputs=struct_to_engine_view(request.object),
-                        property_dependencies={
-                            k: sorted(v.urns) for k, v in sorted(request.propertyDependencies.items())
-                        },
-                        provider=request.provider or None,
-                        protect=bool(request.protect),
-                        retain_on_delete=bool(request.retainOnDelete),
-                        ignore_changes=list(request.ignoreChanges),
-                        deleted_with=request.deletedWith or None,
-                    )
+            if request.type == "pulumi:pulumi:Stack":
+                return super().RegisterResource(request)
+            # The engine's order: the resource's own transforms, its ancestors' (nearest first), then the
+            # stack's; each sees the previous one's result.
+            chain = list(request.transforms)
+            parent = request.parent
+            while parent:
+                chain.extend(self.own_transforms.get(parent, []))
+                parent = self.parents.get(parent, "")
+            chain.extend(self.stack_transforms)
+            if chain:
+                try:
+                    request = transforms.apply(request, chain)
+                except transforms.TransformError as exc:
+                    self._fail(str(exc))
+            urn = self.make_urn(request.parent, request.type, request.name)
+            with self.lock:
+                duplicate = urn in self.urns
+                self.urns[urn] = request.type
+                if request.parent:
+                    self.parents[urn] = request.parent
+                if request.transforms:
+                    self.own_transforms[urn] = list(request.transforms)
+            if duplicate:
+                self._fail(
+                    f"duplicate resource URN '{urn}': two resources of type {request.type} are named "
+                    f"'{request.name}' under the same parent; give one of them a unique name"
                 )
+            if request.custom:
+                request = self._autoname(request, urn)
+            response = super().RegisterResource(request)
+            masked, plain = struct_views(request.object)
+            records.append(
+                ResourceRecord(
+                    urn=response.urn,
+                    type=request.type,
+                    name=request.name,
+                    parent=request.parent or None,
+                    custom=bool(request.custom),
+                    # The SDK gathers dependencies in sets, so their order follows string hashing and
+                    # changes from run to run; sorted, two plans of the same program compare equal.
+                    dependencies=sorted(request.dependencies),
+                    inputs=masked,
+                    property_dependencies={k: sorted(v.urns) for k, v in sorted(request.propertyDependencies.items())},
+                    provider=request.provider or None,
+                    protect=bool(request.protect),
+                    retain_on_delete=bool(request.retainOnDelete),
+                    ignore_changes=list(request.ignoreChanges),
+                    deleted_with=request.deletedWith or None,
+                    secret_inputs=plain,
+                )
+            )
+            if request.remote and request.type in k8s_components.EXPANDED_TYPES:
+                self._expand(request, response.urn, plain if plain is not None else masked)
             return response
 
+        def _autoname(self, request: Any, urn: str) -> Any:
+            """The provider's Check: fill in the autonamed property the program left out."""
+            pkg = request.type.split(":", 1)[0]
+            if pkg not in ("aws", "kubernetes"):
+                return request
+            view, _ = struct_views(request.object)
+            if pkg == "aws":
+                found = autoname.aws_autoname(request.type, request.name, urn, view)
+                if found is None:
+                    return request
+                prop, value, problem = found
+                if problem:
+                    # The provider's Check fails on it, and with it the preview.
+                    self._fail(problem)
+                named = type(request)()
+                named.CopyFrom(request)
+                named.object.fields[prop].string_value = value
+                return named
+            k8s = autoname.k8s_autoname(request.type, request.name, urn, view)
+            if k8s is None:
+                return request
+            prop, value = k8s
+            named = type(request)()
+            named.CopyFrom(request)
+            if prop == "name":
+                named.object.fields["name"].string_value = value
+            else:
+                metadata = named.object.fields["metadata"].struct_value
+                metadata.fields["name"].string_value = value
+                metadata.fields["annotations"].struct_value.fields[autoname.K8S_AUTONAMED].string_value = "true"
+            return named
+
+        def _expand(self, request: Any, urn: str, inputs: dict[str, Any]) -> None:
+            """Register the children the provider would register for a provider-side component."""
+            from google.protobuf import struct_pb2
+            from pulumi.runtime.proto import resource_pb2
+
+            try:
+                expansion = k8s_components.expand(
+                    request.type, request.name, inputs, project_dir, helm_render=_helm_v4_render
+                )
+            except (k8s_components.ExpansionError, OfflineAnswerError) as exc:
+                self._fail(f"{request.type} {request.name}: {exc}")
+                return
+            answers.warnings.extend(expansion.warnings)
+            child_urns: list[str] = []
+            for child in expansion.children:
+                obj = struct_pb2.Struct()
+                obj.update(_secret_wrapped(child.inputs, child.secret_keys))
+                deps = [child_urns[i] for i in child.depends_on]
+                child_request = resource_pb2.RegisterResourceRequest(
+                    type=child.type,
+                    name=child.name,
+                    parent=urn,
+                    custom=True,
+                    object=obj,
+                    dependencies=deps,
+                    provider=request.providers.get("kubernetes", request.provider),
+                )
+                response = self.RegisterResource(child_request)
+                child_urns.append(response.urn)
+
     return RecordingMonitor(mocks)
+
+
+def _secret_wrapped(obj: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    # The wire form of a secret: what the provider's pulumi.ToSecret(v) sends to the engine.
+    if not keys:
+        return obj
+    return {k: ({_SIG_KEY: _SECRET_SIG, "value": v} if k in keys else v) for k, v in obj.items()}
+
+
+def _helm_v4_render(inputs: Mapping[str, Any], name: str, namespace: str) -> list[dict[str, Any]]:
+    """helm.sh/v4 Chart: the provider renders with Helm (helm/v4/chart.go), release name the `name` input or the
+    resource name."""
+    repo = (inputs.get("repositoryOpts") or {}).get("repo")
+    opts = {
+        "chart": inputs.get("chart"),
+        "version": inputs.get("version"),
+        "repo": repo,
+        "release_name": inputs.get("name") or name,
+        "namespace": namespace,
+        "values": inputs.get("values") or {},
+        "skip_crd_rendering": bool(inputs.get("skipCrds")),
+        # The v4 provider renders with hooks disabled (includeHooks needs a render-only provider).
+        "disable_hooks": True,
+    }
+    chart = str(inputs.get("chart") or "")
+    if chart and not chart.startswith("oci://") and (Path.cwd() / chart / "Chart.yaml").is_file():
+        opts = {**opts, "path": chart}
+    return render_chart_v3(opts)
 
 
 _LIBRARY_ROOT = Path(__file__).resolve().parents[2]
@@ -302,13 +470,21 @@ def _run_in_context(
     quiet = logging.getLogger("gpucloud.plan.engine")
     quiet.addHandler(logging.NullHandler())
     quiet.propagate = False
+    log = PlanLog()
+    monitor: Any = None
+    # As under the Pulumi CLI, a program's own output is the engine's diagnostics stream, not the plan's: with
+    # `--format json` stdout carries the report and nothing else.
+    real_stdout = sys.stdout
+    sys.stdout = sys.stderr
     try:
         settings.ROOT.set(None)
         mocks = _make_mocks(answers)
-        monitor = _make_monitor(mocks, records)
+        monitor = _make_monitor(mocks, records, answers, project_dir)
         pulumi.runtime.set_mocks(
             mocks, project=project_name, stack=stack, preview=preview, monitor=monitor, logger=quiet
         )
+        # pulumi.log.* go to the engine service; this one keeps them for the report.
+        settings.SETTINGS.engine = log
         # set_mocks leaves the set of pending outputs alone; a program that failed earlier in this process left
         # tasks of its (closed) loop there, and the SDK would wait on them.
         settings.SETTINGS.outputs = set()
@@ -322,7 +498,16 @@ def _run_in_context(
             raise PlanInputError(str(exc)) from None
         except PlanInputError:
             raise
+        except SystemExit as exc:
+            where = _user_frame(exc, project_dir) or main.name
+            raise PlanInputError(
+                f"program called sys.exit({exc.code!r}) in {where}: a Pulumi program must return normally (raise "
+                "an exception, or call pulumi.log.error, to fail the plan); the offline plan stopped there"
+            ) from None
         except Exception as exc:
+            fatal = monitor.fatal or answers.fatal
+            if fatal:
+                raise PlanInputError(fatal) from None
             where = _user_frame(exc, project_dir) or main.name
             hint = "".join(
                 f"; the offline plan has no outputs for {t} (give them under {OFFLINE_STACK_REFERENCES_KEY} in the "
@@ -331,8 +516,16 @@ def _run_in_context(
                 if t.startswith("StackReference ")
             )
             raise PlanInputError(f"program error in {where}: {type(exc).__name__}: {exc}{hint}") from None
-        outputs = _stack_outputs(root)
+        fatal = monitor.fatal or answers.fatal
+        if fatal:
+            raise PlanInputError(fatal)
+        errors = [e["message"] for e in log.entries if e["severity"] == "error"]
+        if errors:
+            # The engine fails a deployment whose program logged an error diagnostic.
+            raise PlanInputError("program logged an error: " + "; ".join(errors))
+        outputs = loop.run_until_complete(_stack_outputs(root))
     finally:
+        sys.stdout = real_stdout
         restore_stack_traces()
         os.chdir(previous_cwd)
         if added_path in sys.path:
@@ -345,12 +538,14 @@ def _run_in_context(
     # makes plans diffable (--compare) and reproducible.
     records.sort(key=lambda r: r.urn)
     warnings = [f"offline plan has no answer for {t}; its results are empty" for t in answers.unanswered]
+    warnings += answers.warnings
     return Plan(
         project=project_name,
         stack=stack,
         resources=records,
         outputs=outputs,
         warnings=warnings,
+        log=[e for e in log.entries if e["severity"] != "error"],
         program_dir=str(project_dir),
         config=config,
     )
@@ -393,24 +588,37 @@ def _drain(loop: asyncio.AbstractEventLoop) -> None:
     loop.run_until_complete(loop.shutdown_default_executor())
 
 
-def _stack_outputs(root: Any) -> dict[str, Any]:
-    """Exports that are plain values at preview; anything computed shows as unknown."""
+async def _stack_outputs(root: Any) -> dict[str, Any]:
+    """Exports as a preview shows them: known values as values, unknown parts as UNKNOWN_OUTPUT, secrets
+    masked."""
     if root is None:
         return {}
-    out: dict[str, Any] = {}
-    for key, value in getattr(root, "outputs", {}).items():
-        out[key] = value if _plain(value) else UNKNOWN
-    return out
+    return {key: await _resolved(value) for key, value in getattr(root, "outputs", {}).items()}
 
 
-def _plain(value: Any) -> bool:
-    if isinstance(value, str | int | float | bool | type(None)):
-        return True
-    if isinstance(value, list | tuple):
-        return all(_plain(v) for v in value)
+async def _resolved(value: Any) -> Any:
+    import pulumi
+    from pulumi.output import Unknown
+
+    if isinstance(value, pulumi.Output):
+        if not await value.is_known():
+            return UNKNOWN_OUTPUT
+        if await value.is_secret():
+            return SECRET
+        return await _resolved(await value.future(with_unknowns=True))
+    if isinstance(value, Unknown):
+        return UNKNOWN_OUTPUT
+    if isinstance(value, pulumi.Resource):
+        return await _resolved(value.urn)
+    if isinstance(value, asyncio.Future | Awaitable):
+        return await _resolved(await value)
     if isinstance(value, dict):
-        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
-    return False
+        return {str(k): await _resolved(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [await _resolved(v) for v in value]
+    if isinstance(value, str | int | float | bool | type(None)):
+        return unknown_marker(value)
+    return str(value)
 
 
 # gpucloud's own packages live in the repository root, which is also the root program's directory; they are

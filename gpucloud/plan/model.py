@@ -9,10 +9,25 @@ from typing import Any
 # The analyzer's unknown sentinel: what a policy pack sees for a value that is only known after `up`.
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 SECRET = "[secret]"
+# How the plan JSON's `outputs` section shows a value only known after `up` (the provider computes it): a
+# marker string, in the spot where the value would be (a whole output, or one element of a list or mapping).
+# The Pulumi CLI shows the same idea as `[unknown]` / `output<string>`; the raw sentinel never appears there.
+UNKNOWN_OUTPUT = "[unknown]"
 
 
 def is_unknown(value: Any) -> bool:
     return isinstance(value, str) and value == UNKNOWN
+
+
+def unknown_marker(value: Any) -> Any:
+    """`value` with every unknown sentinel replaced by UNKNOWN_OUTPUT, for the report's `outputs`."""
+    if is_unknown(value):
+        return UNKNOWN_OUTPUT
+    if isinstance(value, dict):
+        return {k: unknown_marker(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [unknown_marker(v) for v in value]
+    return value
 
 
 @dataclass
@@ -32,6 +47,13 @@ class ResourceRecord:
     retain_on_delete: bool = False
     ignore_changes: list[str] = field(default_factory=list)
     deleted_with: str | None = None
+    # The inputs with secrets in plaintext, when there are any: what the engine hands a policy pack. Never
+    # written to a report (to_json uses `inputs`, where each secret is SECRET).
+    secret_inputs: dict[str, Any] | None = field(default=None, repr=False)
+
+    @property
+    def policy_inputs(self) -> dict[str, Any]:
+        return self.secret_inputs if self.secret_inputs is not None else self.inputs
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -71,6 +93,8 @@ class Plan:
     # Objects the plan implies without registering them (rendered charts): filled by the conformance checks,
     # read by the scheduling check and the policy pack. gpucloud.conformance.DerivedObject instances.
     derived: list[Any] = field(default_factory=list)
+    # pulumi.log.info / warn messages the program sent: {"severity", "message", "urn"}.
+    log: list[dict[str, str]] = field(default_factory=list)
 
     def __iter__(self) -> Iterator[ResourceRecord]:
         return iter(self.resources)

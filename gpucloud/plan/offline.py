@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from gpucloud import catalog
@@ -62,9 +63,14 @@ class OfflineAnswers:
             "aws:ec2/getAmi:getAmi": self._ami,
             "aws:eks/getClusterAuth:getClusterAuth": self._cluster_auth,
             "aws:eks/getAddonVersion:getAddonVersion": self._addon_version,
-            "kubernetes:helm:template": lambda args: {"result": []},
+            "kubernetes:helm:template": self._helm_template,
             "kubernetes:yaml:decode": self._yaml_decode,
+            "kubernetes:kustomize:directory": self._kustomize_directory,
         }
+        # A data source the provider would refuse (a chart that is not pinned, a kustomization that does not
+        # build): the plan stops with this message rather than a traceback from inside the SDK.
+        self.fatal: str | None = None
+        self.warnings: list[str] = []
 
     def answer(self, token: str, args: dict[str, Any]) -> dict[str, Any]:
         handler = self._handlers.get(token)
@@ -72,7 +78,26 @@ class OfflineAnswers:
             if token not in self.unanswered:
                 self.unanswered.append(token)
             return {}
-        return handler(args)
+        try:
+            return handler(args)
+        except OfflineAnswerError as exc:
+            self.fatal = self.fatal or str(exc)
+            raise
+
+    def _helm_template(self, args: dict[str, Any]) -> dict[str, Any]:
+        """`helm.v3.Chart`: the provider renders the chart (`helm template`) and the SDK registers the objects."""
+        opts = json.loads(str(args.get("jsonOpts") or "{}"))
+        return {"result": render_chart_v3(opts)}
+
+    def _kustomize_directory(self, args: dict[str, Any]) -> dict[str, Any]:
+        """`kustomize.Directory` (v1): the provider runs kustomize and the SDK registers the objects."""
+        from gpucloud.plan.k8s_components import ExpansionError, _kustomize
+
+        directory = str(args.get("directory") or "")
+        try:
+            return {"result": _kustomize(directory, Path.cwd())}
+        except ExpansionError as exc:
+            raise OfflineAnswerError(f"kustomize.Directory {directory}: {exc}") from None
 
     def _region_of(self, args: Mapping[str, Any]) -> str:
         return str(args.get("region") or self.region)
@@ -260,6 +285,54 @@ class OfflineAnswers:
         import yaml
 
         return {"result": [d for d in yaml.safe_load_all(str(args.get("text", ""))) if d is not None]}
+
+
+class OfflineAnswerError(Exception):
+    """A data source the provider would fail; the plan reports it as bad input."""
+
+
+_TEST_HOOKS = {"test", "test-success", "test-failure"}
+
+
+def render_chart_v3(opts: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Objects the provider's `kubernetes:helm:template` returns for helm.v3.Chart options (snake_case JSON)."""
+    from gpucloud.charts.helm import HelmError, helm_template
+    from gpucloud.charts.resolve import ChartNotPinned, resolve_chart_dir
+
+    fetch = opts.get("fetch_opts") or {}
+    label = str(opts.get("path") or opts.get("chart") or "?")
+    try:
+        if opts.get("path"):
+            chart_dir = Path(str(opts["path"]))
+            chart_dir = chart_dir if chart_dir.is_absolute() else Path.cwd() / chart_dir
+            if not (chart_dir / "Chart.yaml").is_file():
+                raise ChartNotPinned(f"{opts['path']} is not a chart directory (no Chart.yaml)")
+        else:
+            repo = opts.get("repo") or fetch.get("repo")
+            chart_dir = resolve_chart_dir(
+                str(opts.get("chart") or ""), opts.get("version") or fetch.get("version"), repo
+            )
+        objs = helm_template(
+            chart_dir,
+            release=str(opts.get("release_name") or "release"),
+            namespace=str(opts.get("namespace") or "default"),
+            values=opts.get("values") or {},
+            kube_version=str(opts.get("kube_version") or "1.34.0"),
+            include_crds=not opts.get("skip_crd_rendering"),
+            api_versions=list(opts.get("api_versions") or []),
+        )
+    except (ChartNotPinned, HelmError) as exc:
+        raise OfflineAnswerError(f"helm.v3.Chart {label}: {exc}") from None
+    if opts.get("disable_hooks"):
+        objs = [o for o in objs if not _hooks(o)]
+    elif not opts.get("include_test_hook_resources"):
+        objs = [o for o in objs if not _TEST_HOOKS & _hooks(o)]
+    return objs
+
+
+def _hooks(obj: Mapping[str, Any]) -> set[str]:
+    annotations = (obj.get("metadata") or {}).get("annotations") or {}
+    return {h.strip() for h in str(annotations.get("helm.sh/hook", "")).split(",") if h.strip()}
 
 
 def _one_or_many(values: list[Any]) -> Any:

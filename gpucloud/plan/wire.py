@@ -21,11 +21,25 @@ _OUTPUT_SIG = "d0e6a833031e9bbcd3f4e8bde6ca49a4"
 
 
 def struct_to_engine_view(struct: struct_pb2.Struct) -> dict[str, Any]:
-    """Inputs as a policy pack sees them: camelCase keys, numbers as floats, unknowns as the sentinel."""
+    """Inputs as the plan reports them: camelCase keys, numbers as floats, unknowns as the sentinel, secrets
+    masked."""
     return {k: _value(v) for k, v in struct.fields.items()}
 
 
-def _value(v: struct_pb2.Value) -> Any:
+def struct_views(struct: struct_pb2.Struct) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """(masked view, plaintext view or None when the inputs hold no secret).
+
+    The engine hands analyzers a secret as `{sig: secret, value: v}` and pulumi_policy's deserializer unwraps
+    it, so a policy reads the plaintext; only the reports mask it. The plaintext view is built only when needed.
+    """
+    seen: list[bool] = []
+    masked = {k: _value(v, seen) for k, v in struct.fields.items()}
+    if not seen:
+        return masked, None
+    return masked, {k: _value(v, None, reveal=True) for k, v in struct.fields.items()}
+
+
+def _value(v: struct_pb2.Value, seen: list[bool] | None = None, reveal: bool = False) -> Any:
     kind = v.WhichOneof("kind")
     if kind == "null_value" or kind is None:
         return None
@@ -36,14 +50,17 @@ def _value(v: struct_pb2.Value) -> Any:
     if kind == "bool_value":
         return v.bool_value
     if kind == "list_value":
-        return [_value(x) for x in v.list_value.values]
+        return [_value(x, seen, reveal) for x in v.list_value.values]
     fields = v.struct_value.fields
     sig = fields.get(_SIG_KEY)
     if sig is None:
-        return {k: _value(x) for k, x in fields.items()}
+        return {k: _value(x, seen, reveal) for k, x in fields.items()}
     tag = sig.string_value
     if tag == _SECRET_SIG:
-        # Secrets stay secret in the plan output and in what offline policies see.
+        if reveal:
+            return _value(fields["value"], None, True) if "value" in fields else UNKNOWN
+        if seen is not None:
+            seen.append(True)
         return SECRET
     if tag == _RESOURCE_SIG:
         # A reference to another resource: its URN identifies it for stack policies and the text tree.
@@ -54,7 +71,9 @@ def _value(v: struct_pb2.Value) -> Any:
     if tag == _ARCHIVE_SIG:
         return {"archive": {k: _value(x) for k, x in fields.items() if k != _SIG_KEY}}
     if tag == _OUTPUT_SIG:
-        if fields.get("secret") is not None and fields["secret"].bool_value:
+        if fields.get("secret") is not None and fields["secret"].bool_value and not reveal:
+            if seen is not None:
+                seen.append(True)
             return SECRET
-        return _value(fields["value"]) if "value" in fields else UNKNOWN
-    return {k: _value(x) for k, x in fields.items()}
+        return _value(fields["value"], seen, reveal) if "value" in fields else UNKNOWN
+    return {k: _value(x, seen, reveal) for k, x in fields.items()}

@@ -28,7 +28,7 @@ def build_report(
     compare: Mapping[str, Any] | None = None,
     conformance: bool = True,
 ) -> dict[str, Any]:
-    """The JSON object design.md specifies (plus `outputs`, `warnings` and `conformance`).
+    """The JSON object design.md specifies (plus `outputs`, `warnings`, `log` and `conformance`).
 
     Conformance runs first: the objects it derives (rendered charts) are part of what the plan describes.
     """
@@ -48,6 +48,7 @@ def build_report(
         "policies": policies,
         "outputs": plan.outputs,
         "warnings": list(plan.warnings),
+        "log": [dict(e) for e in plan.log],
     }
     if checked is not None:
         report["conformance"] = checked.to_json()

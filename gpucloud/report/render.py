@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
-from gpucloud.plan.model import UNKNOWN
+from gpucloud.plan.model import UNKNOWN, UNKNOWN_OUTPUT
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 
@@ -81,7 +81,7 @@ def render_text(report: Mapping[str, Any], width: int = 120, color: bool = False
 
     _component_text(console, report)
     _cost_text(console, report["cost"])
-    outputs = {k: v for k, v in (report.get("outputs") or {}).items() if v != UNKNOWN}
+    outputs = {k: v for k, v in (report.get("outputs") or {}).items() if v not in (UNKNOWN, UNKNOWN_OUTPUT)}
     if outputs:
         out_table = Table(title="Stack outputs known at plan time", title_justify="left")
         out_table.add_column("output")
@@ -91,6 +91,8 @@ def render_text(report: Mapping[str, Any], width: int = 120, color: bool = False
         console.print(out_table)
     _policies_text(console, report["policies"])
     _conformance_text(console, report.get("conformance"))
+    for entry in report.get("log") or []:
+        console.print(f"[cyan]{entry['severity']}:[/cyan] {escape(entry['message'])}", highlight=False)
     for w in report.get("warnings") or []:
         console.print(f"[yellow]warning:[/yellow] {w}")
     return buf.getvalue()
@@ -345,6 +347,8 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     lines += ["<details><summary>Resources by type</summary>", "", "| type | count |", "|---|--:|"]
     lines += [f"| `{t}` | {n} |" for t, n in sorted(counts.items())]
     lines += ["", "</details>", ""]
+    for entry in report.get("log") or []:
+        lines.append(f"> {entry['severity']}: {entry['message']}")
     for w in report.get("warnings") or []:
         lines.append(f"> ⚠️ {w}")
     return "\n".join(lines).rstrip() + "\n"
