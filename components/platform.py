@@ -258,6 +258,7 @@ def _build_addons(spec: PlatformSpec, platform: Platform) -> None:
             "nodeAutoscaler": addons.autoscaler,
             "prometheusServerUrl": addons.prometheus_server_url,
             "kedaTriggerAuthentication": addons.keda_trigger_authentication,
+            "alertTopicArn": addons.alert_topic_arn,
         }
     )
     acceptance = spec.addons.acceptance
