@@ -220,6 +220,15 @@ def test_dcgm_exporter_schedules_on_every_gpu_pool_without_operator_labels(devic
     assert not schedules_on(spec, {"gpucloud.io/pool": "system"}, [])
 
 
+def test_dcgm_exporter_on_the_operator_label_misses_device_plugin_nodes(device_plugin_plan: Plan) -> None:
+    # The defect put back: nodeSelector nvidia.com/gpu.present=true, which nothing sets without the GPU Operator.
+    values = copy.deepcopy(device_plugin_plan.find(RELEASE, "addons-dcgm-exporter").inputs["values"])
+    values.pop("affinity")
+    values["nodeSelector"] = {"nvidia.com/gpu.present": "true"}
+    spec = pod_spec(one(rendered(device_plugin_plan, "dcgm-exporter", values), "DaemonSet", "dcgm-exporter"))
+    assert not schedules_on(spec, {**H100_NODE, **NFD_NVIDIA}, [GPU_TAINT])
+
+
 # -- EFA ------------------------------------------------------------------------------------------------------
 
 
@@ -231,6 +240,28 @@ def test_efa_plugin_runs_on_efa_pools_only(device_plugin_plan: Plan) -> None:
     assert schedules_on(spec, {**TRN1_NODE, **NFD_EFA}, [NEURON_TAINT])
     assert not schedules_on(spec, {**L40S_NODE, **NFD_EFA}, [GPU_TAINT])
     assert not schedules_on(spec, H100_NODE, [GPU_TAINT])  # NFD found no EFA device on it
+
+
+def test_efa_affinity_value_is_ignored_by_the_chart(device_plugin_plan: Plan) -> None:
+    # The defect put back: instance types under `affinity`, which v0.5.13 never reads; its built-in list of every
+    # EFA-capable type (g6e.12xlarge included) stays in force.
+    values = copy.deepcopy(device_plugin_plan.find(RELEASE, "addons-aws-efa-k8s-device-plugin").inputs["values"])
+    types = values.pop("supportedInstanceLabels")["values"]
+    values["affinity"] = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {
+                        "matchExpressions": [
+                            {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": types}
+                        ]
+                    }
+                ]
+            }
+        }
+    }
+    ds = one(rendered(device_plugin_plan, "aws-efa-k8s-device-plugin", values), "DaemonSet", "efa-k8s-device-plugin")
+    assert schedules_on(pod_spec(ds), {**L40S_NODE, **NFD_EFA}, [GPU_TAINT])
 
 
 # -- Neuron ---------------------------------------------------------------------------------------------------
