@@ -1213,8 +1213,10 @@ class GpuAddons(pulumi.ComponentResource):
                 raise ValueError(f"{path}: {api_version} {kind} is not a kind GpuAddons knows how to create")
             name = doc["metadata"]["name"]
             args = {_snake(k): v for k, v in doc.items() if k not in ("apiVersion", "kind")}
-            deps: list[pulumi.Resource] = [namespace] if namespace is not None and kind != "Namespace" else []
+            namespaced = "namespace" in doc["metadata"]
+            deps: list[pulumi.Resource] = [namespace] if namespace is not None and namespaced else []
             if kind == "Deployment":
+                # The controller starts only once its CRD and RBAC exist, or it crash-loops on its informers.
                 deps += list(self.mpi_operator.values())
             resource = cls(f"{self._name}-mpi-operator-{kind.lower()}-{name}", **args, opts=self._k8s(depends_on=deps))
             if kind == "Namespace":

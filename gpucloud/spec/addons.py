@@ -208,16 +208,14 @@ class AutoscalingSpec(SpecModel):
     @model_validator(mode="before")
     @classmethod
     def _removed(cls, data: Any) -> Any:
-        reject_removed(
-            data,
-            {
-                # The platform runs no inference Deployment: the KEDA ScaledObject that compares GPU utilisation
-                # with a threshold belongs to each deployment, so a platform-wide number was never read.
-                "gpuUtilizationTargetPercent": "removed: the scaling threshold belongs to each inference "
-                "deployment; set inference.gpuUtilizationTargetPercent in the team stack (or "
-                "InferenceDeploymentConfig.gpu_utilization_target_percent) and delete this key",
-            },
+        # The platform runs no inference Deployment: the KEDA ScaledObject that compares GPU utilisation with a
+        # threshold belongs to each deployment, so a platform-wide number was never read.
+        gone = (
+            "removed: the scaling threshold belongs to each inference deployment; set "
+            "inference.gpuUtilizationTargetPercent in the team stack (or "
+            "InferenceDeploymentConfig.gpu_utilization_target_percent) and delete this key"
         )
+        reject_removed(data, dict.fromkeys(("gpuUtilizationTargetPercent", "gpu_utilization_target_percent"), gone))
         return data
 
 
