@@ -31,6 +31,7 @@ from gpucloud.spec.addons import TIME_SLICING_CONFIG_NAME
 GPU_TAINT_KEY = GPU_TAINT.key
 GPU_TOLERATION = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
 NEURON_TOLERATION = {"key": NEURON_TAINT.key, "operator": "Exists", "effect": "NoSchedule"}
+# Set by the GPU Operator only (not in the device-plugin setup), so nothing here selects on it.
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 # NFD's PCI label for vendor 10de (NVIDIA); the device plugin chart's own affinity selects on it.
 NVIDIA_PCI_LABEL = "feature.node.kubernetes.io/pci-10de.present"
@@ -50,7 +51,6 @@ NEURON_REPO = "oci://public.ecr.aws/neuron"
 NEURON_CHART = "neuron-helm-chart"
 
 VENDOR_DIR = Path(__file__).resolve().parents[1] / "vendor" / "upstream"
-MPI_OPERATOR_NAMESPACE = "mpi-operator"
 # Typed resource classes for the kinds the MPI operator manifest ships; anything else fails loudly so an
 # upgraded manifest cannot silently drop an object.
 _MANIFEST_KINDS: dict[tuple[str, str], Any] = {
@@ -589,8 +589,9 @@ class GpuAddons(pulumi.ComponentResource):
         """The SNS topic alerts go to: the stack's existing one, or one created here with the addresses subscribed.
 
         `publisher_service` is the AWS service principal that publishes (AMP's alert manager); it needs a topic
-        policy, and the topic stays on SNS's default encryption because the cluster key's policy does not name
-        that service. An in-cluster Alertmanager publishes as its Pod Identity role, which may use the key.
+        policy, and the topic is not encrypted at rest: the cluster key's policy does not let that service use the
+        key, and an AWS managed key cannot be granted to it. Messages carry alert names and labels only. An
+        in-cluster Alertmanager publishes as its Pod Identity role, which may use the cluster key.
         """
         alerts = self._config.addons.observability.alerts
         if alerts.sns_topic_arn is not None:
