@@ -2,12 +2,18 @@
 
 Upstream software is installed as `helm.v3.Release` (one visible resource with chart, pinned version, repo and
 values, which the offline plan and the policy pack can read); our own objects (ConfigMaps, PrometheusRule,
-namespaces, IAM for Pod Identity) are plain resources. Everything targets the cluster's Kubernetes provider.
+namespaces, IAM for Pod Identity, the alert SNS topic, the EBS StorageClass) are plain resources. The MPI
+operator has no chart: its vendored release manifest becomes one typed resource per object. Every value handed to
+a chart uses a key that chart (or its aliased sub-chart) reads at the pinned version; tests render the vendored
+charts with the planned values to prove it. Everything targets the cluster's Kubernetes provider.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import secrets
+from pathlib import Path
 from typing import Any
 
 import pulumi
@@ -18,19 +24,41 @@ from pydantic import Field
 
 from components.base import ComponentConfig, account_and_partition, child, pod_identity_trust
 from components.interfaces import ClusterHandle
+from components.nodepools.pool import GPU_TAINT, LABEL_PREFIX, NEURON_TAINT
 from gpucloud.charts import lock as charts_lock
 from gpucloud.spec import AddonsSpec, NodePoolSpec
 from gpucloud.spec.addons import TIME_SLICING_CONFIG_NAME
 
-GPU_TAINT_KEY = "nvidia.com/gpu"
+GPU_TAINT_KEY = GPU_TAINT.key
 GPU_TOLERATION = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
+NEURON_TOLERATION = {"key": NEURON_TAINT.key, "operator": "Exists", "effect": "NoSchedule"}
+# Set by the GPU Operator only (not in the device-plugin setup), so nothing here selects on it.
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
+# NFD's PCI label for vendor 10de (NVIDIA); the device plugin chart's own affinity selects on it.
+NVIDIA_PCI_LABEL = "feature.node.kubernetes.io/pci-10de.present"
+POOL_LABEL = f"{LABEL_PREFIX}/pool"
 EFA_PRESENT_LABEL = "vpc.amazonaws.com/efa.present"
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 
-# Chart repositories come from the charts lock (gpucloud/charts/lock.yaml), never from constants here. The training
-# operator is the exception: v1.8.1 ships no Helm chart at all, so nothing can pin it (conformance reports it).
-TRAINING_OPERATOR_REPO = "https://kubeflow.github.io/training-operator"
+# Chart coordinates come from the charts lock (gpucloud/charts/lock.yaml), never from constants here.
+NEURON_CHART = "neuron-helm-chart"
+
+# Typed resource classes for the kinds the MPI operator manifest ships; anything else fails loudly so an
+# upgraded manifest cannot silently drop an object.
+_MANIFEST_KINDS: dict[tuple[str, str], Any] = {
+    ("v1", "Namespace"): k8s.core.v1.Namespace,
+    ("v1", "ServiceAccount"): k8s.core.v1.ServiceAccount,
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"): k8s.apiextensions.v1.CustomResourceDefinition,
+    ("rbac.authorization.k8s.io/v1", "ClusterRole"): k8s.rbac.v1.ClusterRole,
+    ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"): k8s.rbac.v1.ClusterRoleBinding,
+    ("apps/v1", "Deployment"): k8s.apps.v1.Deployment,
+}
+
+GRAFANA_ADMIN_SECRET = "grafana-admin"
+ALERTMANAGER_SERVICE_ACCOUNT = "alertmanager"
+EBS_STORAGE_CLASS = "gpucloud-gp3"
+EBS_CSI_SERVICE_ACCOUNT = "ebs-csi-controller-sa"
 
 KPS_RELEASE = "kube-prometheus-stack"
 DCGM_PORT = 9400
@@ -47,13 +75,24 @@ class GpuAddonsConfig(ComponentConfig):
     pools: list[NodePoolSpec] = Field(
         min_length=1, description="The platform's GPU node pools (EFA types, backends for the autoscaler choice)."
     )
+    alert_emails: list[str] = Field(
+        default_factory=list,
+        description="Addresses alerts go to when observability.alerts.emails is empty (the platform passes the "
+        "budget's alertEmails).",
+    )
+    protect_data: bool = Field(
+        default=False, description="Keep Prometheus' volume when its claim is deleted (StorageClass Retain)."
+    )
 
 
-def _release_values_efa_nfd_rule() -> dict[str, Any]:
+def nfd_values() -> dict[str, Any]:
+    """Node feature discovery overrides, for the sub-chart under whatever key its parent chart reads."""
     # EFA PCI devices are vendor 1d0f (Amazon) with device ids efa0..efa3; matching the vendor alone would also
     # label every node through its ENA card, which is 1d0f as well.
     return {
         "worker": {
+            # Every node, whatever its taints (GPU pools nvidia.com/gpu=true, Neuron pools aws.amazon.com/neuron):
+            # the device plugins select nodes by NFD's labels, so a worker kept off a pool hides that pool.
             "tolerations": [{"operator": "Exists"}],
             "config": {
                 "sources": {
@@ -75,8 +114,40 @@ def _release_values_efa_nfd_rule() -> dict[str, Any]:
                 }
             },
         },
+        # NFD drops labels outside its own namespaces unless listed here (the EFA rule's vpc.amazonaws.com).
         "master": {"config": {"extraLabelNs": ["vpc.amazonaws.com", "nvidia.com"]}},
     }
+
+
+def gpu_node_affinity(pools: list[NodePoolSpec]) -> dict[str, Any]:
+    """Required node affinity for a per-GPU-node DaemonSet: NVIDIA pools by their own label, or NFD's PCI label.
+
+    Terms are ORed. The pool label is on every node from registration (the pools set it), so nothing waits for
+    another add-on; NFD's vendor-10de label also covers NVIDIA nodes that gpucloud did not create.
+    """
+    gpu_pools = sorted(p.name for p in pools if p.specs[0].is_gpu)
+    terms: list[dict[str, Any]] = []
+    if gpu_pools:
+        terms.append({"matchExpressions": [{"key": POOL_LABEL, "operator": "In", "values": gpu_pools}]})
+    terms.append({"matchExpressions": [{"key": NVIDIA_PCI_LABEL, "operator": "In", "values": ["true"]}]})
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
+
+
+def _snake(key: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
+
+
+def manifest_objects(path: Path) -> list[dict[str, Any]]:
+    """The Kubernetes objects of a vendored release manifest, in file order."""
+    with path.open(encoding="utf-8") as fh:
+        return [doc for doc in yaml.safe_load_all(fh) if isinstance(doc, dict)]
+
+
+def mpi_operator_manifest(version: str) -> Path:
+    pinned = charts_lock.artifact("mpi-operator")
+    if version != pinned.version:  # the spec already refuses this; a direct caller gets the same answer
+        raise ValueError(f"mpi-operator {version!r} is not pinned; the lock pins {pinned.version}")
+    return pinned.artifact_dir / "mpi-operator.yaml"
 
 
 def device_plugin_configs(addons: AddonsSpec) -> dict[str, str]:
@@ -268,6 +339,9 @@ class GpuAddons(pulumi.ComponentResource):
         self._efa_plugin()
 
         self.prometheus_server_url: pulumi.Output[str] | str | None = None
+        self.alert_topic_arn: pulumi.Input[str] | None = None
+        self.storage_class: k8s.storage.v1.StorageClass | None = None
+        self.ebs_csi_driver: aws.eks.Addon | None = None
         self.keda_trigger_authentication: str | None = None
         self.amp_workspace_arn: pulumi.Output[str] | None = None
         self.amp_workspace_id: pulumi.Output[str] | None = None
@@ -283,6 +357,7 @@ class GpuAddons(pulumi.ComponentResource):
             self._amp()
         if obs.enable_dcgm_exporter and addons.gpu.use == "device-plugin":
             self._dcgm_exporter()
+        self._neuron_plugin()
 
         self.container_insights: aws.eks.Addon | None = None
         if obs.enable_container_insights:
@@ -292,12 +367,13 @@ class GpuAddons(pulumi.ComponentResource):
             self._fluent_bit()
 
         self.cluster_autoscaler_role_arn: pulumi.Output[str] | None = None
+        self.mpi_operator: dict[str, pulumi.CustomResource] = {}
         if self.autoscaler == "cluster-autoscaler":
             self._cluster_autoscaler()
         if addons.autoscaling.keda.enabled:
             self._keda()
-        if addons.training_operator.enabled:
-            self._training_operator()
+        if addons.mpi_operator_enabled:
+            self._mpi_operator()
 
         self.register_outputs(
             {
@@ -310,6 +386,7 @@ class GpuAddons(pulumi.ComponentResource):
                 "log_group_name": self.log_group_name,
                 "cluster_autoscaler_role_arn": self.cluster_autoscaler_role_arn,
                 "releases": sorted(self.releases),
+                "alert_topic_arn": self.alert_topic_arn,
             }
         )
 
@@ -335,14 +412,10 @@ class GpuAddons(pulumi.ComponentResource):
         namespace: str,
         values: dict[str, Any],
         depends_on: list[pulumi.Resource] | None = None,
-        unpinned_repo: str | None = None,
     ) -> k8s.helm.v3.Release:
         # Coordinates from the charts lock: an OCI chart is its URL with no repository_opts.
-        if unpinned_repo is None:
-            pinned = charts_lock.pin(chart, version)
-            chart_ref, repository_opts = pinned.release_chart, pinned.repository_opts
-        else:
-            chart_ref, repository_opts = chart, {"repo": unpinned_repo}
+        pinned = charts_lock.pin(chart, version)
+        chart_ref, repository_opts = pinned.release_chart, pinned.repository_opts
         deps: list[pulumi.Resource] = list(depends_on or [])
         if namespace in self.namespaces:
             deps.append(self.namespaces[namespace])
@@ -412,9 +485,10 @@ class GpuAddons(pulumi.ComponentResource):
         if gpu.use == "device-plugin":
             values: dict[str, Any] = {
                 "gfd": {"enabled": gpu.enable_gpu_feature_discovery},
-                # NFD comes with GFD; it also labels EFA nodes for the EFA device plugin.
-                "nfd": {"enabled": gpu.enable_gpu_feature_discovery},
-                "node-feature-discovery": _release_values_efa_nfd_rule(),
+                # The chart declares NFD with `alias: nfd`, so its values live under `nfd` (values under
+                # `node-feature-discovery` reach nothing). NFD always runs: the device plugin's own affinity
+                # selects nodes by NFD's pci-10de label, and the EFA plugin by the EFA rule's label.
+                "nfd": {"enabled": True, **nfd_values()},
                 "config": plugin_config,
                 "tolerations": [GPU_TOLERATION, {"key": "CriticalAddonsOnly", "operator": "Exists"}],
                 "priorityClassName": "system-node-critical",
@@ -434,7 +508,8 @@ class GpuAddons(pulumi.ComponentResource):
             "driver": {"enabled": not gpu.driver_preinstalled},
             "toolkit": {"enabled": not gpu.driver_preinstalled},
             "nfd": {"enabled": True},
-            "node-feature-discovery": _release_values_efa_nfd_rule(),
+            # No alias in this chart: the NFD sub-chart reads the `node-feature-discovery` key.
+            "node-feature-discovery": nfd_values(),
             "gfd": {"enabled": gpu.enable_gpu_feature_discovery},
             "devicePlugin": {"enabled": True, "config": plugin_config},
             "dcgm": {"enabled": dcgm},
@@ -464,22 +539,13 @@ class GpuAddons(pulumi.ComponentResource):
         if not efa_types or not self._config.addons.efa.enabled:
             return
         values = {
-            # Scheduled only where EFA exists: elsewhere the plugin fails with "No devices found".
+            # Scheduled only where EFA exists: elsewhere the plugin fails with "No devices found". The chart
+            # never reads `affinity`; its DaemonSet builds the node affinity from supportedInstanceLabels (each
+            # key In the values), so the EFA pools' instance types go there, plus NFD's EFA label.
             "nodeSelector": {EFA_PRESENT_LABEL: "true"},
-            "affinity": {
-                "nodeAffinity": {
-                    "requiredDuringSchedulingIgnoredDuringExecution": {
-                        "nodeSelectorTerms": [
-                            {
-                                "matchExpressions": [
-                                    {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": efa_types}
-                                ]
-                            }
-                        ]
-                    }
-                }
-            },
-            "tolerations": [GPU_TOLERATION],
+            "supportedInstanceLabels": {"keys": [INSTANCE_TYPE_LABEL], "values": efa_types},
+            # EFA pools are GPU (p4d/p5) or Neuron (trn1/trn2) pools, each tainted for its accelerator.
+            "tolerations": [GPU_TOLERATION, NEURON_TOLERATION],
         }
         self._release(
             "aws-efa-k8s-device-plugin",
@@ -496,7 +562,9 @@ class GpuAddons(pulumi.ComponentResource):
         values = {
             "serviceMonitor": {"enabled": kps, "interval": "15s", "honorLabels": True},
             "tolerations": [GPU_TOLERATION],
-            "nodeSelector": {GPU_PRESENT_LABEL: "true"},
+            # Not nvidia.com/gpu.present: only the GPU Operator sets that label, so in the device-plugin setup
+            # the exporter would never schedule.
+            "affinity": gpu_node_affinity(self._config.pools),
             # honorLabels above keeps the exporter's pod/namespace labels (from the kubelet pod-resources API)
             # instead of renaming them exported_*, so KEDA and alerts select the pod that uses the GPU.
             "kubeletPath": "/var/lib/kubelet/pod-resources",
@@ -511,8 +579,176 @@ class GpuAddons(pulumi.ComponentResource):
             depends_on=deps,
         )
 
+    def _alert_topic(self, publisher_service: str | None = None) -> pulumi.Input[str]:
+        """The SNS topic alerts go to: the stack's existing one, or one created here with the addresses subscribed.
+
+        `publisher_service` is the AWS service principal that publishes (AMP's alert manager); it needs a topic
+        policy, and the topic is not encrypted at rest: the cluster key's policy does not let that service use the
+        key, and an AWS managed key cannot be granted to it. Messages carry alert names and labels only. An
+        in-cluster Alertmanager publishes as its Pod Identity role, which may use the cluster key.
+        """
+        alerts = self._config.addons.observability.alerts
+        if alerts.sns_topic_arn is not None:
+            self.alert_topic_arn = alerts.sns_topic_arn
+            return alerts.sns_topic_arn
+        topic = aws.sns.Topic(
+            f"{self._name}-alerts",
+            display_name="gpucloud GPU alerts",
+            kms_master_key_id=None if publisher_service else self._cluster.kms_key_arn,
+            tags=self._config.tags,
+            opts=child(self),
+        )
+        for i, address in enumerate(alerts.emails or self._config.alert_emails):
+            aws.sns.TopicSubscription(
+                f"{self._name}-alerts-email-{i}", topic=topic.arn, protocol="email", endpoint=address, opts=child(self)
+            )
+        if publisher_service is not None:
+            account, _ = account_and_partition(self)
+            aws.sns.TopicPolicy(
+                f"{self._name}-alerts-policy",
+                arn=topic.arn,
+                policy=pulumi.Output.all(topic.arn, account).apply(
+                    lambda a: json.dumps(
+                        {
+                            "Version": "2012-10-17",
+                            "Statement": [
+                                {
+                                    "Sid": "AlertManagerPublishes",
+                                    "Effect": "Allow",
+                                    "Principal": {"Service": publisher_service},
+                                    "Action": ["sns:Publish", "sns:GetTopicAttributes"],
+                                    "Resource": a[0],
+                                    "Condition": {"StringEquals": {"aws:SourceAccount": a[1]}},
+                                }
+                            ],
+                        }
+                    )
+                ),
+                opts=child(self),
+            )
+        self.alert_topic_arn = topic.arn
+        return topic.arn
+
+    def _alertmanager_config(self, topic_arn: pulumi.Input[str]) -> dict[str, Any]:
+        """Route every alert to SNS; the chart's always-firing Watchdog stays on the silent receiver."""
+        return {
+            "route": {
+                "receiver": "sns",
+                "group_by": ["alertname", "namespace"],
+                "routes": [{"receiver": "null", "matchers": ['alertname = "Watchdog"']}],
+            },
+            "receivers": [
+                {"name": "null"},
+                {
+                    "name": "sns",
+                    "sns_configs": [
+                        {
+                            "topic_arn": topic_arn,
+                            # SigV4 with the default credential chain, i.e. the Pod Identity role below.
+                            "sigv4": {"region": self._config.region},
+                            "subject": "[{{ .Status | toUpper }}] {{ .CommonLabels.alertname }}",
+                            "send_resolved": True,
+                        }
+                    ],
+                },
+            ],
+        }
+
+    def _ebs_storage(self) -> k8s.storage.v1.StorageClass:
+        """EBS CSI driver (managed add-on, Pod Identity) and an encrypted gp3 StorageClass for stateful add-ons."""
+        key_arn = self._cluster.kms_key_arn
+        # The driver creates and attaches volumes encrypted with the cluster key: it needs the key's data
+        # actions and grants for the EC2 attachments (the key policy delegates to IAM).
+        policy = pulumi.Output.from_input(key_arn).apply(
+            lambda arn: json.dumps(
+                {
+                    "Version": "2012-10-17",
+                    "Statement": [
+                        {
+                            "Effect": "Allow",
+                            "Action": [
+                                "kms:Encrypt",
+                                "kms:Decrypt",
+                                "kms:ReEncrypt*",
+                                "kms:GenerateDataKey*",
+                                "kms:DescribeKey",
+                            ],
+                            "Resource": arn,
+                        },
+                        {
+                            "Effect": "Allow",
+                            "Action": ["kms:CreateGrant", "kms:ListGrants", "kms:RevokeGrant"],
+                            "Resource": arn,
+                            "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}},
+                        },
+                    ],
+                }
+            )
+        )
+        _, partition = account_and_partition(self)
+        managed = partition.apply(lambda p: f"arn:{p}:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicy")
+        role = aws.iam.Role(
+            f"{self._name}-ebs-csi-role",
+            assume_role_policy=POD_IDENTITY_TRUST,
+            description=f"Pod Identity role of kube-system/{EBS_CSI_SERVICE_ACCOUNT}",
+            tags=self._config.tags,
+            opts=child(self),
+        )
+        kms = aws.iam.RolePolicy(f"{self._name}-ebs-csi-kms", role=role.name, policy=policy, opts=child(self))
+        attach = aws.iam.RolePolicyAttachment(
+            f"{self._name}-ebs-csi-managed-0", role=role.name, policy_arn=managed, opts=child(self)
+        )
+        self.ebs_csi_driver = aws.eks.Addon(
+            f"{self._name}-ebs-csi-driver",
+            cluster_name=self._cluster.name,
+            addon_name="aws-ebs-csi-driver",
+            pod_identity_associations=[{"role_arn": role.arn, "service_account": EBS_CSI_SERVICE_ACCOUNT}],
+            resolve_conflicts_on_create="OVERWRITE",
+            resolve_conflicts_on_update="OVERWRITE",
+            tags=self._config.tags,
+            opts=child(self, depends_on=[kms, attach]),
+        )
+        self.storage_class = k8s.storage.v1.StorageClass(
+            f"{self._name}-gp3",
+            metadata={"name": EBS_STORAGE_CLASS},
+            provisioner="ebs.csi.aws.com",
+            parameters={"type": "gp3", "encrypted": "true", "kmsKeyId": key_arn},
+            # A volume is created in the AZ of the node its pod lands on, never in one it cannot attach from.
+            volume_binding_mode="WaitForFirstConsumer",
+            allow_volume_expansion=True,
+            reclaim_policy="Retain" if self._config.protect_data else "Delete",
+            opts=self._k8s(depends_on=[self.ebs_csi_driver]),
+        )
+        return self.storage_class
+
+    def _grafana_admin_secret(self) -> tuple[str, list[pulumi.Resource]]:
+        """The Secret Grafana reads its admin credentials from (admin.existingSecret of the grafana sub-chart)."""
+        existing = self._config.addons.observability.grafana_admin_secret
+        if existing is not None:
+            return existing, []
+        secret = k8s.core.v1.Secret(
+            f"{self._name}-grafana-admin",
+            metadata={"name": GRAFANA_ADMIN_SECRET, "namespace": self.monitoring_namespace},
+            type="Opaque",
+            string_data={
+                "admin-user": "admin",
+                # Generated once: ignore_changes keeps the first password, so later runs never rotate it.
+                "admin-password": pulumi.Output.secret(secrets.token_urlsafe(24)),
+            },
+            opts=self._k8s(
+                depends_on=[self.namespaces[self.monitoring_namespace]],
+                ignore_changes=["stringData", "data"],
+                additional_secret_outputs=["stringData", "data"],
+            ),
+        )
+        return GRAFANA_ADMIN_SECRET, [secret]
+
     def _kube_prometheus_stack(self) -> None:
         obs = self._config.addons.observability
+        storage_class = self._ebs_storage()
+        grafana_secret, grafana_deps = self._grafana_admin_secret()
+        topic_arn = self._alert_topic()
+        self._alertmanager_publisher(topic_arn)
         values = {
             "prometheus": {
                 "prometheusSpec": {
@@ -521,9 +757,26 @@ class GpuAddons(pulumi.ComponentResource):
                     "serviceMonitorSelectorNilUsesHelmValues": False,
                     "podMonitorSelectorNilUsesHelmValues": False,
                     "ruleSelectorNilUsesHelmValues": False,
+                    # The TSDB on a persistent volume: on the node's root disk it filled the disk and was lost
+                    # with every node replacement.
+                    "storageSpec": {
+                        "volumeClaimTemplate": {
+                            "spec": {
+                                "storageClassName": EBS_STORAGE_CLASS,
+                                "accessModes": ["ReadWriteOnce"],
+                                "resources": {"requests": {"storage": f"{obs.prometheus_storage_gib}Gi"}},
+                            }
+                        }
+                    },
                 }
             },
+            "alertmanager": {
+                "serviceAccount": {"create": True, "name": ALERTMANAGER_SERVICE_ACCOUNT},
+                "config": self._alertmanager_config(topic_arn),
+            },
             "grafana": {
+                # The parent chart's adminPassword default is a published string; credentials come from a Secret.
+                "admin": {"existingSecret": grafana_secret, "userKey": "admin-user", "passwordKey": "admin-password"},
                 "sidecar": {
                     "dashboards": {
                         "enabled": True,
@@ -531,7 +784,7 @@ class GpuAddons(pulumi.ComponentResource):
                         "labelValue": "1",
                         "searchNamespace": "ALL",
                     }
-                }
+                },
             },
         }
         release = self._release(
@@ -540,6 +793,7 @@ class GpuAddons(pulumi.ComponentResource):
             obs.kube_prometheus_stack_version,
             self.monitoring_namespace,
             values,
+            depends_on=[storage_class, *grafana_deps],
         )
         self.prometheus_server_url = (
             f"http://{KPS_RELEASE}-prometheus.{self.monitoring_namespace}.svc.cluster.local:9090"
@@ -568,6 +822,22 @@ class GpuAddons(pulumi.ComponentResource):
                 # The PrometheusRule CRD comes with the chart.
                 opts=self._k8s(depends_on=[release]),
             )
+
+    def _alertmanager_publisher(self, topic_arn: pulumi.Input[str]) -> None:
+        """Pod Identity for Alertmanager: publish to the alert topic and use the key that encrypts it."""
+        statements: list[dict[str, Any]] = [{"Effect": "Allow", "Action": "sns:Publish", "Resource": topic_arn}]
+        if self._config.addons.observability.alerts.sns_topic_arn is None:
+            statements.append(
+                {
+                    "Effect": "Allow",
+                    "Action": ["kms:GenerateDataKey*", "kms:Decrypt"],
+                    "Resource": self._cluster.kms_key_arn,
+                }
+            )
+        policy = pulumi.Output.from_input(statements).apply(
+            lambda st: json.dumps({"Version": "2012-10-17", "Statement": st})
+        )
+        self._pod_identity_role("alertmanager", self.monitoring_namespace, ALERTMANAGER_SERVICE_ACCOUNT, policy, [])
 
     def _amp(self) -> None:
         cluster = self._cluster
@@ -661,6 +931,38 @@ class GpuAddons(pulumi.ComponentResource):
             opts=self._k8s(),
         )
         if self._config.addons.observability.alerts.enabled:
+            topic_arn = self._alert_topic(publisher_service="aps.amazonaws.com")
+            # Rules without an alert manager definition fire into nothing; AMP's alert manager speaks SNS only.
+            aws.amp.AlertManagerDefinition(
+                f"{self._name}-alert-manager",
+                workspace_id=workspace.id,
+                definition=pulumi.Output.from_input(topic_arn).apply(
+                    lambda arn: yaml.safe_dump(
+                        {
+                            "alertmanager_config": yaml.safe_dump(
+                                {
+                                    "route": {"receiver": "sns", "group_by": ["alertname"]},
+                                    "receivers": [
+                                        {
+                                            "name": "sns",
+                                            "sns_configs": [
+                                                {
+                                                    "topic_arn": arn,
+                                                    "sigv4": {"region": self._config.region},
+                                                    "send_resolved": True,
+                                                }
+                                            ],
+                                        }
+                                    ],
+                                },
+                                sort_keys=False,
+                            )
+                        },
+                        sort_keys=False,
+                    )
+                ),
+                opts=child(self),
+            )
             aws.amp.RuleGroupNamespace(
                 f"{self._name}-gpu-alerts",
                 name="gpucloud-gpu-alerts",
@@ -866,10 +1168,50 @@ class GpuAddons(pulumi.ComponentResource):
             opts=self._k8s(depends_on=[release]),
         )
 
-    def _training_operator(self) -> None:
-        to = self._config.addons.training_operator
-        namespace = f"{self._config.addons.namespace_prefix}kubeflow"
-        self._namespace("kubeflow", namespace)
-        self._release(
-            "training-operator", "training-operator", to.version, namespace, {}, unpinned_repo=TRAINING_OPERATOR_REPO
+    # -- Neuron ----------------------------------------------------------------------------------------------
+
+    def _neuron_plugin(self) -> None:
+        neuron_types = sorted(
+            {t for p in self._config.pools if p.specs[0].accelerator_kind == "neuron" for t in p.instance_types}
         )
+        self.neuron_instance_types = neuron_types
+        neuron = self._config.addons.neuron
+        if not neuron_types or not neuron.enabled:
+            return
+        values = {
+            # The chart's DaemonSet affinity is `instance-type In neuronInstances`; its default list predates
+            # trn2, so the pools' own types go there.
+            "neuronInstances": neuron_types,
+            "devicePlugin": {
+                "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"}, NEURON_TOLERATION],
+            },
+            # The problem detector deploys into neuron-healthcheck-system, which the chart does not create, and
+            # needs CloudWatch permissions; the scheduler extension is only for topology-aware placement.
+            "npd": {"enabled": False},
+            "scheduler": {"enabled": False},
+        }
+        self._release("neuron-device-plugin", NEURON_CHART, neuron.version, "kube-system", values)
+
+    # -- MPI operator ------------------------------------------------------------------------------------------
+
+    def _mpi_operator(self) -> None:
+        """The MPI operator v2 release manifest as typed resources (it ships no chart), CRD and RBAC first."""
+        version = self._config.addons.mpi_operator.version
+        path = mpi_operator_manifest(version)
+        namespace: k8s.core.v1.Namespace | None = None
+        for doc in manifest_objects(path):
+            api_version, kind = doc["apiVersion"], doc["kind"]
+            cls = _MANIFEST_KINDS.get((api_version, kind))
+            if cls is None:
+                raise ValueError(f"{path}: {api_version} {kind} is not a kind GpuAddons knows how to create")
+            name = doc["metadata"]["name"]
+            args = {_snake(k): v for k, v in doc.items() if k not in ("apiVersion", "kind")}
+            namespaced = "namespace" in doc["metadata"]
+            deps: list[pulumi.Resource] = [namespace] if namespace is not None and namespaced else []
+            if kind == "Deployment":
+                # The controller starts only once its CRD and RBAC exist, or it crash-loops on its informers.
+                deps += list(self.mpi_operator.values())
+            resource = cls(f"{self._name}-mpi-operator-{kind.lower()}-{name}", **args, opts=self._k8s(depends_on=deps))
+            if kind == "Namespace":
+                namespace = resource
+            self.mpi_operator[f"{kind}/{name}"] = resource

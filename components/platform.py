@@ -240,7 +240,14 @@ def _build_addons(spec: PlatformSpec, platform: Platform) -> None:
     assert cluster is not None
     addons = GpuAddons(
         f"{spec.name}-addons",
-        GpuAddonsConfig(region=spec.region, tags=spec.all_tags, addons=spec.addons, pools=spec.node_pools),
+        GpuAddonsConfig(
+            region=spec.region,
+            tags=spec.all_tags,
+            addons=spec.addons,
+            pools=spec.node_pools,
+            alert_emails=list(spec.budget.alert_emails),
+            protect_data=spec.environment == "prod",
+        ),
         cluster,
     )
     platform.components["addons"] = addons
@@ -251,6 +258,7 @@ def _build_addons(spec: PlatformSpec, platform: Platform) -> None:
             "nodeAutoscaler": addons.autoscaler,
             "prometheusServerUrl": addons.prometheus_server_url,
             "kedaTriggerAuthentication": addons.keda_trigger_authentication,
+            "alertTopicArn": addons.alert_topic_arn,
         }
     )
     acceptance = spec.addons.acceptance
@@ -276,7 +284,8 @@ def _build_addons(spec: PlatformSpec, platform: Platform) -> None:
             "karpenter": pool.backend == "karpenter",
             "use_efa": pool.efa.enabled,
         }
-        deps = [ns, *addons.releases.values()]
+        # The MPIJob kind exists only once the MPI operator's CRD does.
+        deps = [ns, *addons.releases.values(), *addons.mpi_operator.values()]
         if acceptance.enable_nccl_test and pool.efa.enabled:
             platform.components[f"nccl-{pool.name}"] = NcclTest(
                 f"{spec.name}-{pool.name}-nccl",

@@ -1,5 +1,5 @@
-"""Kubernetes add-ons section of the stack spec: GPU and EFA device plugins, observability, autoscaling,
-the Kubeflow training operator and the acceptance tests run on new GPU nodes.
+"""Kubernetes add-ons section of the stack spec: GPU, EFA and Neuron device plugins, observability, autoscaling,
+the MPI operator and the acceptance tests run on new GPU nodes.
 
 Chart versions default to the charts lock (gpucloud/charts/lock.yaml), the one place a chart is pinned together
 with its vendored source; a stack may name only the pinned version, so an upgrade is a reviewed lock change plus
@@ -9,12 +9,13 @@ the vendored copy, never a surprise from an upstream `latest` nor a version noth
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from gpucloud.charts import lock as charts_lock
-from gpucloud.spec.base import RuleViolations, SpecModel
+from gpucloud.spec.base import RULE_ERROR, RuleViolations, SpecModel
 from gpucloud.spec.common import Name
 from gpucloud.spec.pools import NodePoolSpec
 
@@ -30,6 +31,21 @@ GpuStack = Literal["device-plugin", "gpu-operator"]
 MetricsBackend = Literal["kube-prometheus-stack", "amp", "none"]
 Autoscaler = Literal["cluster-autoscaler", "karpenter", "none"]
 MpiApiVersion = Literal["kubeflow.org/v2beta1", "kubeflow.org/v1"]
+# The MPI operator releases whose manifest is vendored under vendor/upstream/manifests (no Helm chart exists).
+Email = Annotated[str, Field(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
+_SNS_TOPIC_ARN = r"^arn:aws(-cn|-us-gov)?:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$"
+
+
+_TRAINING_OPERATOR = ("trainingOperator", "training_operator")
+
+
+def reject_removed(data: Any, removed: dict[str, str]) -> None:
+    """Fail with one message per removed key still in the stack file, naming what replaces it."""
+    if not isinstance(data, dict):
+        return
+    found = [(key, why) for key, why in removed.items() if key in data]
+    if found:
+        raise PydanticCustomError(RULE_ERROR, "; ".join(f"{k}: {m}" for k, m in found), {"violations": found})
 
 
 def _pinned(chart: str) -> AfterValidator:
@@ -60,7 +76,8 @@ DcgmExporterVersion = Annotated[str, _pinned("dcgm-exporter")]
 KubePrometheusStackVersion = Annotated[str, _pinned("kube-prometheus-stack")]
 KedaVersion = Annotated[str, _pinned("keda")]
 ClusterAutoscalerVersion = Annotated[str, _pinned("cluster-autoscaler")]
-TrainingOperatorVersion = Annotated[str, _pinned_artifact("training-operator-crds")]
+NeuronPluginVersion = Annotated[str, _pinned("neuron-helm-chart")]
+MpiOperatorVersion = Annotated[str, _pinned_artifact("mpi-operator")]
 
 
 class TimeSlicingSpec(SpecModel):
@@ -101,7 +118,9 @@ class GpuStackSpec(SpecModel):
         default=charts_lock.pinned_version("gpu-operator"), description="NVIDIA gpu-operator chart version."
     )
     enable_gpu_feature_discovery: bool = Field(
-        default=True, description="Label nodes with GPU model, memory and MIG facts (nvidia.com/gpu.product ...)."
+        default=True,
+        description="Label nodes with GPU model, memory and MIG facts (nvidia.com/gpu.product ...). Node "
+        "feature discovery runs either way: the device plugin and the EFA plugin select nodes by its labels.",
     )
     driver_preinstalled: bool = Field(
         default=True,
@@ -122,10 +141,31 @@ class EfaDevicePluginSpec(SpecModel):
     )
 
 
+class NeuronDevicePluginSpec(SpecModel):
+    """AWS Neuron device plugin (neuron-helm-chart); installed only when a pool has Trainium/Inferentia types."""
+
+    enabled: bool = Field(default=True, description="Install the plugin when any pool has Neuron instance types.")
+    version: NeuronPluginVersion = Field(
+        default=charts_lock.pinned_version("neuron-helm-chart"),
+        description="neuron-helm-chart version (oci://public.ecr.aws/neuron/neuron-helm-chart).",
+    )
+
+
 class AlertsSpec(SpecModel):
-    """GPU alert rules (PrometheusRule in-cluster, or an AMP rule group namespace)."""
+    """GPU alert rules (PrometheusRule in-cluster, or an AMP rule group namespace) and where they are sent."""
 
     enabled: bool = Field(default=True, description="Create the GPU alert rules.")
+    emails: list[Email] = Field(
+        default_factory=list,
+        description="Addresses subscribed to the alert SNS topic the platform creates (Alertmanager, or AMP's "
+        "alert manager, publishes to it). Empty: the budget's alertEmails.",
+    )
+    sns_topic_arn: str | None = Field(
+        default=None,
+        pattern=_SNS_TOPIC_ARN,
+        description="Publish to this existing SNS topic (e.g. one wired to a pager or AWS Chatbot) instead of "
+        "creating one; emails must then be empty.",
+    )
     idle_utilization_percent: float = Field(
         default=10, gt=0, lt=100, description="A GPU below this average utilisation counts as idle spend."
     )
@@ -168,6 +208,19 @@ class ObservabilitySpec(SpecModel):
     prometheus_retention: str = Field(
         default="15d", pattern=r"^\d+[hdwy]$", description="In-cluster Prometheus retention (e.g. 15d)."
     )
+    prometheus_storage_gib: int = Field(
+        default=100,
+        ge=10,
+        le=16384,
+        description="Size of Prometheus' persistent volume (EBS gp3, encrypted with the cluster key); size it for "
+        "the retention: roughly 1-2 GiB per day per 100k active series.",
+    )
+    grafana_admin_secret: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$",
+        description="Existing Secret in the monitoring namespace with keys admin-user and admin-password (e.g. "
+        "from External Secrets). Unset: the platform creates one with a random password, kept across updates.",
+    )
     alerts: AlertsSpec = Field(default_factory=AlertsSpec, description="GPU alert rules.")
     enable_container_insights: bool = Field(
         default=False,
@@ -203,21 +256,32 @@ class AutoscalingSpec(SpecModel):
         default=".*-spot.*", description="Spot node groups (ASG names); tried after reserved ones."
     )
     keda: KedaSpec = Field(default_factory=KedaSpec, description="KEDA workload autoscaling.")
-    gpu_utilization_target_percent: float = Field(
-        default=80,
-        gt=0,
-        le=100,
-        description="Average GPU utilisation above which inference deployments add replicas (the guide's 80%).",
+
+    @model_validator(mode="before")
+    @classmethod
+    def _removed(cls, data: Any) -> Any:
+        # The platform runs no inference Deployment: the KEDA ScaledObject that compares GPU utilisation with a
+        # threshold belongs to each deployment, so a platform-wide number was never read.
+        gone = (
+            "removed: the scaling threshold belongs to each inference deployment; set "
+            "inference.gpuUtilizationTargetPercent in the team stack (or "
+            "InferenceDeploymentConfig.gpu_utilization_target_percent) and delete this key"
+        )
+        reject_removed(data, dict.fromkeys(("gpuUtilizationTargetPercent", "gpu_utilization_target_percent"), gone))
+        return data
+
+
+class MpiOperatorSpec(SpecModel):
+    """Kubeflow MPI operator v2 (MPIJob kubeflow.org/v2beta1), installed from its vendored release manifest."""
+
+    enabled: bool | None = Field(
+        default=None,
+        description="Install the operator. Unset: installed when acceptance.enableNcclTest is on (the NCCL test "
+        "is an MPIJob).",
     )
-
-
-class TrainingOperatorSpec(SpecModel):
-    """Kubeflow training operator (PyTorchJob, MPIJob kubeflow.org/v1)."""
-
-    enabled: bool = Field(default=False, description="Install the operator so training jobs can be PyTorchJobs.")
-    version: TrainingOperatorVersion = Field(
-        default=charts_lock.artifact("training-operator-crds").version,
-        description="training-operator version (it ships CRDs and kustomize manifests, no Helm chart).",
+    version: MpiOperatorVersion = Field(
+        default=charts_lock.artifact("mpi-operator").version,
+        description="mpi-operator release (deploy/v2beta1/mpi-operator.yaml, vendored).",
     )
 
 
@@ -235,8 +299,8 @@ class AcceptanceSpec(SpecModel):
     )
     mpi_api_version: MpiApiVersion = Field(
         default="kubeflow.org/v2beta1",
-        description="MPIJob API: kubeflow.org/v2beta1 (MPI operator v2, installed separately) or "
-        "kubeflow.org/v1 (served by the Kubeflow training operator).",
+        description="MPIJob API: kubeflow.org/v2beta1 (the MPI operator v2 the platform installs). "
+        "kubeflow.org/v1 needs the Kubeflow training operator v1, which the platform does not install.",
     )
     min_bus_bandwidth_gbps: float | None = Field(
         default=None, gt=0, description="Fail the NCCL job when the average bus bandwidth is lower (GB/s)."
@@ -260,14 +324,38 @@ class AddonsSpec(SpecModel):
     )
     gpu: GpuStackSpec = Field(default_factory=GpuStackSpec, description="NVIDIA device plugin or GPU Operator.")
     efa: EfaDevicePluginSpec = Field(default_factory=EfaDevicePluginSpec, description="EFA device plugin.")
+    neuron: NeuronDevicePluginSpec = Field(
+        default_factory=NeuronDevicePluginSpec, description="Neuron device plugin for Trainium/Inferentia pools."
+    )
     observability: ObservabilitySpec = Field(
         default_factory=ObservabilitySpec, description="Metrics, dashboards, alerts and logs."
     )
     autoscaling: AutoscalingSpec = Field(default_factory=AutoscalingSpec, description="Node and workload scaling.")
-    training_operator: TrainingOperatorSpec = Field(
-        default_factory=TrainingOperatorSpec, description="Kubeflow training operator."
+    mpi_operator: MpiOperatorSpec = Field(
+        default_factory=MpiOperatorSpec, description="Kubeflow MPI operator v2 (MPIJob kubeflow.org/v2beta1)."
     )
     acceptance: AcceptanceSpec = Field(default_factory=AcceptanceSpec, description="GPU node acceptance tests.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _removed(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            # Compatibility: an explicit "off" asked for nothing, so it stays valid.
+            data = {k: v for k, v in data.items() if not (k in _TRAINING_OPERATOR and v in ({"enabled": False}, {}))}
+        training_operator_gone = (
+            "removed: training-operator v1.8.1 has no Helm chart (v1 installs with "
+            "kustomize), so the release could never install; MPIJobs now run on the MPI operator v2 "
+            "(mpiOperator.enabled, MPIJob kubeflow.org/v2beta1). Delete this key"
+        )
+        reject_removed(data, dict.fromkeys(_TRAINING_OPERATOR, training_operator_gone))
+        return data
+
+    @property
+    def mpi_operator_enabled(self) -> bool:
+        """Whether the MPI operator is installed: explicit choice, else whenever the NCCL test (an MPIJob) runs."""
+        if self.mpi_operator.enabled is not None:
+            return self.mpi_operator.enabled
+        return self.acceptance.enable_nccl_test
 
     @model_validator(mode="after")
     def _rules(self) -> AddonsSpec:
@@ -281,11 +369,11 @@ class AddonsSpec(SpecModel):
             both = sorted(set(gpu.mig.pools) & set(gpu.time_slicing.pools))
             if both:
                 rules.add("gpu.timeSlicing.pools", f"{both} are also MIG pools; a pool is either MIG or time-sliced")
-        if self.observability.enable_dcgm_exporter and not gpu.enable_gpu_feature_discovery:
+        alerts = self.observability.alerts
+        if alerts.sns_topic_arn is not None and alerts.emails:
             rules.add(
-                "gpu.enableGpuFeatureDiscovery",
-                "the DCGM exporter runs on nodes labelled nvidia.com/gpu.present by GPU feature discovery; "
-                "enable it or set observability.enableDcgmExporter: false",
+                "observability.alerts.emails",
+                "alerts go to the existing snsTopicArn; subscribe the addresses to that topic and drop emails here",
             )
         acc = self.acceptance
         if acc.enable_nccl_test and not acc.nccl_test_image:
@@ -293,10 +381,18 @@ class AddonsSpec(SpecModel):
                 "acceptance.ncclTestImage",
                 "the NCCL test needs an nccl-tests image built with EFA and aws-ofi-nccl; give its pinned reference",
             )
-        if acc.enable_nccl_test and acc.mpi_api_version == "kubeflow.org/v1" and not self.training_operator.enabled:
+        if acc.enable_nccl_test and acc.mpi_api_version == "kubeflow.org/v1":
             rules.add(
                 "acceptance.mpiApiVersion",
-                "kubeflow.org/v1 MPIJobs are served by the training operator; set trainingOperator.enabled: true",
+                "kubeflow.org/v1 MPIJobs are served only by the Kubeflow training operator v1, which has no Helm "
+                "chart and which the platform does not install (its mpijobs.kubeflow.org CRD also clashes with "
+                "the MPI operator's); use kubeflow.org/v2beta1",
+            )
+        if acc.enable_nccl_test and not self.mpi_operator_enabled:
+            rules.add(
+                "mpiOperator.enabled",
+                "the NCCL test is an MPIJob, which only the MPI operator runs; leave mpiOperator.enabled unset or "
+                "set it true",
             )
         rules.raise_if_any()
         return self

@@ -82,7 +82,13 @@ class TeamInferenceSpec(SpecModel):
     image: str = Field(min_length=1, description="Serving image (pin a tag or digest).")
     args: list[str] = Field(default_factory=list, description="Container args.")
     min_replicas: int = Field(default=1, ge=1, description="Fewest replicas KEDA keeps.")
-    max_replicas: int = Field(default=4, ge=1, description="Most replicas KEDA adds above 80% GPU utilisation.")
+    max_replicas: int = Field(default=4, ge=1, description="Most replicas KEDA scales out to.")
+    gpu_utilization_target_percent: float = Field(
+        default=80,
+        gt=0,
+        le=100,
+        description="Average GPU utilisation of the deployment's pods above which KEDA adds replicas.",
+    )
 
     @model_validator(mode="after")
     def _replicas(self) -> TeamInferenceSpec:

@@ -136,9 +136,15 @@ def test_defaults_render_device_plugin_prometheus_logs_and_cluster_autoscaler() 
     assert names(plan, "aws:eks/podIdentityAssociation:PodIdentityAssociation") == {
         "addons-fluent-bit-pod-identity",
         "addons-cluster-autoscaler-pod-identity",
+        "addons-alertmanager-pod-identity",
     }
     assert plan.of_type("aws:amp/workspace:Workspace") == []
-    assert plan.of_type("aws:eks/addon:Addon") == []
+    # Prometheus' volume needs the EBS CSI driver; nothing else installs it.
+    assert names(plan, "aws:eks/addon:Addon") == {"addons-ebs-csi-driver"}
+    assert names(plan, "kubernetes:storage.k8s.io/v1:StorageClass") == {"addons-gp3"}
+    assert names(plan, "kubernetes:core/v1:Secret") == {"addons-grafana-admin"}
+    assert names(plan, "aws:sns/topic:Topic") == {"addons-alerts"}
+    assert [r for r in plan if "mpi-operator" in r.name] == []
 
 
 def test_every_release_pins_chart_version_repo_and_namespace() -> None:
@@ -219,8 +225,11 @@ def test_device_plugin_values_reference_the_sharing_configmap_and_tolerate_the_g
     assert values["config"] == {"name": "nvidia-device-plugin-configs", "default": "default"}
     assert values["gfd"] == {"enabled": True}
     assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in values["tolerations"]
-    efa_rule = values["node-feature-discovery"]["worker"]["config"]["sources"]["custom"][0]
+    # nvidia-device-plugin 0.18.2 declares node-feature-discovery with `alias: nfd`.
+    assert "node-feature-discovery" not in values
+    efa_rule = values["nfd"]["worker"]["config"]["sources"]["custom"][0]
     assert efa_rule["labels"] == {"vpc.amazonaws.com/efa.present": "true"}
+    assert values["nfd"]["enabled"] is True
     cm = plan.find("kubernetes:core/v1:ConfigMap", "addons-device-plugin-config")
     assert set(cm.inputs["data"]) == {"default"}
     assert yaml.safe_load(cm.inputs["data"]["default"]) == {"version": "v1", "flags": {"migStrategy": "none"}}
@@ -284,11 +293,13 @@ def test_gpu_operator_with_mig_and_a_plain_ami() -> None:
 def test_efa_plugin_runs_only_on_efa_nodes() -> None:
     v = releases(render(spec_of()))["aws-efa-k8s-device-plugin"]["values"]
     assert v["nodeSelector"] == {"vpc.amazonaws.com/efa.present": "true"}
-    assert v["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
-    term = v["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]
-    assert term["matchExpressions"] == [
-        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["p5.48xlarge"]}
+    assert v["tolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+        {"key": "aws.amazon.com/neuron", "operator": "Exists", "effect": "NoSchedule"},
     ]
+    # The chart reads supportedInstanceLabels, never `affinity`.
+    assert "affinity" not in v
+    assert v["supportedInstanceLabels"] == {"keys": ["node.kubernetes.io/instance-type"], "values": ["p5.48xlarge"]}
 
 
 @pytest.mark.parametrize(("addons", "efa"), [(None, False), ({"efa": {"enabled": False}}, True)])
@@ -349,7 +360,16 @@ def test_alerts_off_renders_no_rule() -> None:
 def test_dcgm_exporter_values() -> None:
     v = releases(render(spec_of()))["dcgm-exporter"]["values"]
     assert v["serviceMonitor"] == {"enabled": True, "interval": "15s", "honorLabels": True}
-    assert v["nodeSelector"] == {"nvidia.com/gpu.present": "true"}
+    assert "nodeSelector" not in v
+    terms = v["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert terms == [
+        {"matchExpressions": [{"key": "gpucloud.io/pool", "operator": "In", "values": ["infer-l40s", "train-h100"]}]},
+        {
+            "matchExpressions": [
+                {"key": "feature.node.kubernetes.io/pci-10de.present", "operator": "In", "values": ["true"]}
+            ]
+        },
+    ]
     assert v["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
 
 
@@ -376,6 +396,16 @@ def test_amp_replaces_in_cluster_prometheus() -> None:
     ]
     entry = plan.find("aws:eks/accessEntry:AccessEntry", "addons-scraper-access")
     assert entry.inputs["userName"] == "aps-collector-user"
+    # AMP's rules need an alert manager definition to go anywhere; AMP publishes to the topic as aps.amazonaws.com.
+    definition = yaml.safe_load(
+        plan.find("aws:amp/alertManagerDefinition:AlertManagerDefinition", "addons-alert-manager").inputs["definition"]
+    )
+    config = yaml.safe_load(definition["alertmanager_config"])
+    assert config["route"]["receiver"] == "sns"
+    assert config["receivers"][0]["sns_configs"][0]["sigv4"] == {"region": "us-east-1"}
+    topic_policy = json.loads(plan.find("aws:sns/topicPolicy:TopicPolicy", "addons-alerts-policy").inputs["policy"])
+    assert topic_policy["Statement"][0]["Principal"] == {"Service": "aps.amazonaws.com"}
+    assert "kmsMasterKeyId" not in plan.find("aws:sns/topic:Topic", "addons-alerts").inputs
     auth = plan.find("kubernetes:keda.sh/v1alpha1:ClusterTriggerAuthentication", "addons-keda-amp-auth")
     assert auth.inputs["spec"] == {"podIdentity": {"provider": "aws", "identityOwner": "keda"}}
     keda_policy = json.loads(plan.find("aws:iam/rolePolicy:RolePolicy", "addons-keda-policy").inputs["policy"])
@@ -468,18 +498,35 @@ def test_no_cluster_autoscaler_with_karpenter_pools_or_when_off(addons: dict[str
     assert "addons-ca-priorities" not in names(plan, "kubernetes:core/v1:ConfigMap")
 
 
-def test_keda_off_and_training_operator_on() -> None:
-    rel = releases(
-        render(spec_of({"autoscaling": {"keda": {"enabled": False}}, "trainingOperator": {"enabled": True}}))
+def test_keda_off_and_mpi_operator_on_from_the_vendored_manifest() -> None:
+    plan = render(spec_of({"autoscaling": {"keda": {"enabled": False}}, "mpiOperator": {"enabled": True}}))
+    assert "keda" not in releases(plan)
+    objects = {(r.type, r.inputs["metadata"]["name"]) for r in plan if "mpi-operator" in r.name}
+    assert objects == {
+        ("kubernetes:core/v1:Namespace", "mpi-operator"),
+        ("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "mpijobs.kubeflow.org"),
+        ("kubernetes:core/v1:ServiceAccount", "mpi-operator"),
+        ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "kubeflow-mpijobs-admin"),
+        ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "kubeflow-mpijobs-edit"),
+        ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "kubeflow-mpijobs-view"),
+        ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "mpi-operator"),
+        ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", "mpi-operator"),
+        ("kubernetes:apps/v1:Deployment", "mpi-operator"),
+    }
+    crd = plan.find(
+        "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition",
+        "addons-mpi-operator-customresourcedefinition-mpijobs.kubeflow.org",
     )
-    assert "keda" not in rel
-    op = rel["training-operator"]
-    assert (op["chart"], op["version"], op["repositoryOpts"]["repo"], op["namespace"]) == (
-        "training-operator",
-        "v1.8.1",
-        "https://kubeflow.github.io/training-operator",
-        "kubeflow",
+    # v2beta1 is the API the NCCL test's MPIJob uses by default.
+    assert [v["name"] for v in crd.inputs["spec"]["versions"]] == ["v2beta1"]
+    binding = plan.find(
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
+        "addons-mpi-operator-clusterrolebinding-mpi-operator",
     )
+    assert binding.inputs["roleRef"]["name"] == "mpi-operator"
+    deployment = plan.find("kubernetes:apps/v1:Deployment", "addons-mpi-operator-deployment-mpi-operator")
+    assert crd.urn in deployment.dependencies
+    assert deployment.inputs["spec"]["template"]["spec"]["containers"][0]["image"] == "mpioperator/mpi-operator:0.8.0"
 
 
 # -- spec rules ----------------------------------------------------------------------------------------------
@@ -510,7 +557,7 @@ def test_spec_rejects_mig_on_gpus_without_mig_and_unknown_pools() -> None:
     assert "g6e.12xlarge" in problems[1][1]
 
 
-def test_spec_rejects_karpenter_autoscaler_for_managed_pools_and_v1_mpijob_without_operator() -> None:
+def test_spec_rejects_karpenter_autoscaler_for_managed_pools_and_v1_mpijob() -> None:
     problems = _problems(
         {
             "autoscaling": {"autoscaler": "karpenter"},
@@ -518,26 +565,63 @@ def test_spec_rejects_karpenter_autoscaler_for_managed_pools_and_v1_mpijob_witho
         }
     )
     assert [p for p, _ in problems] == ["gpucloud:platform.addons.acceptance.mpiApiVersion"]
+    assert "use kubeflow.org/v2beta1" in problems[0][1]
     problems = _problems({"autoscaling": {"autoscaler": "karpenter"}})
     assert [p for p, _ in problems] == ["gpucloud:platform.addons.autoscaling.autoscaler"]
     assert "['train-h100', 'infer-l40s']" in problems[0][1]
 
 
-def test_spec_rejects_dcgm_exporter_without_feature_discovery_and_pool_in_both_sharing_modes() -> None:
+def test_spec_rejects_a_pool_in_both_sharing_modes() -> None:
     problems = _problems(
         {
             "gpu": {
                 "use": "gpu-operator",
-                "enableGpuFeatureDiscovery": False,
                 "mig": {"pools": ["train-h100"]},
                 "timeSlicing": {"replicas": 2, "pools": ["train-h100"]},
             }
         }
     )
-    assert [p for p, _ in problems] == [
-        "gpucloud:platform.addons.gpu.timeSlicing.pools",
-        "gpucloud:platform.addons.gpu.enableGpuFeatureDiscovery",
-    ]
+    assert [p for p, _ in problems] == ["gpucloud:platform.addons.gpu.timeSlicing.pools"]
+
+
+def test_dcgm_exporter_no_longer_needs_feature_discovery() -> None:
+    # The exporter selects GPU pools by their own label, so GFD may be off.
+    spec = spec_of({"gpu": {"enableGpuFeatureDiscovery": False}})
+    values = releases(render(spec))["nvidia-device-plugin"]["values"]
+    assert (values["gfd"], values["nfd"]["enabled"]) == ({"enabled": False}, True)
+
+
+@pytest.mark.parametrize(
+    ("addons", "path", "needle"),
+    [
+        ({"autoscaling": {"gpuUtilizationTargetPercent": 70}}, "autoscaling.gpuUtilizationTargetPercent", "team"),
+        ({"trainingOperator": {"enabled": True}}, "trainingOperator", "mpiOperator.enabled"),
+        (
+            {"acceptance": {"enableNcclTest": True, "ncclTestImage": "n:1"}, "mpiOperator": {"enabled": False}},
+            "mpiOperator.enabled",
+            "MPIJob",
+        ),
+        (
+            {
+                "observability": {
+                    "alerts": {"emails": ["a@example.com"], "snsTopicArn": "arn:aws:sns:us-east-1:123456789012:t"}
+                }
+            },
+            "observability.alerts.emails",
+            "snsTopicArn",
+        ),
+    ],
+)
+def test_spec_removed_and_contradictory_keys_name_the_field_and_the_fix(
+    addons: dict[str, Any], path: str, needle: str
+) -> None:
+    problems = _problems(addons)
+    assert [p for p, _ in problems] == [f"gpucloud:platform.addons.{path}"]
+    assert needle in problems[0][1]
+
+
+def test_training_operator_off_is_still_accepted() -> None:
+    assert not spec_of({"trainingOperator": {"enabled": False}}).addons.mpi_operator_enabled
 
 
 def test_resolved_autoscaler() -> None:
@@ -608,15 +692,24 @@ def test_prod_stack_gets_addons_observability_autoscaling_and_acceptance_jobs() 
         "aws-for-fluent-bit",
         "cluster-autoscaler",
         "keda",
-        "training-operator",
     }
-    assert names(plan, "aws:eks/addon:Addon") == {"gpucloud-prod-addons-container-insights"}
+    assert names(plan, "aws:eks/addon:Addon") == {
+        "gpucloud-prod-addons-container-insights",
+        "gpucloud-prod-addons-ebs-csi-driver",
+    }
     assert names(plan, "kubernetes:monitoring.coreos.com/v1:PrometheusRule") == {"gpucloud-prod-addons-gpu-alerts"}
-    assert names(plan, "kubernetes:kubeflow.org/v1:MPIJob") == {
+    assert names(plan, "kubernetes:kubeflow.org/v2beta1:MPIJob") == {
         "gpucloud-prod-train-h100-nccl-mpijob",
         "gpucloud-prod-train-h200-nccl-mpijob",
     }
+    crd = plan.find(
+        "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition",
+        "gpucloud-prod-addons-mpi-operator-customresourcedefinition-mpijobs.kubeflow.org",
+    )
+    nccl = plan.find("gpucloud:workloads:NcclTest", "gpucloud-prod-train-h100-nccl")
+    assert crd.urn in nccl.dependencies
+    subs = {r.inputs["endpoint"] for r in plan.of_type("aws:sns/topicSubscription:TopicSubscription")}
+    assert subs == {"ml-platform-alerts@example.com"}
     assert len(plan.of_type("gpucloud:workloads:DcgmDiag")) == 3
     efa = plan.find(RELEASE, "gpucloud-prod-addons-aws-efa-k8s-device-plugin").inputs["values"]
-    term = efa["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]
-    assert term["matchExpressions"][0]["values"] == ["p5.48xlarge", "p5en.48xlarge"]
+    assert efa["supportedInstanceLabels"]["values"] == ["p5.48xlarge", "p5en.48xlarge"]

@@ -366,8 +366,9 @@ def test_stacks_compose_network_and_cluster(stack: str, nats: int, endpoints: in
     assert cluster.get("vpcConfig.endpointPublicAccess") is False
     assert cluster.get("encryptionConfig.resources") == ["secrets"]
     assert "audit" in cluster.get("enabledClusterLogTypes")
-    # The cluster's five add-ons, the FSx CSI driver every shipped stack's storage adds, and Container
-    # Insights where the stack's addons section turns it on (prod).
+    # The cluster's five add-ons, the FSx CSI driver every shipped stack's storage adds, the EBS CSI driver for
+    # Prometheus' volume (every shipped stack runs kube-prometheus-stack), and Container Insights where the
+    # stack's addons section turns it on (prod).
     expected = {
         "vpc-cni",
         "coredns",
@@ -375,6 +376,7 @@ def test_stacks_compose_network_and_cluster(stack: str, nats: int, endpoints: in
         "eks-pod-identity-agent",
         "eks-node-monitoring-agent",
         "aws-fsx-csi-driver",
+        "aws-ebs-csi-driver",
     }
     if stack == "prod":
         expected.add("amazon-cloudwatch-observability")

@@ -87,6 +87,7 @@ if team.inference is not None:
             replicas=i.min_replicas,
             min_replicas=i.min_replicas,
             max_replicas=i.max_replicas,
+            gpu_utilization_target_percent=i.gpu_utilization_target_percent,
             prometheus_server_url=platform.require_output("prometheusServerUrl"),
         ),
         k8s_provider=k8s_provider,
