@@ -202,3 +202,26 @@ def test_karpenter_controller_policy_scopes_pass_role() -> None:
     passes = [s for s in doc["Statement"] if "iam:PassRole" in str(s["Action"])]
     assert len(passes) == 1
     assert not any(s["Action"] == "*" or s["Action"] == ["*"] for s in doc["Statement"])
+
+
+def test_controller_can_launch_with_the_node_class_volume_key() -> None:
+    # The EC2NodeClass encrypts root volumes with the cluster's customer managed key and Karpenter calls
+    # CreateFleet itself, so its role needs the EBS CMK permissions (Amazon EBS User Guide, "Requirements for
+    # Amazon EBS encryption", Permissions for users), scoped to that key.
+    plan = build_pool(pool(**TRAIN))
+    assert plan.find(NC, "p-nodeclass").get("spec.blockDeviceMappings")[0]["ebs"]["kmsKeyID"] == KMS_ARN
+    doc = json.loads(plan.find("aws:iam/rolePolicy:RolePolicy", "karpenter-controller-policy").get("policy"))
+    by_sid = {s["Sid"]: s for s in doc["Statement"]}
+    assert by_sid["UseVolumeKeyForLaunches"] == {
+        "Sid": "UseVolumeKeyForLaunches",
+        "Effect": "Allow",
+        "Action": ["kms:Decrypt", "kms:DescribeKey", "kms:GenerateDataKeyWithoutPlaintext", "kms:ReEncrypt*"],
+        "Resource": KMS_ARN,
+    }
+    assert by_sid["GrantVolumeKeyToEc2"] == {
+        "Sid": "GrantVolumeKeyToEc2",
+        "Effect": "Allow",
+        "Action": "kms:CreateGrant",
+        "Resource": KMS_ARN,
+        "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}},
+    }

@@ -87,6 +87,7 @@ if team.inference is not None:
             replicas=i.min_replicas,
             min_replicas=i.min_replicas,
             max_replicas=i.max_replicas,
+            gpus_per_replica=i.gpus_per_replica,
             prometheus_server_url=platform.require_output("prometheusServerUrl"),
         ),
         k8s_provider=k8s_provider,
