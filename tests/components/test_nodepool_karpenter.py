@@ -225,3 +225,21 @@ def test_controller_can_launch_with_the_node_class_volume_key() -> None:
         "Resource": KMS_ARN,
         "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}},
     }
+
+
+def test_cluster_key_policy_delegates_use_to_iam() -> None:
+    # The controller's identity policy only counts if the key policy lets IAM grant use of the key: the cluster
+    # key's policy gives the account root kms:* (the KMS "default key policy" delegation).
+    from components.network import key_policy
+
+    doc = json.loads(key_policy("123456789012", "aws", "us-east-1"))
+    root = [s for s in doc["Statement"] if s["Principal"] == {"AWS": "arn:aws:iam::123456789012:root"}]
+    assert root == [
+        {
+            "Sid": "AccountAdministersThroughIam",
+            "Effect": "Allow",
+            "Principal": {"AWS": "arn:aws:iam::123456789012:root"},
+            "Action": "kms:*",
+            "Resource": "*",
+        }
+    ]
