@@ -1098,11 +1098,11 @@ class GpuAddons(pulumi.ComponentResource):
         )
         role = self._pod_identity_role("cluster-autoscaler", "kube-system", "cluster-autoscaler", policy, [])
         self.cluster_autoscaler_role_arn = role.arn
-        priorities = {
-            30: [scaling.reserved_node_group_regex],
-            20: [scaling.spot_node_group_regex],
-            10: [".*"],
-        }
+        # Reserved > on-demand (its group max is the pool's on-demand share) > spot > the rest; the reasons are
+        # with expander_priorities, next to the node group roles the regexes match.
+        from components.nodepools.capacity import expander_priorities
+
+        priorities = expander_priorities(scaling.reserved_node_group_regex, scaling.spot_node_group_regex)
         self.priority_expander = k8s.core.v1.ConfigMap(
             f"{self._name}-ca-priorities",
             # The expander reads this exact name in the autoscaler's namespace.

@@ -17,8 +17,10 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field, InstanceOf, field_validator
 
+from components import reservation_relay
 from components.base import ComponentConfig, account_and_partition, child, pod_identity_trust
 from components.interfaces import ClusterHandle
+from components.reservation_relay import CAPACITY_BLOCK_EXPIRY, QUEUE_URL_ENV, RESERVATION_INTERRUPTION
 from gpucloud.charts import lock as charts_lock
 
 Consumer = Literal["karpenter", "node-termination-handler"]
@@ -29,16 +31,21 @@ NTH_MANAGED_TAG = "aws-node-termination-handler/managed"
 NTH_CHART_VERSION = charts_lock.pinned_version("aws-node-termination-handler")
 NTH_SERVICE_ACCOUNT = "aws-node-termination-handler"
 
-# (rule key, source, detail-type); terraform-aws-eks v21 wires the same five.
-EVENT_RULES: tuple[tuple[str, str, str], ...] = (
-    ("health", "aws.health", "AWS Health Event"),
-    ("spot-interruption", "aws.ec2", "EC2 Spot Instance Interruption Warning"),
-    ("rebalance", "aws.ec2", "EC2 Instance Rebalance Recommendation"),
-    ("state-change", "aws.ec2", "EC2 Instance State-change Notification"),
-    ("reservation-interruption", "aws.ec2", "EC2 Capacity Reservation Instance Interruption Warning"),
+# (rule key, source, detail-types); terraform-aws-eks v21 wires the same five.
+EVENT_RULES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("health", "aws.health", ("AWS Health Event",)),
+    ("spot-interruption", "aws.ec2", ("EC2 Spot Instance Interruption Warning",)),
+    ("rebalance", "aws.ec2", ("EC2 Instance Rebalance Recommendation",)),
+    ("state-change", "aws.ec2", ("EC2 Instance State-change Notification",)),
+    ("reservation-interruption", "aws.ec2", (RESERVATION_INTERRUPTION,)),
 )
+# Reservation events NTH 1.25 does not act on (see components/reservation_relay.py): they go to Karpenter's
+# queue as they are (it parses the interruption warning) and, for NTH pools, to the relay, never to NTH's queue.
+CAPACITY_BLOCK_RULE = ("capacity-block-expiry", "aws.ec2", CAPACITY_BLOCK_EXPIRY)
+RESERVATION_RULES = ("reservation-interruption", CAPACITY_BLOCK_RULE[0])
 # Self-managed ASGs announce scale-in / rebalance terminations through their termination lifecycle hook.
-ASG_LIFECYCLE_RULE = ("asg-terminate", "aws.autoscaling", "EC2 Instance-terminate Lifecycle Action")
+ASG_LIFECYCLE_RULE = ("asg-terminate", "aws.autoscaling", ("EC2 Instance-terminate Lifecycle Action",))
+RELAY_RUNTIME = "python3.13"
 
 
 class GpuInterruptionQueueConfig(ComponentConfig):
@@ -50,6 +57,12 @@ class GpuInterruptionQueueConfig(ComponentConfig):
     enable_asg_lifecycle_events: bool = Field(
         default=False,
         description="Also route ASG termination lifecycle actions (self-managed pools) to the NTH queue.",
+    )
+    relay_reservation_events: bool = Field(
+        default=False,
+        description="NTH pools run on reserved capacity: relay reservation interruption warnings and Capacity "
+        "Block expiry warnings to NTH's queue as per-instance notices NTH drains on "
+        "(components/reservation_relay.py).",
     )
 
 
@@ -82,21 +95,39 @@ class GpuInterruptionQueue(pulumi.ComponentResource):
             )
         self.rules: dict[str, aws.cloudwatch.EventRule] = {}
         self.targets: list[aws.cloudwatch.EventTarget] = []
+        self.relay: ReservationEventRelay | None = None
+        nth_queue = self.queues.get("node-termination-handler")
+        if config.relay_reservation_events and nth_queue is not None:
+            self.relay = ReservationEventRelay(
+                f"{name}-reservation-relay",
+                config.tags,
+                nth_queue_url=nth_queue.url,
+                nth_queue_arn=nth_queue.arn,
+                opts=child(self),
+            )
         rules = list(EVENT_RULES)
+        if self.relay is not None:
+            rules.append(CAPACITY_BLOCK_RULE)
         if config.enable_asg_lifecycle_events:
             rules.append(ASG_LIFECYCLE_RULE)
-        for key, source, detail_type in rules:
+        for key, source, detail_types in rules:
+            consumers = list(config.consumers)
+            if key == ASG_LIFECYCLE_RULE[0]:
+                consumers = [c for c in consumers if c == "node-termination-handler"]
+            elif key in RESERVATION_RULES:
+                # Karpenter acts on the reservation interruption warning itself; NTH would drop both events.
+                consumers = [c for c in consumers if c == "karpenter" and key == "reservation-interruption"]
+            relayed = self.relay is not None and key in RESERVATION_RULES
+            if not consumers and not relayed:
+                continue
             rule = aws.cloudwatch.EventRule(
                 f"{name}-{key}",
-                description=f"{detail_type} -> GPU node interruption handling",
-                event_pattern=json.dumps({"source": [source], "detail-type": [detail_type]}),
+                description=f"{' / '.join(detail_types)} -> GPU node interruption handling",
+                event_pattern=json.dumps({"source": [source], "detail-type": list(detail_types)}),
                 tags=config.tags,
                 opts=child(self),
             )
             self.rules[key] = rule
-            consumers = config.consumers
-            if key == ASG_LIFECYCLE_RULE[0]:
-                consumers = [c for c in consumers if c == "node-termination-handler"]
             for consumer in consumers:
                 self.targets.append(
                     aws.cloudwatch.EventTarget(
@@ -106,6 +137,9 @@ class GpuInterruptionQueue(pulumi.ComponentResource):
                         opts=child(self),
                     )
                 )
+            if relayed:
+                assert self.relay is not None
+                self.targets.append(self.relay.subscribe(f"{name}-{key}-relay", rule))
         first = self.queues[config.consumers[0]]
         self.queue = first
         self.queue_name = first.name
@@ -122,6 +156,101 @@ class GpuInterruptionQueue(pulumi.ComponentResource):
 
     def queue_for(self, consumer: Consumer) -> aws.sqs.Queue | None:
         return self.queues.get(consumer)
+
+
+class ReservationEventRelay(pulumi.ComponentResource):
+    """A Lambda function (components/reservation_relay.py) that turns reservation events into per-instance
+    notices on NTH's queue; EventBridge rules subscribe to it through `subscribe`."""
+
+    def __init__(
+        self,
+        name: str,
+        tags: dict[str, str],
+        *,
+        nth_queue_url: Any,
+        nth_queue_arn: Any,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        super().__init__("gpucloud:interruption:ReservationEventRelay", name, None, opts)
+        self._name = name
+        self.role = aws.iam.Role(
+            f"{name}-role",
+            description="gpucloud reservation-event relay (Lambda) -> aws-node-termination-handler queue",
+            assume_role_policy=json.dumps(
+                {
+                    "Version": "2012-10-17",
+                    "Statement": [
+                        {
+                            "Effect": "Allow",
+                            "Principal": {"Service": "lambda.amazonaws.com"},
+                            "Action": "sts:AssumeRole",
+                        }
+                    ],
+                }
+            ),
+            tags=tags,
+            opts=child(self),
+        )
+        # Pre-created with a retention; Lambda would otherwise create the group on first run and keep logs forever.
+        self.log_group = aws.cloudwatch.LogGroup(f"{name}-logs", retention_in_days=30, tags=tags, opts=child(self))
+        self.role_policy = aws.iam.RolePolicy(
+            f"{name}-policy",
+            role=self.role.name,
+            policy=pulumi.Output.all(nth_queue_arn, self.log_group.arn).apply(lambda a: relay_policy(a[0], a[1])),
+            opts=child(self),
+        )
+        self.function = aws.lambda_.Function(
+            f"{name}-function",
+            description="Relays EC2 reservation interruption and Capacity Block expiry events to NTH",
+            runtime=RELAY_RUNTIME,
+            handler="reservation_relay.handler",
+            role=self.role.arn,
+            code=pulumi.AssetArchive({"reservation_relay.py": pulumi.FileAsset(reservation_relay.__file__)}),
+            timeout=60,
+            memory_size=128,
+            environment=aws.lambda_.FunctionEnvironmentArgs(variables={QUEUE_URL_ENV: nth_queue_url}),
+            logging_config=aws.lambda_.FunctionLoggingConfigArgs(log_format="Text", log_group=self.log_group.name),
+            tags=tags,
+            opts=child(self, depends_on=[self.role_policy]),
+        )
+        self.register_outputs({"function_name": self.function.name})
+
+    def subscribe(self, name: str, rule: aws.cloudwatch.EventRule) -> aws.cloudwatch.EventTarget:
+        permission = aws.lambda_.Permission(
+            f"{name}-invoke",
+            action="lambda:InvokeFunction",
+            function=self.function.name,
+            principal="events.amazonaws.com",
+            source_arn=rule.arn,
+            opts=child(self),
+        )
+        return aws.cloudwatch.EventTarget(
+            name, rule=rule.name, arn=self.function.arn, opts=child(self, depends_on=[permission])
+        )
+
+
+def relay_policy(queue_arn: str, log_group_arn: str) -> str:
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {"Sid": "SendToNthQueue", "Effect": "Allow", "Action": "sqs:SendMessage", "Resource": queue_arn},
+                # DescribeInstances supports no resource-level permissions.
+                {
+                    "Sid": "FindReservationInstances",
+                    "Effect": "Allow",
+                    "Action": "ec2:DescribeInstances",
+                    "Resource": "*",
+                },
+                {
+                    "Sid": "Logs",
+                    "Effect": "Allow",
+                    "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
+                    "Resource": f"{log_group_arn}:*",
+                },
+            ],
+        }
+    )
 
 
 def _queue_policy(queue_arn: str) -> str:

@@ -68,8 +68,13 @@ class GpuKarpenter(pulumi.ComponentResource):
             f"{name}-controller-policy",
             role=self.role.name,
             policy=pulumi.Output.all(
-                account, partition, cluster.name, cluster.node_role_arn, config.interruption_queue_arn
-            ).apply(lambda a: controller_policy(a[0], a[1], config.region, a[2], a[3], a[4])),
+                account,
+                partition,
+                cluster.name,
+                cluster.node_role_arn,
+                config.interruption_queue_arn,
+                cluster.kms_key_arn,
+            ).apply(lambda a: controller_policy(a[0], a[1], config.region, a[2], a[3], a[4], a[5])),
             opts=child(self),
         )
         self.pod_identity = aws.eks.PodIdentityAssociation(
@@ -135,10 +140,31 @@ def karpenter_values(cluster_name: Any, endpoint: Any, queue_name: Any) -> dict[
     }
 
 
+# What a principal needs to launch instances whose EBS volumes are encrypted with a customer managed key
+# (Amazon EBS User Guide, "Requirements for Amazon EBS encryption" > "Permissions for users"): CreateGrant
+# (limited to grants EC2 creates on its behalf with kms:GrantIsForAWSResource), Decrypt, DescribeKey,
+# GenerateDataKeyWithoutPlaintext and ReEncrypt (ReEncryptFrom/ReEncryptTo). Karpenter calls CreateFleet
+# itself, so EC2 checks these on the controller's role; without them the instance starts and is terminated at
+# once (Client.InvalidKMSKey.InvalidState / Client.InternalError) and Karpenter retries forever.
+EBS_CMK_ACTIONS = ("kms:Decrypt", "kms:DescribeKey", "kms:GenerateDataKeyWithoutPlaintext", "kms:ReEncrypt*")
+
+
 def controller_policy(
-    account: str, partition: str, region: str, cluster_name: str, node_role_arn: str, queue_arn: str
+    account: str,
+    partition: str,
+    region: str,
+    cluster_name: str,
+    node_role_arn: str,
+    queue_arn: str,
+    volume_kms_key_arn: str | None = None,
 ) -> str:
-    """Karpenter's controller permissions, scoped to this cluster's tag, region, queue and node role."""
+    """Karpenter's controller permissions, scoped to this cluster's tag, region, queue, node role and the key its
+    EC2NodeClasses encrypt volumes with.
+
+    The key policy of the cluster key (components/network.py `key_policy`) gives the account root `kms:*`, which
+    delegates use of the key to IAM, so this identity policy is all Karpenter needs; a key brought in through
+    cluster.kmsKeyArn needs the same delegation (the default key policy has it).
+    """
     tag = f"kubernetes.io/cluster/{cluster_name}"
     ec2 = f"arn:{partition}:ec2:{region}"
     in_region = {"StringEquals": {"aws:RequestedRegion": region}}
@@ -274,4 +300,20 @@ def controller_policy(
             "Resource": f"arn:{partition}:eks:{region}:{account}:cluster/{cluster_name}",
         },
     ]
+    if volume_kms_key_arn:
+        statements += [
+            {
+                "Sid": "UseVolumeKeyForLaunches",
+                "Effect": "Allow",
+                "Action": list(EBS_CMK_ACTIONS),
+                "Resource": volume_kms_key_arn,
+            },
+            {
+                "Sid": "GrantVolumeKeyToEc2",
+                "Effect": "Allow",
+                "Action": "kms:CreateGrant",
+                "Resource": volume_kms_key_arn,
+                "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}},
+            },
+        ]
     return json.dumps({"Version": "2012-10-17", "Statement": statements})

@@ -153,6 +153,7 @@ def _build_node_pools(spec: PlatformSpec, platform: Platform) -> None:
                 tags=tags,
                 consumers=consumers,
                 enable_asg_lifecycle_events=any(p.backend == "self-managed" for p in pools if p.name in nth_pools),
+                relay_reservation_events=any(p.capacity.reserved is not None for p in pools if p.name in nth_pools),
             ),
         )
         platform.components["interruption"] = queue

@@ -12,6 +12,15 @@ from components.base import ComponentConfig, child, named_tags, pod_identity_tru
 from components.storage.csi import static_lustre_claim
 from gpucloud.spec.team import TeamSpec
 
+GPU_RESOURCE = "nvidia.com/gpu"
+# The API server defaults a Container LimitRange item's missing `default` to its `max`, then a missing
+# `defaultRequest` to that `default` (kubernetes pkg/apis/core/v1/defaults.go, SetDefaults_LimitRangeItem).
+# A `max` of 4 GPUs alone therefore gave every container that asks for none a request and limit of 4 GPUs:
+# sidecars, data-prep jobs and notebooks blocked on GPUs and drained the quota. An explicit 0 default keeps
+# such containers off GPUs; it passes LimitRange validation (defaultRequest <= default <= max) and a
+# container's extended resources then still have request == limit, as they must.
+NO_GPUS = "0"
+
 
 class GpuTeamConfig(ComponentConfig):
     """Inputs of GpuTeam."""
@@ -53,12 +62,15 @@ class GpuTeam(pulumi.ComponentResource):
         )
         ns = self.namespace.metadata.apply(lambda m: m.name if m and m.name else team.namespace)
         q = team.quota
+        # The spec derives the GPU ceiling from the team's own workloads when it is not given, and rejects one
+        # below their peak (gpucloud/spec/team.py), so the quota never keeps the team's own jobs Pending.
+        gpus = team.quota_gpus if team.quota_gpus is not None else 0
         self.quota = k8s.core.v1.ResourceQuota(
             f"{name}-quota",
             metadata=k8s.meta.v1.ObjectMetaArgs(name=f"{team.name}-quota", namespace=ns, labels=labels),
             spec=k8s.core.v1.ResourceQuotaSpecArgs(
                 # Extended resources such as GPUs can only be capped through requests.<name>.
-                hard={"requests.nvidia.com/gpu": str(q.gpus), "requests.cpu": q.cpu, "requests.memory": q.memory}
+                hard={"requests.nvidia.com/gpu": str(gpus), "requests.cpu": q.cpu, "requests.memory": q.memory}
             ),
             opts=k8s_opts,
         )
@@ -71,9 +83,13 @@ class GpuTeam(pulumi.ComponentResource):
                     k8s.core.v1.LimitRangeItemArgs(
                         type="Container",
                         # No default CPU limit: CFS throttling slows data loaders feeding GPUs.
-                        default_request={"cpu": lim.default_cpu_request, "memory": lim.default_memory_request},
-                        default={"memory": lim.default_memory_limit},
-                        max={"nvidia.com/gpu": str(lim.max_gpus_per_container)},
+                        default_request={
+                            "cpu": lim.default_cpu_request,
+                            "memory": lim.default_memory_request,
+                            GPU_RESOURCE: NO_GPUS,
+                        },
+                        default={"memory": lim.default_memory_limit, GPU_RESOURCE: NO_GPUS},
+                        max={GPU_RESOURCE: str(lim.max_gpus_per_container)},
                     )
                 ]
             ),

@@ -24,6 +24,8 @@ JOB_LABEL_KEY = "gpucloud.io/workload"
 DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 PREEMPT_FILE = "/tmp/gpucloud-preempt"
 RDZV_PORT = 29500
+# The only non-loopback interface of a pod on the Amazon VPC CNI (pods get a veth named eth0 in their netns).
+POD_SOCKET_IFNAME = "eth0"
 # The spot interruption notice comes two minutes ahead; the drain that follows leaves a bit less than that.
 SPOT_NOTICE_SECONDS = 120
 
@@ -76,7 +78,10 @@ def nccl_env(instance_type: str, use_efa: bool) -> dict[str, str]:
     Deliberately absent: FI_EFA_USE_DEVICE_RDMA (wrong with libfabric >= 1.18 / aws-ofi-nccl >= 1.7),
     FI_PROVIDER and NCCL_PROTO (only for aws-ofi-nccl <= 1.5), NCCL_BUFFSIZE/NCCL_MIN_CHANNELS and RDMAV_*.
     """
-    env = {"NCCL_SOCKET_IFNAME": "en", "NCCL_DEBUG": "WARN"}
+    # NCCL_SOCKET_IFNAME is a prefix match on interface names (NCCL environment variable docs). A pod on the
+    # VPC CNI has `lo` and `eth0` only; the host's `ens5`/`enp*` names never appear inside the pod, so the old
+    # "en" matched nothing and NCCL's bootstrap failed with "no socket interface found".
+    env = {"NCCL_SOCKET_IFNAME": POD_SOCKET_IFNAME, "NCCL_DEBUG": "WARN"}
     if use_efa:
         # Huge pages for libfabric buffers break fork() (ENOMEM) in data loader workers.
         env["FI_EFA_USE_HUGE_PAGE"] = "0"
@@ -141,6 +146,17 @@ def _pdb(
 
 
 # -- distributed training ----------------------------------------------------------------------------------
+
+# The interruption handlers (aws-node-termination-handler, Karpenter) drain through the Eviction API, which
+# honours PDBs; eviction is what runs the preStop hook and SIGTERM that write the emergency checkpoint. The old
+# `minAvailable: nodes` allowed zero disruptions, so every drain was refused until the instance died under the
+# job with no checkpoint. One rank at a time is enough: each node holds one rank, the ranks agree to stop
+# together (examples/train_ddp.py), so the first evicted rank checkpoints the whole gang, and a mass eviction
+# (a multi-node `kubectl drain`) still proceeds one node at a time. `AlwaysAllow` (policy/v1, GA in 1.31) lets a
+# drain evict a rank that is not Ready instead of waiting for it. Voluntary disruption is kept off by other
+# means: WhenEmpty consolidation and do-not-disrupt on Karpenter pools, fully requested GPUs for
+# cluster-autoscaler's utilisation-based scale-down.
+TRAINING_PDB_POLICY: dict[str, Any] = {"maxUnavailable": 1, "unhealthyPodEvictionPolicy": "AlwaysAllow"}
 
 
 class TrainingJobConfig(GpuWorkloadConfig):
@@ -314,8 +330,7 @@ class TrainingJob(pulumi.ComponentResource):
                 },
                 opts=child(self, provider=provider, depends_on=[self.headless_service]),
             )
-        # All ranks are needed: no voluntary eviction (drain, consolidation) while the job runs.
-        self.pdb = _pdb(self, name, config.namespace, labels, provider, minAvailable=config.nodes)
+        self.pdb = _pdb(self, name, config.namespace, labels, provider, **TRAINING_PDB_POLICY)
         self.checkpoint_dir = ckpt
         self.register_outputs(
             {

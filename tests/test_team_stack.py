@@ -100,13 +100,15 @@ def test_namespace_quota_limits(plan: Plan) -> None:
     assert ns.get("metadata.labels")["pod-security.kubernetes.io/enforce"] == "baseline"
     quota = plan.find("kubernetes:core/v1:ResourceQuota", "vision-quota")
     assert quota.get("metadata.namespace") == "vision"
-    assert quota.get("spec.hard") == {"requests.nvidia.com/gpu": "8", "requests.cpu": "96", "requests.memory": "768Gi"}
+    # Derived from the team's own workloads: finetune 2 nodes x 4 GPUs (g6.12xlarge) + detector 4 replicas x 1.
+    assert quota.get("spec.hard") == {"requests.nvidia.com/gpu": "12", "requests.cpu": "96", "requests.memory": "768Gi"}
     limits = plan.find("kubernetes:core/v1:LimitRange", "vision-limits")
     assert limits.get("spec.limits") == [
         {
             "type": "Container",
-            "defaultRequest": {"cpu": "500m", "memory": "1Gi"},
-            "default": {"memory": "16Gi"},
+            # Without the explicit 0 the API server would default both to max (4 GPUs for every container).
+            "defaultRequest": {"cpu": "500m", "memory": "1Gi", "nvidia.com/gpu": "0"},
+            "default": {"memory": "16Gi", "nvidia.com/gpu": "0"},
             "max": {"nvidia.com/gpu": "4"},
         }
     ]
@@ -173,12 +175,28 @@ def team_issues(**changes: Any) -> list[tuple[str, str]]:
 
 
 def test_team_spec_rules() -> None:
-    assert parse_team(STACK_FILE["gpucloud:team"]).quota.gpus == 8
-    assert team_issues(quota={"gpus": 2}) == [
+    team = parse_team(STACK_FILE["gpucloud:team"])
+    assert (team.quota.gpus, team.quota_gpus) == (None, 12)
+    assert team_issues(quota={"gpus": 8}) == [
+        (
+            "gpucloud:team.quota.gpus",
+            "8 is below the peak of the team's own workloads, 8 (training.nodes) + 4 (inference.maxReplicas) = 12; "
+            "raise quota.gpus to 12 or more, or leave it unset to derive it",
+        )
+    ]
+    assert team_issues(quota={"gpus": 2})[1] == (
+        "gpucloud:team.limits.maxGpusPerContainer",
+        "4 exceeds the team's quota.gpus (2); lower it or raise the quota",
+    )
+    assert team_issues(limits={"maxGpusPerContainer": 2}) == [
         (
             "gpucloud:team.limits.maxGpusPerContainer",
-            "4 exceeds the team's quota.gpus (2); lower it or raise the quota",
+            "2 is below the 4 GPUs one training container requests (training.nodes); raise "
+            "limits.maxGpusPerContainer to 4 or more",
         )
+    ]
+    assert team_issues(training=None, inference=None) == [
+        ("gpucloud:team.quota.gpus", "no training or inference to derive it from; give the team's GPU quota")
     ]
     assert team_issues(platformStack="acme/gpucloud/prod") == [
         (
@@ -186,7 +204,7 @@ def test_team_spec_rules() -> None:
             "stack 'prod' differs from environment 'dev'; point at the dev platform stack or fix environment",
         )
     ]
-    assert team_issues(quota={"gpus": 8, "memory": "lots"}) == [
+    assert team_issues(quota={"gpus": 12, "memory": "lots"}) == [
         ("gpucloud:team.quota.memory", "'lots' is not a Kubernetes quantity such as 500m, 64, 512Gi")
     ]
     assert team_issues(tags={"Team": "vision"}) == [

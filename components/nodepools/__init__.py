@@ -8,8 +8,11 @@ from components.nodepools.capacity import (
     Sizes,
     Split,
     capacity_types,
+    expander_priorities,
     managed_groups,
+    on_demand_floor,
     plan_capacity,
+    self_managed_sizes,
     split_size,
 )
 from components.nodepools.network import efa_layout, karpenter_layout
@@ -32,13 +35,16 @@ __all__ = [
     "capacity_types",
     "choose_ami",
     "efa_layout",
+    "expander_priorities",
     "karpenter_alias",
     "karpenter_layout",
     "karpenter_node_pool_spec",
     "managed_groups",
+    "on_demand_floor",
     "plan_capacity",
     "render",
     "render_bottlerocket",
     "render_nodeadm",
+    "self_managed_sizes",
     "split_size",
 ]

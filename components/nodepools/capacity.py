@@ -100,10 +100,50 @@ def managed_groups(pool: NodePoolSpec) -> list[GroupPlan]:
         od = Sizes(0, 0, 0)
     if od.max > 0:
         groups.append(GroupPlan("on-demand", "ON_DEMAND", od, False))
+    groups = [_with_on_demand_floor(g, pool) if g.role == "on-demand" else g for g in groups]
     sp = plan.part("spot")
     if sp.max > 0:
         groups.append(GroupPlan("spot", "SPOT", sp, False))
     return groups
+
+
+def on_demand_floor(pool: NodePoolSpec) -> int:
+    """Nodes the on-demand base keeps running whatever the pool's minSize says (capped by what fits).
+
+    `onDemandBase` is the capacity bought on-demand before anything else. Split per size, a pool with
+    minSize 0 gets an on-demand group with min 0, so the base was neither kept nor preferred: cluster-autoscaler
+    scaled it away like any other node. The base is therefore a floor of the on-demand group (and of a
+    self-managed ASG, whose mixed-instances policy then buys those nodes on-demand).
+    """
+    return min(pool.capacity.on_demand_base, pool.max_size - pool.reserved_count)
+
+
+def _with_on_demand_floor(group: GroupPlan, pool: NodePoolSpec) -> GroupPlan:
+    floor = min(on_demand_floor(pool), group.sizes.max)
+    low = max(group.sizes.min, floor)
+    sizes = Sizes(low, max(group.sizes.desired, low), group.sizes.max)
+    return GroupPlan(group.role, group.capacity_type, sizes, group.targets_reservation)
+
+
+def self_managed_sizes(pool: NodePoolSpec) -> Sizes:
+    """The self-managed ASG's min/desired/max: the pool's, with the on-demand base as a floor."""
+    low = max(pool.min_size, on_demand_floor(pool))
+    return Sizes(low, max(pool.desired_size, low), pool.max_size)
+
+
+# cluster-autoscaler's priority expander picks, among the groups that can fit a pending pod, the one whose
+# name matches the highest priority (kubernetes/autoscaler cluster-autoscaler/expander/priority/readme.md).
+# Managed node group ASGs are named eks-<node group name>-<uuid>, and the node group name ends in its role.
+# Order, highest first: reserved capacity (ODCR, Capacity Block) is paid for whether used or not; then the
+# on-demand group, whose max is the on-demand share of the pool (base plus onDemandPercentageAboveBase of the
+# rest), so filling it first never buys more on-demand than the mix allows and leaves spot for the remainder,
+# as the ASG's own InstancesDistribution does; then spot; then anything else (mixed self-managed ASGs, which
+# apply the mix themselves, and the system node group).
+ON_DEMAND_GROUP_REGEX = ".*-on-demand.*"
+
+
+def expander_priorities(reserved_regex: str, spot_regex: str) -> dict[int, list[str]]:
+    return {40: [reserved_regex], 30: [ON_DEMAND_GROUP_REGEX], 20: [spot_regex], 10: [".*"]}
 
 
 def capacity_types(pool: NodePoolSpec) -> list[str]:

@@ -16,14 +16,28 @@ from components.interfaces import ClusterHandle
 from components.interruption import NTH_MANAGED_TAG, GpuInterruptionQueue
 from components.karpenter import GpuKarpenter
 from components.nodepools.ami import AmiChoice, choose_ami, karpenter_alias
-from components.nodepools.capacity import GroupPlan, capacity_types, managed_groups, plan_capacity
+from components.nodepools.capacity import (
+    GroupPlan,
+    capacity_types,
+    managed_groups,
+    plan_capacity,
+    self_managed_sizes,
+)
 from components.nodepools.network import efa_layout, karpenter_layout
 from components.nodepools.userdata import ClusterInfo, NodeBootstrap, Taint, render
+from gpucloud.catalog import InstanceSpec
 from gpucloud.spec.pools import NodePoolSpec
 
 LABEL_PREFIX = "gpucloud.io"
 GPU_TAINT = Taint("nvidia.com/gpu", "true", "NoSchedule")
 NEURON_TAINT = Taint("aws.amazon.com/neuron", "true", "NoSchedule")
+# cluster-autoscaler auto-discovery (`--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,
+# k8s.io/cluster-autoscaler/<cluster>`, which the chart's autoDiscovery.clusterName renders) finds ASGs by the
+# presence of both keys; the add-on's IAM policy also scopes SetDesiredCapacity to groups carrying them.
+CA_TAG_PREFIX = "k8s.io/cluster-autoscaler"
+CA_ENABLED_TAG = f"{CA_TAG_PREFIX}/enabled"
+CA_NODE_TEMPLATE = f"{CA_TAG_PREFIX}/node-template"
+EFA_RESOURCE = "vpc.amazonaws.com/efa"
 _LtTarget = aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs
 _EKS_EFFECT = {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE", "PreferNoSchedule": "PREFER_NO_SCHEDULE"}
 # The gp3 baseline; image pulls of multi-GB CUDA images are throughput-bound, so raise it above 125 MB/s.
@@ -77,6 +91,7 @@ class GpuNodePool(pulumi.ComponentResource):
         self.capacity_reservation: aws.ec2.CapacityReservation | None = None
         self.launch_templates: dict[str, aws.ec2.LaunchTemplate] = {}
         self.node_groups: dict[str, aws.eks.NodeGroup] = {}
+        self.managed_asg_tags: list[aws.autoscaling.Tag] = []
         self.autoscaling_group: aws.autoscaling.Group | None = None
         self.instance_profile: aws.iam.InstanceProfile | None = None
         self.access_entry: aws.eks.AccessEntry | None = None
@@ -331,6 +346,39 @@ class GpuNodePool(pulumi.ComponentResource):
                 # Cluster autoscalers own desiredSize after creation.
                 opts=child(self, ignore_changes=["scalingConfig.desiredSize"]),
             )
+            self._managed_group_template_tags(group, self.node_groups[group.role])
+
+    def _managed_group_template_tags(self, group: GroupPlan, node_group: aws.eks.NodeGroup) -> None:
+        """Scale-from-zero hints EKS does not give cluster-autoscaler for a managed node group.
+
+        EKS tags a managed group's ASG with the two auto-discovery keys itself, and CA (1.24+, the
+        `eks:DescribeNodegroup` call in its AWS provider) reads the group's labels and taints from the EKS API
+        when the group is at zero. Two things stay invisible: labels and taints that only the user data sets
+        (custom AMIs, where the node group carries none), and extended resources CA cannot infer from the
+        instance type (EFA). Those go on the group's ASG as tags (tags on the node group itself never reach it).
+        """
+        pool = self._config.pool
+        tags = autoscaler_node_template_tags(
+            self.labels(_capacity_label(pool, group)), self.taint, self.spec0, efa=pool.efa.enabled
+        )
+        wanted = {
+            k: v
+            for k, v in tags.items()
+            if (self.ami.needs_full_bootstrap and "/resources/" not in k)
+            or ("/resources/" in k and not k.endswith("/resources/nvidia.com/gpu"))
+        }
+        if not wanted:
+            return
+        asg_name = node_group.resources.apply(_first_asg_name)
+        for i, (key, value) in enumerate(sorted(wanted.items())):
+            self.managed_asg_tags.append(
+                aws.autoscaling.Tag(
+                    f"{self._name}-{group.role}-ca-{i}",
+                    autoscaling_group_name=asg_name,
+                    tag=aws.autoscaling.TagTagArgs(key=key, value=value, propagate_at_launch=False),
+                    opts=child(self),
+                )
+            )
 
     # --- self-managed -----------------------------------------------------------------------------------------
 
@@ -364,6 +412,21 @@ class GpuNodePool(pulumi.ComponentResource):
                 propagate_at_launch=True,
             )
         )
+        # Discovery and scale-from-zero hints for cluster-autoscaler; they describe the group, not its instances.
+        tags += [
+            aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=False)
+            for k, v in autoscaler_node_template_tags(
+                self.labels(_capacity_label(pool, None)), self.taint, self.spec0, efa=pool.efa.enabled
+            ).items()
+        ]
+        tags += [
+            aws.autoscaling.GroupTagArgs(key=CA_ENABLED_TAG, value="true", propagate_at_launch=False),
+            aws.autoscaling.GroupTagArgs(
+                key=pulumi.Output.from_input(cluster.name).apply(ca_cluster_tag),
+                value="owned",
+                propagate_at_launch=False,
+            ),
+        ]
         hooks = None
         if self.nth_managed:
             tags.append(aws.autoscaling.GroupTagArgs(key=NTH_MANAGED_TAG, value="true", propagate_at_launch=True))
@@ -392,11 +455,12 @@ class GpuNodePool(pulumi.ComponentResource):
                 else "capacity-reservations-first",
                 capacity_reservation_target=target,
             )
+        sizes = self_managed_sizes(pool)
         self.autoscaling_group = aws.autoscaling.Group(
             f"{self._name}-asg",
-            min_size=pool.min_size,
-            max_size=pool.max_size,
-            desired_capacity=pool.desired_size,
+            min_size=sizes.min,
+            max_size=sizes.max,
+            desired_capacity=sizes.desired,
             vpc_zone_identifiers=self.subnet_ids,
             capacity_rebalance=plan.max.spot > 0,
             mixed_instances_policy=aws.autoscaling.GroupMixedInstancesPolicyArgs(
@@ -536,6 +600,31 @@ def karpenter_node_pool_spec(
     }
 
 
+def ca_cluster_tag(cluster_name: str) -> str:
+    return f"{CA_TAG_PREFIX}/{cluster_name}"
+
+
+def autoscaler_node_template_tags(
+    labels: dict[str, str], taint: Taint, spec: InstanceSpec, *, efa: bool
+) -> dict[str, str]:
+    """cluster-autoscaler's node-template ASG tags: what a node of an empty group would look like.
+
+    Format from the cluster-autoscaler AWS provider README (kubernetes/autoscaler,
+    cluster-autoscaler/cloudprovider/aws/README.md, "Auto-Discovery Setup"):
+    `k8s.io/cluster-autoscaler/node-template/label/<name>` = value, `.../taint/<key>` = `<value>:<Effect>`,
+    `.../resources/<resource>` = quantity. Without them an ASG at 0 nodes looks like a plain, untainted
+    instance type to CA, so pods selecting the pool label or tolerating the GPU taint never trigger a scale-up,
+    and extended resources CA cannot infer from the instance type (EFA) never fit.
+    """
+    tags = {f"{CA_NODE_TEMPLATE}/label/{k}": v for k, v in labels.items()}
+    tags[f"{CA_NODE_TEMPLATE}/taint/{taint.key}"] = f"{taint.value}:{taint.effect}"
+    resource = "nvidia.com/gpu" if spec.is_gpu else "aws.amazon.com/neuron"
+    tags[f"{CA_NODE_TEMPLATE}/resources/{resource}"] = str(spec.accelerator_count)
+    if efa and spec.efa_interfaces:
+        tags[f"{CA_NODE_TEMPLATE}/resources/{EFA_RESOURCE}"] = str(spec.efa_interfaces)
+    return tags
+
+
 def _capacity_label(pool: NodePoolSpec, group: GroupPlan | None) -> str:
     if group is not None:
         return {"CAPACITY_BLOCK": "capacity-block", "SPOT": "spot"}.get(
@@ -551,6 +640,17 @@ def _default_service_cidr(vpc_cidr: str) -> str:
     if vpc_cidr and ipaddress.IPv4Network(vpc_cidr).subnet_of(ipaddress.IPv4Network("10.0.0.0/8")):
         return "172.20.0.0/16"
     return "10.100.0.0/16"
+
+
+def _first_asg_name(resources: Any) -> Any:
+    # Known only after EKS creates the group; under preview it stays unknown, as the provider reports it.
+    for r in resources or []:
+        groups = r.get("autoscaling_groups") if isinstance(r, dict) else getattr(r, "autoscaling_groups", None)
+        for g in groups or []:
+            name = g.get("name") if isinstance(g, dict) else getattr(g, "name", None)
+            if name:
+                return name
+    return None
 
 
 def _version(v: Any) -> Any:

@@ -29,7 +29,14 @@ Quantity = Annotated[str, Field(description="Kubernetes resource quantity, e.g. 
 class TeamQuotaSpec(SpecModel):
     """Namespace-wide ceilings on what the team's pods may request (a ResourceQuota)."""
 
-    gpus: int = Field(ge=0, le=4096, description="Total nvidia.com/gpu the team's pods may request at once.")
+    gpus: int | None = Field(
+        default=None,
+        ge=0,
+        le=4096,
+        description="Total nvidia.com/gpu the team's pods may request at once. Unset: the peak of the team's own "
+        "workloads (training nodes x GPUs per node + inference maxReplicas x gpusPerReplica). A value below that "
+        "peak is an error: the quota would keep the team's own workloads Pending.",
+    )
     cpu: Quantity = Field(default="256", description="Total CPU the team's pods may request (requests.cpu).")
     memory: Quantity = Field(default="2Ti", description="Total memory the team's pods may request (requests.memory).")
 
@@ -83,6 +90,7 @@ class TeamInferenceSpec(SpecModel):
     args: list[str] = Field(default_factory=list, description="Container args.")
     min_replicas: int = Field(default=1, ge=1, description="Fewest replicas KEDA keeps.")
     max_replicas: int = Field(default=4, ge=1, description="Most replicas KEDA scales out to.")
+    gpus_per_replica: int = Field(default=1, ge=1, le=64, description="nvidia.com/gpu each replica requests.")
     gpu_utilization_target_percent: float = Field(
         default=80,
         gt=0,
@@ -144,12 +152,7 @@ class TeamSpec(SpecModel):
         missing = [t for t in REQUIRED_TAGS if t not in self.tags]
         if missing:
             rules.add("tags", f"missing required cost-allocation tags {missing}")
-        if self.limits.max_gpus_per_container > self.quota.gpus > 0:
-            rules.add(
-                "limits.maxGpusPerContainer",
-                f"{self.limits.max_gpus_per_container} exceeds the team's quota.gpus ({self.quota.gpus}); "
-                "lower it or raise the quota",
-            )
+        self._gpu_rules(rules)
         stack = self.platform_stack.rsplit("/", 1)[-1]
         if _STACK_NAME.match(self.platform_stack) and stack != self.environment:
             rules.add(
@@ -159,6 +162,67 @@ class TeamSpec(SpecModel):
             )
         rules.raise_if_any()
         return self
+
+    def _gpu_rules(self, rules: RuleViolations) -> None:
+        """The team's quota and LimitRange must admit the team's own workloads (a ResourceQuota rejects a pod
+        whose requests would push the namespace over `hard`; a LimitRange rejects a container above `max`)."""
+        demands = self.gpu_demands()
+        if demands is None:
+            assert self.training is not None
+            rules.add(
+                "training.instanceType",
+                f"'{self.training.instance_type}' is not a GPU type in the gpucloud catalog; give the pool's type",
+            )
+            return
+        max_per_container = self.limits.max_gpus_per_container
+        for field, per_container, _ in demands:
+            if per_container > max_per_container:
+                rules.add(
+                    "limits.maxGpusPerContainer",
+                    f"{max_per_container} is below the {per_container} GPUs one {field.split('.')[0]} container "
+                    f"requests ({field}); raise limits.maxGpusPerContainer to {per_container} or more",
+                )
+        peak = sum(total for _, _, total in demands)
+        quota = self.quota.gpus
+        if quota is not None and quota < peak:
+            parts = " + ".join(f"{total} ({field})" for field, _, total in demands)
+            rules.add(
+                "quota.gpus",
+                f"{quota} is below the peak of the team's own workloads, {parts} = {peak}; raise quota.gpus to "
+                f"{peak} or more, or leave it unset to derive it",
+            )
+        effective = self.quota_gpus
+        if effective is not None and max_per_container > effective > 0:
+            rules.add(
+                "limits.maxGpusPerContainer",
+                f"{max_per_container} exceeds the team's quota.gpus ({effective}); lower it or raise the quota",
+            )
+        if effective is None:
+            rules.add("quota.gpus", "no training or inference to derive it from; give the team's GPU quota")
+
+    def gpu_demands(self) -> list[tuple[str, int, int]] | None:
+        """(spec field, GPUs per container, GPUs at peak) for each workload; None when a type is not in the catalog."""
+        out: list[tuple[str, int, int]] = []
+        if self.training is not None:
+            try:
+                per_node = catalog.get_catalog().get(self.training.instance_type).accelerator_count
+            except (catalog.UnknownInstanceType, catalog.NotInCatalog):
+                return None
+            out.append(("training.nodes", per_node, per_node * self.training.nodes))
+        if self.inference is not None:
+            i = self.inference
+            out.append(("inference.maxReplicas", i.gpus_per_replica, i.gpus_per_replica * i.max_replicas))
+        return out
+
+    @property
+    def quota_gpus(self) -> int | None:
+        """The ResourceQuota's requests.nvidia.com/gpu: as given, else the peak of the team's own workloads."""
+        if self.quota.gpus is not None:
+            return self.quota.gpus
+        demands = self.gpu_demands()
+        if not demands:
+            return None
+        return sum(total for _, _, total in demands)
 
     @property
     def all_tags(self) -> dict[str, str]:

@@ -465,7 +465,7 @@ def test_fluent_bit_off() -> None:
 # -- autoscaling -----------------------------------------------------------------------------------------------
 
 
-def test_cluster_autoscaler_iam_is_scoped_to_the_cluster_tag_and_prefers_reserved_then_spot() -> None:
+def test_cluster_autoscaler_iam_is_scoped_to_the_cluster_tag_and_prefers_reserved_then_on_demand() -> None:
     plan = render(spec_of())
     policy = json.loads(plan.find("aws:iam/rolePolicy:RolePolicy", "addons-cluster-autoscaler-policy").inputs["policy"])
     scale = policy["Statement"][0]
@@ -478,8 +478,10 @@ def test_cluster_autoscaler_iam_is_scoped_to_the_cluster_tag_and_prefers_reserve
     }
     cm = plan.find("kubernetes:core/v1:ConfigMap", "addons-ca-priorities")
     assert cm.inputs["metadata"] == {"name": "cluster-autoscaler-priority-expander", "namespace": "kube-system"}
+    # Reserved (paid for anyway) > on-demand group (its max is the pool's on-demand share) > spot > the rest.
     assert yaml.safe_load(cm.inputs["data"]["priorities"]) == {
-        30: [".*-reserved.*|.*-capacity-block.*"],
+        40: [".*-reserved.*|.*-capacity-block.*"],
+        30: [".*-on-demand.*"],
         20: [".*-spot.*"],
         10: [".*"],
     }

@@ -33,11 +33,17 @@ EXPECTED_PATTERNS = {
 }
 
 
-def queue_plan(consumers: list, asg: bool = False, preview: bool = False):  # type: ignore[no-untyped-def]
+def queue_plan(consumers: list, asg: bool = False, preview: bool = False, relay: bool = False):  # type: ignore[no-untyped-def]
     return run(
         lambda: GpuInterruptionQueue(
             "q",
-            GpuInterruptionQueueConfig(region=REGION, tags=TAGS, consumers=consumers, enable_asg_lifecycle_events=asg),
+            GpuInterruptionQueueConfig(
+                region=REGION,
+                tags=TAGS,
+                consumers=consumers,
+                enable_asg_lifecycle_events=asg,
+                relay_reservation_events=relay,
+            ),
         ),
         preview=preview,
     )
@@ -71,6 +77,9 @@ def test_one_queue_per_consumer_every_rule_to_each() -> None:
     assert sorted(q.name for q in plan.of_type(Q)) == ["q-karpenter", "q-node-termination-handler"]
     targets = sorted(t.name for t in plan.of_type(TARGET))
     expected = [f"{n}-{c}" for n in EXPECTED_PATTERNS for c in ("karpenter", "node-termination-handler")]
+    # NTH 1.25 drops the reservation interruption warning (not one of the detail-types its SQS monitor
+    # processes), so only Karpenter, which parses it, gets it as is.
+    expected.remove("q-reservation-interruption-node-termination-handler")
     # The ASG termination hook concerns self-managed nodes only, so it feeds NTH's queue alone.
     expected.append("q-asg-terminate-node-termination-handler")
     assert targets == sorted(expected)
@@ -132,3 +141,48 @@ def test_nth_policy_scoped() -> None:
         "StringEquals": {f"aws:ResourceTag/{NTH_MANAGED_TAG}": "true"}
     }
     assert "ec2:DescribeInstances" in by_sid["Describe"]["Action"]
+
+
+def test_nth_only_queue_gets_no_reservation_rule_without_reserved_pools() -> None:
+    plan = queue_plan(["node-termination-handler"])
+    assert "q-reservation-interruption" not in {r.name for r in plan.of_type(RULE)}
+    assert "q-capacity-block-expiry" not in {r.name for r in plan.of_type(RULE)}
+
+
+def test_reservation_events_reach_nth_through_the_relay() -> None:
+    plan = queue_plan(["karpenter", "node-termination-handler"], relay=True)
+    # Detail-types from the EC2 User Guide ("Monitor Capacity Blocks using EventBridge", "Monitor interruptible
+    # Capacity Reservations") and the EventBridge EC2 event reference.
+    assert json.loads(plan.find(RULE, "q-capacity-block-expiry").get("eventPattern")) == {
+        "source": ["aws.ec2"],
+        "detail-type": ["Capacity Block Expiration Warning", "Capacity Block Reservation Expiration Warning"],
+    }
+    targets = {t.name: t for t in plan.of_type(TARGET)}
+    assert {n for n in targets if "reservation" in n or "capacity-block" in n} == {
+        "q-reservation-interruption-karpenter",
+        "q-reservation-interruption-relay",
+        "q-capacity-block-expiry-relay",
+    }
+    fn = plan.find("aws:lambda/function:Function", "q-reservation-relay-function")
+    assert (fn.get("runtime"), fn.get("handler")) == ("python3.13", "reservation_relay.handler")
+    assert set(fn.get("environment.variables")) == {"NTH_QUEUE_URL"}
+    perms = plan.of_type("aws:lambda/permission:Permission")
+    assert sorted((p.name, p.get("principal"), p.get("action")) for p in perms) == [
+        ("q-capacity-block-expiry-relay-invoke", "events.amazonaws.com", "lambda:InvokeFunction"),
+        ("q-reservation-interruption-relay-invoke", "events.amazonaws.com", "lambda:InvokeFunction"),
+    ]
+
+
+def test_relay_policy_is_scoped_to_nth_queue() -> None:
+    from components.interruption import relay_policy
+
+    doc = json.loads(relay_policy("arn:aws:sqs:us-east-1:123456789012:nth", "arn:aws:logs:us-east-1:1:log-group:r"))
+    by_sid = {s["Sid"]: s for s in doc["Statement"]}
+    assert by_sid["SendToNthQueue"] == {
+        "Sid": "SendToNthQueue",
+        "Effect": "Allow",
+        "Action": "sqs:SendMessage",
+        "Resource": "arn:aws:sqs:us-east-1:123456789012:nth",
+    }
+    assert by_sid["FindReservationInstances"]["Action"] == "ec2:DescribeInstances"
+    assert by_sid["Logs"]["Resource"] == "arn:aws:logs:us-east-1:1:log-group:r:*"

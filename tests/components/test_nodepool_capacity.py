@@ -54,7 +54,8 @@ def test_plan_splits_each_size() -> None:
 def test_managed_groups_on_demand_and_spot() -> None:
     p = pool(maxSize=10, desiredSize=3, capacity={"onDemandBase": 2, "onDemandPercentageAboveBase": 25})
     groups = [(g.role, g.capacity_type, g.sizes, g.targets_reservation) for g in managed_groups(p)]
-    assert groups == [("on-demand", "ON_DEMAND", Sizes(0, 3, 4), False), ("spot", "SPOT", Sizes(0, 0, 6), False)]
+    # The on-demand base (2) is the on-demand group's floor, whatever the pool's minSize.
+    assert groups == [("on-demand", "ON_DEMAND", Sizes(2, 3, 4), False), ("spot", "SPOT", Sizes(0, 0, 6), False)]
 
 
 def test_managed_groups_all_spot() -> None:
@@ -73,7 +74,7 @@ def test_odcr_open_rides_on_on_demand_group() -> None:
         },
     )
     groups = [(g.role, g.capacity_type, g.sizes, g.targets_reservation) for g in managed_groups(p)]
-    assert groups == [("on-demand", "ON_DEMAND", Sizes(0, 2, 6), True)]
+    assert groups == [("on-demand", "ON_DEMAND", Sizes(1, 2, 6), True)]
 
 
 def test_odcr_only_gets_its_own_group() -> None:
@@ -86,7 +87,7 @@ def test_odcr_only_gets_its_own_group() -> None:
     groups = [(g.role, g.capacity_type, g.sizes, g.targets_reservation) for g in managed_groups(p)]
     assert groups == [
         ("reserved", "ON_DEMAND", Sizes(0, 2, 2), True),
-        ("on-demand", "ON_DEMAND", Sizes(0, 1, 4), False),
+        ("on-demand", "ON_DEMAND", Sizes(1, 1, 4), False),
     ]
 
 

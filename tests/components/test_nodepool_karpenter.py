@@ -202,3 +202,44 @@ def test_karpenter_controller_policy_scopes_pass_role() -> None:
     passes = [s for s in doc["Statement"] if "iam:PassRole" in str(s["Action"])]
     assert len(passes) == 1
     assert not any(s["Action"] == "*" or s["Action"] == ["*"] for s in doc["Statement"])
+
+
+def test_controller_can_launch_with_the_node_class_volume_key() -> None:
+    # The EC2NodeClass encrypts root volumes with the cluster's customer managed key and Karpenter calls
+    # CreateFleet itself, so its role needs the EBS CMK permissions (Amazon EBS User Guide, "Requirements for
+    # Amazon EBS encryption", Permissions for users), scoped to that key.
+    plan = build_pool(pool(**TRAIN))
+    assert plan.find(NC, "p-nodeclass").get("spec.blockDeviceMappings")[0]["ebs"]["kmsKeyID"] == KMS_ARN
+    doc = json.loads(plan.find("aws:iam/rolePolicy:RolePolicy", "karpenter-controller-policy").get("policy"))
+    by_sid = {s["Sid"]: s for s in doc["Statement"]}
+    assert by_sid["UseVolumeKeyForLaunches"] == {
+        "Sid": "UseVolumeKeyForLaunches",
+        "Effect": "Allow",
+        "Action": ["kms:Decrypt", "kms:DescribeKey", "kms:GenerateDataKeyWithoutPlaintext", "kms:ReEncrypt*"],
+        "Resource": KMS_ARN,
+    }
+    assert by_sid["GrantVolumeKeyToEc2"] == {
+        "Sid": "GrantVolumeKeyToEc2",
+        "Effect": "Allow",
+        "Action": "kms:CreateGrant",
+        "Resource": KMS_ARN,
+        "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}},
+    }
+
+
+def test_cluster_key_policy_delegates_use_to_iam() -> None:
+    # The controller's identity policy only counts if the key policy lets IAM grant use of the key: the cluster
+    # key's policy gives the account root kms:* (the KMS "default key policy" delegation).
+    from components.network import key_policy
+
+    doc = json.loads(key_policy("123456789012", "aws", "us-east-1"))
+    root = [s for s in doc["Statement"] if s["Principal"] == {"AWS": "arn:aws:iam::123456789012:root"}]
+    assert root == [
+        {
+            "Sid": "AccountAdministersThroughIam",
+            "Effect": "Allow",
+            "Principal": {"AWS": "arn:aws:iam::123456789012:root"},
+            "Action": "kms:*",
+            "Resource": "*",
+        }
+    ]

@@ -10,6 +10,7 @@ LT = "aws:ec2/launchTemplate:LaunchTemplate"
 NG = "aws:eks/nodeGroup:NodeGroup"
 PG = "aws:ec2/placementGroup:PlacementGroup"
 CR_TYPE = "aws:ec2/capacityReservation:CapacityReservation"
+TAG = "aws:autoscaling/tag:Tag"
 CR = "cr-0123456789abcdef0"
 P5 = {"instanceTypes": ["p5.48xlarge"], "workload": "training", "availabilityZones": ["us-east-1a"]}
 
@@ -85,14 +86,16 @@ def test_spot_and_on_demand_groups() -> None:
     assert spot.get("labels.gpucloud.io/capacity-type") is None  # dotted key: read the map instead
     assert spot.get("labels")["gpucloud.io/capacity-type"] == "spot"
     od = plan.find(NG, "p-on-demand")
-    assert od.get("scalingConfig") == {"minSize": 0.0, "desiredSize": 3.0, "maxSize": 4.0}
+    assert od.get("scalingConfig") == {"minSize": 2.0, "desiredSize": 3.0, "maxSize": 4.0}
     # EKS refuses instanceMarketOptions on a SPOT group's launch template; the group's capacityType does it.
     assert plan.find(LT, "p-spot-lt").get("instanceMarketOptions") is None
 
 
 def test_efa_placement_group_on() -> None:
     plan = build_pool(pool(**P5, efa={"enabled": True}))
-    assert types_of(plan) == sorted([(PG, "p-placement"), (LT, "p-on-demand-lt"), (NG, "p-on-demand")])
+    assert types_of(plan) == sorted(
+        [(PG, "p-placement"), (LT, "p-on-demand-lt"), (NG, "p-on-demand"), (TAG, "p-on-demand-ca-0")]
+    )
     assert plan.find(PG, "p-placement").get("strategy") == "cluster"
     lt = plan.find(LT, "p-on-demand-lt")
     nis = lt.get("networkInterfaces")
@@ -114,7 +117,7 @@ def test_efa_placement_group_on() -> None:
 
 def test_efa_placement_group_off() -> None:
     plan = build_pool(pool(**P5, efa={"enabled": True, "placementGroup": False}))
-    assert types_of(plan) == [(LT, "p-on-demand-lt"), (NG, "p-on-demand")]
+    assert types_of(plan) == sorted([(LT, "p-on-demand-lt"), (NG, "p-on-demand"), (TAG, "p-on-demand-ca-0")])
     lt = plan.find(LT, "p-on-demand-lt")
     assert lt.get("placement") is None
     assert len(lt.get("networkInterfaces")) == 32
@@ -183,7 +186,13 @@ def test_odcr_create() -> None:
         preview=True,
     )
     assert types_of(plan) == sorted(
-        [(CR_TYPE, "p-reservation"), (PG, "p-placement"), (LT, "p-reserved-lt"), (NG, "p-reserved")]
+        [
+            (CR_TYPE, "p-reservation"),
+            (PG, "p-placement"),
+            (LT, "p-reserved-lt"),
+            (NG, "p-reserved"),
+            (TAG, "p-reserved-ca-0"),
+        ]
     )
     cr = plan.find(CR_TYPE, "p-reservation")
     assert cr.get("instanceType") == "p5.48xlarge"
@@ -206,7 +215,9 @@ def test_capacity_block_group() -> None:
             capacity={"reserved": {"kind": "capacity-block", "count": 4, "capacityReservationIds": [CR]}},
         )
     )
-    assert types_of(plan) == [(LT, "p-capacity-block-lt"), (NG, "p-capacity-block")]
+    assert types_of(plan) == sorted(
+        [(LT, "p-capacity-block-lt"), (NG, "p-capacity-block"), (TAG, "p-capacity-block-ca-0")]
+    )
     lt = plan.find(LT, "p-capacity-block-lt")
     assert lt.get("instanceMarketOptions") == {"marketType": "capacity-block"}
     assert lt.get("instanceType") == "p5.48xlarge"
@@ -279,3 +290,28 @@ def test_nth_tag_only_with_interruption_queue() -> None:
     without = build_pool(spot).find(LT, "p-spot-lt")
     inst = {s["resourceType"]: s["tags"] for s in without.get("tagSpecifications")}["instance"]
     assert "aws-node-termination-handler/managed" not in inst
+
+
+def test_efa_resource_reaches_the_group_asg_for_cluster_autoscaler() -> None:
+    # EKS tags a managed group's ASG for CA discovery and CA reads its labels/taints from eks:DescribeNodegroup,
+    # but an extended resource CA cannot infer from the instance type (EFA) must be an ASG tag, or pods asking
+    # for vpc.amazonaws.com/efa never scale an empty group up.
+    plan = build_pool(pool(**P5, efa={"enabled": True}))
+    tag = plan.find(TAG, "p-on-demand-ca-0").get("tag")
+    assert tag == {
+        "key": "k8s.io/cluster-autoscaler/node-template/resources/vpc.amazonaws.com/efa",
+        "value": "32",
+        "propagateAtLaunch": False,
+    }
+
+
+def test_custom_ami_group_carries_its_labels_and_taint_as_asg_tags() -> None:
+    plan = build_pool(pool(ami={"id": "ami-0123456789abcdef0"}))
+    tags = {r.get("tag")["key"]: r.get("tag")["value"] for r in plan.of_type(TAG)}
+    assert tags == {
+        "k8s.io/cluster-autoscaler/node-template/label/gpucloud.io/pool": "pool",
+        "k8s.io/cluster-autoscaler/node-template/label/gpucloud.io/workload": "inference",
+        "k8s.io/cluster-autoscaler/node-template/label/gpucloud.io/accelerator": "l40s",
+        "k8s.io/cluster-autoscaler/node-template/label/gpucloud.io/capacity-type": "on-demand",
+        "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu": "true:NoSchedule",
+    }

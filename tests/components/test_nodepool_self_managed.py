@@ -30,7 +30,8 @@ def test_resources() -> None:
 
 def test_mixed_instances_policy() -> None:
     asg = build_pool(pool(**MIX)).find(ASG, "p-asg")
-    assert asg.get("minSize") == 0.0 and asg.get("maxSize") == 10.0 and asg.get("desiredCapacity") == 3.0
+    # minSize 0 in the spec, but the on-demand base (2) is the group's floor.
+    assert asg.get("minSize") == 2.0 and asg.get("maxSize") == 10.0 and asg.get("desiredCapacity") == 3.0
     assert asg.get("mixedInstancesPolicy.instancesDistribution") == {
         "onDemandAllocationStrategy": "prioritized",
         "onDemandBaseCapacity": 2.0,
@@ -131,3 +132,41 @@ def test_instance_profile_from_node_role() -> None:
     plan = build_pool(pool(**MIX), preview=True)
     lt = plan.find(LT, "p-lt")
     assert lt.property_dependencies["iamInstanceProfile"] == [plan.find(PROFILE, "p-profile").urn]
+
+
+def test_cluster_autoscaler_discovers_and_templates_the_group() -> None:
+    # Tag formats from kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md (Auto-Discovery Setup):
+    # discovery needs both keys; node-template/label|taint|resources describe a node of an empty group.
+    asg = build_pool(pool(**MIX)).find(ASG, "p-asg")
+    ca = {t["key"]: (t["value"], t["propagateAtLaunch"]) for t in asg.get("tags") if t["key"].startswith("k8s.io/")}
+    assert ca == {
+        "k8s.io/cluster-autoscaler/enabled": ("true", False),
+        "k8s.io/cluster-autoscaler/gpucloud-test": ("owned", False),
+        "k8s.io/cluster-autoscaler/node-template/label/gpucloud.io/pool": ("pool", False),
+        "k8s.io/cluster-autoscaler/node-template/label/gpucloud.io/workload": ("inference", False),
+        "k8s.io/cluster-autoscaler/node-template/label/gpucloud.io/accelerator": ("l40s", False),
+        "k8s.io/cluster-autoscaler/node-template/label/gpucloud.io/capacity-type": ("mixed", False),
+        "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu": ("true:NoSchedule", False),
+        "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu": ("1", False),
+    }
+
+
+def test_cluster_autoscaler_template_advertises_efa() -> None:
+    efa_pool = pool(
+        backend="self-managed",
+        workload="training",
+        instanceTypes=["p5.48xlarge"],
+        availabilityZones=["us-east-1a"],
+        efa={"enabled": True},
+    )
+    asg = build_pool(efa_pool).find(ASG, "p-asg")
+    tags = {t["key"]: t["value"] for t in asg.get("tags")}
+    assert tags["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"] == "8"
+    assert tags["k8s.io/cluster-autoscaler/node-template/resources/vpc.amazonaws.com/efa"] == "32"
+
+
+def test_on_demand_base_is_the_group_floor() -> None:
+    asg = build_pool(pool(backend="self-managed", minSize=0, desiredSize=0, capacity={"onDemandBase": 1})).find(
+        ASG, "p-asg"
+    )
+    assert (asg.get("minSize"), asg.get("desiredCapacity"), asg.get("maxSize")) == (1.0, 1.0, 4.0)

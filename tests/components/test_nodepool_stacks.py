@@ -71,7 +71,8 @@ def test_prod_training_pool() -> None:
     spot = plan.find(NG, "gpucloud-prod-train-h100-spot")
     assert (od.get("capacityType"), od.get("scalingConfig")) == (
         "ON_DEMAND",
-        {"minSize": 0.0, "desiredSize": 2.0, "maxSize": 5.0},
+        # "2 on-demand nodes always": onDemandBase 2 is the group's floor although the pool's minSize is 0.
+        {"minSize": 2.0, "desiredSize": 2.0, "maxSize": 5.0},
     )
     assert (spot.get("capacityType"), spot.get("scalingConfig")) == (
         "SPOT",
@@ -85,7 +86,19 @@ def test_prod_training_pool() -> None:
     assert "gpucloud-prod-train-h200-placement" not in {r.name for r in plan.of_type(PG)}
     # the interruption queue with its rules, consumed by NTH (no Karpenter pool in prod)
     assert [q.name for q in plan.of_type(Q)] == ["gpucloud-prod-interruption-node-termination-handler"]
-    assert len(plan.of_type(RULE)) == 5
+    # the four NTH acts on, plus the two reservation events the relay turns into per-instance notices for the
+    # Capacity Block pool (NTH 1.25 drops both)
+    assert sorted(r.name.removeprefix("gpucloud-prod-interruption-") for r in plan.of_type(RULE)) == [
+        "capacity-block-expiry",
+        "health",
+        "rebalance",
+        "reservation-interruption",
+        "spot-interruption",
+        "state-change",
+    ]
+    relay_targets = {t.name: t.get("arn") for t in plan.of_type("aws:cloudwatch/eventTarget:EventTarget")}
+    assert "gpucloud-prod-interruption-reservation-interruption-node-termination-handler" not in relay_targets
+    assert "gpucloud-prod-interruption-capacity-block-expiry-relay" in relay_targets
     assert [r.name for r in plan.of_type(REL)] == ["gpucloud-prod-nth-release"]
     assert set(platform.exports) == {"interruptionQueueName", "interruptionQueueArn", "interruptionQueues", "nodePools"}
     assert set(platform.exports["nodePools"]) == {"train-h100", "train-h200", "infer-l40s"}

@@ -74,12 +74,12 @@ def match_expressions(spec: dict[str, Any]) -> list[dict[str, Any]]:
 
 def test_nccl_env_per_instance_type() -> None:
     assert nccl_env("p5.48xlarge", True) == {
-        "NCCL_SOCKET_IFNAME": "en",
+        "NCCL_SOCKET_IFNAME": "eth0",
         "NCCL_DEBUG": "WARN",
         "FI_EFA_USE_HUGE_PAGE": "0",
     }
     assert nccl_env("g6.12xlarge", False) == {
-        "NCCL_SOCKET_IFNAME": "en",
+        "NCCL_SOCKET_IFNAME": "eth0",
         "NCCL_DEBUG": "WARN",
         "NCCL_SHM_USE_CUDA_MEMCPY": "1",
     }
@@ -123,7 +123,7 @@ def test_training_job_indexed_job_on_efa_pool() -> None:
     assert container["resources"] == {"requests": resources, "limits": resources}
     env = env_of(container)
     assert env == {
-        "NCCL_SOCKET_IFNAME": "en",
+        "NCCL_SOCKET_IFNAME": "eth0",
         "NCCL_DEBUG": "WARN",
         "FI_EFA_USE_HUGE_PAGE": "0",
         "CHECKPOINT_DIR": "/fsx/checkpoints/llm-pretrain",
@@ -163,7 +163,10 @@ def test_training_job_indexed_job_on_efa_pool() -> None:
     pdb = plan.find("kubernetes:policy/v1:PodDisruptionBudget", "pretrain-pdb")
     assert pdb.inputs["spec"] == {
         "selector": {"matchLabels": {"app.kubernetes.io/name": "llm-pretrain", "gpucloud.io/workload": "llm-pretrain"}},
-        "minAvailable": 4,
+        # Admits the interruption handler's eviction of one rank (that eviction runs the checkpoint preStop);
+        # minAvailable: 4 allowed zero disruptions, so drains were refused until the instance died.
+        "maxUnavailable": 1,
+        "unhealthyPodEvictionPolicy": "AlwaysAllow",
     }
 
 

@@ -88,6 +88,7 @@ if team.inference is not None:
             min_replicas=i.min_replicas,
             max_replicas=i.max_replicas,
             gpu_utilization_target_percent=i.gpu_utilization_target_percent,
+            gpus_per_replica=i.gpus_per_replica,
             prometheus_server_url=platform.require_output("prometheusServerUrl"),
         ),
         k8s_provider=k8s_provider,
