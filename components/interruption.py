@@ -133,6 +133,9 @@ class GpuInterruptionQueue(pulumi.ComponentResource):
                     aws.cloudwatch.EventTarget(
                         f"{name}-{key}-{consumer}",
                         rule=rule.name,
+                        # Unique per rule is enough; the default derives from the (long) resource name and
+                        # EventBridge caps target ids at 64 characters.
+                        target_id=consumer,
                         arn=self.queues[consumer].arn,
                         opts=child(self),
                     )
@@ -225,7 +228,11 @@ class ReservationEventRelay(pulumi.ComponentResource):
             opts=child(self),
         )
         return aws.cloudwatch.EventTarget(
-            name, rule=rule.name, arn=self.function.arn, opts=child(self, depends_on=[permission])
+            name,
+            rule=rule.name,
+            target_id="reservation-relay",
+            arn=self.function.arn,
+            opts=child(self, depends_on=[permission]),
         )
 
 

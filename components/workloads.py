@@ -147,16 +147,23 @@ def _pdb(
 
 # -- distributed training ----------------------------------------------------------------------------------
 
-# The interruption handlers (aws-node-termination-handler, Karpenter) drain through the Eviction API, which
-# honours PDBs; eviction is what runs the preStop hook and SIGTERM that write the emergency checkpoint. The old
-# `minAvailable: nodes` allowed zero disruptions, so every drain was refused until the instance died under the
-# job with no checkpoint. One rank at a time is enough: each node holds one rank, the ranks agree to stop
-# together (examples/train_ddp.py), so the first evicted rank checkpoints the whole gang, and a mass eviction
-# (a multi-node `kubectl drain`) still proceeds one node at a time. `AlwaysAllow` (policy/v1, GA in 1.31) lets a
-# drain evict a rank that is not Ready instead of waiting for it. Voluntary disruption is kept off by other
-# means: WhenEmpty consolidation and do-not-disrupt on Karpenter pools, fully requested GPUs for
-# cluster-autoscaler's utilisation-based scale-down.
-TRAINING_PDB_POLICY: dict[str, Any] = {"maxUnavailable": 1, "unhealthyPodEvictionPolicy": "AlwaysAllow"}
+
+def training_pdb_policy(nodes: int) -> dict[str, Any]:
+    """PDB spec of a training gang: admits the eviction of one rank at a time.
+
+    The interruption handlers (aws-node-termination-handler, Karpenter) drain through the Eviction API, which
+    honours PDBs; eviction is what runs the preStop hook and SIGTERM that write the emergency checkpoint. The
+    old `minAvailable: nodes` allowed zero disruptions, so every drain was refused until the instance died under
+    the job with no checkpoint. One rank at a time is enough: each node holds one rank and the ranks agree to
+    stop together (examples/train_ddp.py), so the first evicted rank checkpoints the whole gang. It must be an
+    integer `minAvailable`: a Job has no scale subresource, and for such pods the disruption controller supports
+    neither `maxUnavailable` nor a percentage (it then allows no eviction at all; Kubernetes "Specifying a
+    Disruption Budget for your Application", arbitrary controllers). `AlwaysAllow` (policy/v1, GA in 1.31) lets a
+    drain evict a rank that is not Ready instead of waiting for it. Voluntary disruption is kept off by other
+    means: WhenEmpty consolidation and do-not-disrupt on Karpenter pools, fully requested GPUs for
+    cluster-autoscaler's utilisation-based scale-down.
+    """
+    return {"minAvailable": nodes - 1, "unhealthyPodEvictionPolicy": "AlwaysAllow"}
 
 
 class TrainingJobConfig(GpuWorkloadConfig):
@@ -330,7 +337,7 @@ class TrainingJob(pulumi.ComponentResource):
                 },
                 opts=child(self, provider=provider, depends_on=[self.headless_service]),
             )
-        self.pdb = _pdb(self, name, config.namespace, labels, provider, **TRAINING_PDB_POLICY)
+        self.pdb = _pdb(self, name, config.namespace, labels, provider, **training_pdb_policy(config.nodes))
         self.checkpoint_dir = ckpt
         self.register_outputs(
             {

@@ -186,3 +186,13 @@ def test_relay_policy_is_scoped_to_nth_queue() -> None:
     }
     assert by_sid["FindReservationInstances"]["Action"] == "ec2:DescribeInstances"
     assert by_sid["Logs"]["Resource"] == "arn:aws:logs:us-east-1:1:log-group:r:*"
+
+
+def test_target_ids_fit_eventbridge() -> None:
+    # EventBridge PutTargets: Target.Id is 1-64 characters of [.-_A-Za-z0-9] (botocore events model, TargetId).
+    plan = queue_plan(["karpenter", "node-termination-handler"], asg=True, relay=True)
+    ids = {t.name: t.get("targetId") for t in plan.of_type(TARGET)}
+    assert ids["q-spot-interruption-node-termination-handler"] == "node-termination-handler"
+    assert ids["q-spot-interruption-karpenter"] == "karpenter"
+    assert ids["q-capacity-block-expiry-relay"] == "reservation-relay"
+    assert all(len(i) <= 64 for i in ids.values())

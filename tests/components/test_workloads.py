@@ -163,9 +163,10 @@ def test_training_job_indexed_job_on_efa_pool() -> None:
     pdb = plan.find("kubernetes:policy/v1:PodDisruptionBudget", "pretrain-pdb")
     assert pdb.inputs["spec"] == {
         "selector": {"matchLabels": {"app.kubernetes.io/name": "llm-pretrain", "gpucloud.io/workload": "llm-pretrain"}},
-        # Admits the interruption handler's eviction of one rank (that eviction runs the checkpoint preStop);
-        # minAvailable: 4 allowed zero disruptions, so drains were refused until the instance died.
-        "maxUnavailable": 1,
+        # Admits the interruption handler's eviction of one of the 4 ranks (that eviction runs the checkpoint
+        # preStop); minAvailable: 4 allowed none. An integer minAvailable: Job pods have no scale subresource,
+        # so maxUnavailable or a percentage would allow no eviction either.
+        "minAvailable": 3,
         "unhealthyPodEvictionPolicy": "AlwaysAllow",
     }
 
