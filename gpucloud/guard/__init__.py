@@ -27,7 +27,7 @@ from pulumi_policy import (
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
 from gpucloud.guard.config import PolicyConfigError, check_config, effective
-from gpucloud.plan.model import Plan, ResourceRecord
+from gpucloud.plan.model import Plan, ResourceRecord, redact
 
 __all__ = ["Evaluation", "PolicyConfigError", "evaluate", "evaluate_plan", "load_pack"]
 
@@ -134,12 +134,14 @@ def evaluate(
                     "enforcement": enforcement,
                     "severity": g.severity.value,
                     "urn": urn or default_urn,
-                    "message": message,
+                    # Policies read secrets in plaintext; the CLI filters those values out of what it prints.
+                    "message": redact(message, secrets) if secrets else message,
                 }
             )
 
         return report
 
+    secrets: set[str] = set().union(*(r.secret_values() for r in plan.resources))
     remediating = [p for p in resource_policies if p[2] == "remediate" and p[0].has_remediation()]
     policy_resources: list[PolicyResource] = []
     stack_urn = _stack_urn(plan)

@@ -141,7 +141,8 @@ def k8s_autoname(type_: str, name: str, urn: str, inputs: dict[str, Any]) -> tup
     """("name" or "metadata.name", autoname) for a pulumi-kubernetes custom resource its Check would name."""
     if type_ == _HELM_RELEASE:
         return None if inputs.get("name") not in (None, "") else ("name", f"{name}-{suffix(urn, 8)}")
-    if type_.startswith("kubernetes:helm.sh/") or type_.endswith("List"):
+    # List kinds cannot be created, and a Patch must name the object it patches: neither is autonamed.
+    if type_.startswith("kubernetes:helm.sh/") or type_.endswith(("List", "Patch")):
         return None
     metadata = inputs.get("metadata")
     if metadata is not None and (

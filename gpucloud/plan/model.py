@@ -55,6 +55,13 @@ class ResourceRecord:
     def policy_inputs(self) -> dict[str, Any]:
         return self.secret_inputs if self.secret_inputs is not None else self.inputs
 
+    def secret_values(self) -> set[str]:
+        """The plaintext strings behind this record's masked secrets, to keep them out of report text."""
+        found: set[str] = set()
+        if self.secret_inputs is not None:
+            _collect_secrets(self.inputs, self.secret_inputs, found)
+        return found
+
     def to_json(self) -> dict[str, Any]:
         return {
             "urn": self.urn,
@@ -77,6 +84,38 @@ class ResourceRecord:
             else:
                 return default
         return value
+
+
+def _collect_secrets(masked: Any, plain: Any, found: set[str]) -> None:
+    if masked == SECRET and plain != SECRET:
+        _strings(plain, found)
+    elif isinstance(masked, dict) and isinstance(plain, dict):
+        for k, v in masked.items():
+            _collect_secrets(v, plain.get(k), found)
+    elif isinstance(masked, list) and isinstance(plain, list):
+        for m, p in zip(masked, plain, strict=False):
+            _collect_secrets(m, p, found)
+
+
+def _strings(value: Any, found: set[str]) -> None:
+    if isinstance(value, str):
+        if value:
+            found.add(value)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _strings(v, found)
+    elif isinstance(value, list):
+        for v in value:
+            _strings(v, found)
+    elif value is not None and not isinstance(value, bool):
+        found.add(str(value))
+
+
+def redact(text: str, secrets: set[str]) -> str:
+    """`text` with each secret replaced by SECRET, longest first, as the Pulumi CLI filters its diagnostics."""
+    for value in sorted(secrets, key=len, reverse=True):
+        text = text.replace(value, SECRET)
+    return text
 
 
 @dataclass
