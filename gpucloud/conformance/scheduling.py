@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -842,6 +843,99 @@ def _autoscaling_findings(ctx: ConformanceContext, aset: AgentSet) -> Iterator[F
             yield from _scale_from_zero(ctx, pool, by_pool.get(pool.urn, []))
 
 
+def _expander_findings(ctx: ConformanceContext, aset: AgentSet) -> Iterator[Finding]:
+    """cluster-autoscaler's priority expander vs the node groups of one pool (same labels, capacity types)."""
+    words: list[str] = []
+    namespace = "kube-system"
+    for a in aset.of(CLUSTER_AUTOSCALER):
+        namespace = a.obj.namespace
+        for c in containers(a.pod.pod_spec):
+            words += command_words(c)
+    for r in releases(ctx, "cluster-autoscaler"):
+        expander = ((r.inputs.get("values") or {}).get("extraArgs") or {}).get("expander")
+        if expander:
+            words.append(f"--expander={expander}")
+        namespace = str(r.inputs.get("namespace") or namespace)
+    if not any(w.startswith("--expander=") and "priority" in w.split("=", 1)[1].split(",") for w in words):
+        return
+    cms = [
+        o
+        for o in objects(ctx)
+        if o.kind == "ConfigMap" and o.name == "cluster-autoscaler-priority-expander" and o.namespace == namespace
+    ]
+    if not cms:
+        yield Finding(
+            f"{CHECK}.autoscaling",
+            "warning",
+            (
+                aset.of(CLUSTER_AUTOSCALER)[0].obj.urn
+                if aset.of(CLUSTER_AUTOSCALER)
+                else releases(ctx, "cluster-autoscaler")[0].urn
+            ),
+            "--expander",
+            f"cluster-autoscaler uses the priority expander but {namespace} has no ConfigMap "
+            "cluster-autoscaler-priority-expander: it falls back to random choice",
+            f"ConfigMap {namespace}/cluster-autoscaler-priority-expander with data.priorities",
+            "cluster-autoscaler priority expander docs (expander/priority/readme.md)",
+        )
+        return
+    cm = cms[0]
+    try:
+        prios = yaml.safe_load(str((cm.manifest.get("data") or {}).get("priorities") or "")) or {}
+    except yaml.YAMLError:
+        return
+    if not isinstance(prios, dict):
+        return
+
+    def priority(group: str) -> int | None:
+        best = None
+        for prio, regexes in prios.items():
+            for rx in regexes if isinstance(regexes, list) else [regexes]:
+                try:
+                    hit = re.search(str(rx), group)
+                except re.error:
+                    continue
+                if hit and (best is None or int(prio) > best):
+                    best = int(prio)
+        return best
+
+    families: dict[tuple[Any, ...], list[Pool]] = {}
+    for pool in build_pools(ctx):
+        if pool.kind != "managed node group" or not pool.variants:
+            continue
+        labels = {
+            k: v
+            for k, v in pool.variants[0].labels.values.items()
+            if "capacity" not in k.lower() and k not in ("eks.amazonaws.com/nodegroup", "topology.kubernetes.io/zone")
+        }
+        key = (tuple(sorted((k, tuple(sorted(v)) if v else None) for k, v in labels.items())), tuple(pool.taints))
+        families.setdefault(key, []).append(pool)
+    for members in families.values():
+        caps = {
+            p.urn: next(iter(p.variants[0].labels.values.get("eks.amazonaws.com/capacityType") or {""}))
+            for p in members
+        }
+        on_demand = [p for p in members if caps[p.urn] == "ON_DEMAND"]
+        spot = [p for p in members if caps[p.urn] == "SPOT"]
+        for od in on_demand:
+            for sp in spot:
+                po, ps_ = priority(f"eks-{od.name}-0"), priority(f"eks-{sp.name}-0")
+                if po is None or ps_ is None or ps_ <= po or (od.min_size or 0) > 0:
+                    continue
+                yield Finding(
+                    f"{CHECK}.autoscaling",
+                    "warning",
+                    cm.urn,
+                    "data.priorities",
+                    f"the priority expander ranks spot node group {sp.name} ({ps_}) above its on-demand twin {od.name} "
+                    f"({po}) and the on-demand group has min size 0: on-demand capacity is neither a floor nor "
+                    "preferred, so scale-ups go to spot",
+                    "on-demand groups ranked above spot, or an on-demand min size for the base capacity",
+                    "cluster-autoscaler priority expander docs (highest priority group that can fit wins)",
+                    object=cm.ref,
+                )
+
+
 def _has_tag(tags: Mapping[str, str], spec: str) -> bool:
     key, _, value = spec.partition("=")
     return key in tags and (not value or tags[key] == value)
@@ -958,6 +1052,7 @@ def check_scheduling(ctx: ConformanceContext) -> Iterator[Finding]:
         ("ResourceQuota", lambda: _quota_findings(ctx)),
         ("LimitRange", lambda: _limitrange_findings(ctx)),
         ("autoscaling", lambda: _autoscaling_findings(ctx, collect_agents(ctx))),
+        ("priority expander", lambda: _expander_findings(ctx, collect_agents(ctx))),
         ("drain", lambda: _drain_findings(ctx, collect_agents(ctx))),
     )
     for what, part in parts:

@@ -807,3 +807,42 @@ def test_fargate_profile_takes_the_controller_that_fits_no_node_group() -> None:
     assert [f for f in findings if f.check == "scheduling.workload"] == []
     ctrl = next(p for p in ctx.facts["placements"] if p["workload"] == "Deployment karpenter/ctrl")
     assert [(p["pool"], p["kind"]) for p in ctrl["pools"]] == [("fp", "Fargate profile")]
+
+
+@pytest.mark.parametrize(("on_demand_min", "warned"), [(0, True), (1, False)])
+def test_priority_expander_prefers_spot_over_the_on_demand_base(on_demand_min: int, warned: bool) -> None:
+    def program() -> None:
+        cluster = base_cluster(gpu=False)
+        for cap, low in (("ON_DEMAND", on_demand_min), ("SPOT", 0)):
+            aws.eks.NodeGroup(
+                f"train-{cap.lower().replace('_', '-')}",
+                cluster_name=cluster.name,
+                node_role_arn="arn:aws:iam::123456789012:role/n",
+                subnet_ids=["s-1"],
+                instance_types=["g6e.12xlarge"],
+                ami_type="BOTTLEROCKET_x86_64_NVIDIA",
+                capacity_type=cap,
+                labels={"gpucloud.io/pool": "train"},
+                taints=[GPU_TAINT],
+                scaling_config={"min_size": low, "max_size": 2, "desired_size": low},
+            )
+        k8s.core.v1.ConfigMap(
+            "prio",
+            metadata={"name": "cluster-autoscaler-priority-expander", "namespace": "kube-system"},
+            data={"priorities": "20:\n- .*-spot.*\n10:\n- .*\n"},
+        )
+        release(
+            "ca",
+            "cluster-autoscaler",
+            "9.53.0",
+            values={"autoDiscovery": {"clusterName": CLUSTER}, "extraArgs": {"expander": "priority"}},
+        )
+
+    _, findings = run(plan_of(program))
+    expander = [f for f in findings if f.field == "data.priorities"]
+    assert keyed(expander) == ([("scheduling.autoscaling", "prio", "data.priorities", None)] if warned else [])
+    if warned:
+        assert expander[0].severity == "warning"
+        assert (
+            "ranks spot node group train-spot (20) above its on-demand twin train-on-demand (10)" in expander[0].message
+        )
