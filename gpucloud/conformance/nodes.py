@@ -95,6 +95,7 @@ class Pool:
     obj_ref: str | None = None  # derived NodePool's object ref
     node_class: KObject | None = None
     notes: list[str] = field(default_factory=list)
+    registered_labels: dict[str, str] = field(default_factory=dict)  # what the kubelet registers from user data
 
     @property
     def types_field(self) -> str:
@@ -414,6 +415,7 @@ def _self_managed(ctx: ConformanceContext, r: ResourceRecord, index: dict[str, R
         max_size=_num(r.inputs.get("maxSize")),
         tags=tags,
         ami="bottlerocket" if lt is not None and "[settings" in _decoded(lt.inputs.get("userData")) else image,
+        registered_labels=dict(boot.labels),
     )
     if not boot.known:
         pool.notes.append(

@@ -491,7 +491,8 @@ def _workload_findings(ctx: ConformanceContext, states: dict[str, list[NodeState
                 ps.path,
                 f"{ps.name} fits no node pool, its pods stay Pending ({detail})",
                 "selectors, tolerations and requests that at least one pool's nodes satisfy",
-                f"{_sched_source(ctx)}; node allocatable from gpucloud.catalog minus {RESERVE_SOURCE}",
+                (f"{ps.obj.source}; " if ps.obj.source else "")
+                + f"{_sched_source(ctx)}; node allocatable from gpucloud.catalog minus {RESERVE_SOURCE}",
             )
             continue
         needs_devices = any((w.requests.get(r) or 0) > 0 for r in DEVICE_RESOURCES)
@@ -944,9 +945,8 @@ def _has_tag(tags: Mapping[str, str], spec: str) -> bool:
 def _scale_from_zero(ctx: ConformanceContext, pool: Pool, ws: list[Workload]) -> Iterator[Finding]:
     prefix = "k8s.io/cluster-autoscaler/node-template/"
     missing: list[str] = []
-    v0 = pool.variants[0]
     selected = _selected_keys(ws)
-    if v0.labels.open:
+    if pool.variants and pool.variants[0].labels.open:
         if not any(k.startswith(prefix) for k in pool.tags):
             yield Finding(
                 f"{CHECK}.autoscaling",
@@ -960,13 +960,11 @@ def _scale_from_zero(ctx: ConformanceContext, pool: Pool, ws: list[Workload]) ->
                 CA_DOCS,
             )
         return
-    for key, vals in v0.labels.values.items():
-        if v0.providers.get(key) or vals is None or len(vals) != 1:
-            continue
+    for key, value in pool.registered_labels.items():
         if key in selected or not ws:
             tag = f"{prefix}label/{key}"
-            if pool.tags.get(tag) != next(iter(vals)):
-                missing.append(f"{tag}={next(iter(vals))}")
+            if pool.tags.get(tag) != value:
+                missing.append(f"{tag}={value}")
     for t in pool.taints:
         tag = f"{prefix}taint/{t.key}"
         if pool.tags.get(tag) != f"{t.value}:{t.effect}":
