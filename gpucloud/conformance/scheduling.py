@@ -216,13 +216,16 @@ def _agent_findings(ctx: ConformanceContext, aset: AgentSet, states: dict[str, l
             ):
                 continue
             reasons = sorted({r for _, rs in verdicts for r in _missing_label_reason(rs)})
+            # An operator's operand is fixed where the operator reads its placement: the ClusterPolicy.
+            at = agent.origin if agent.synthetic and agent.origin is not None else agent.obj
+            name = f"{agent.role} (operand of {at.label})" if agent.synthetic else f"{agent.role} {agent.obj.label}"
             yield _finding(
                 f"{CHECK}.daemonset",
                 severity,
-                agent.obj if agent.obj.derived else None,
-                agent.obj.urn,
-                "spec.template.spec" if not agent.synthetic else agent.source.split(" ", 2)[-1],
-                f"{agent.role} {agent.obj.label} cannot run on {pool.kind} {pool.name} "
+                at if at.derived else None,
+                at.urn,
+                "spec.template.spec" if not agent.synthetic else "spec.daemonsets.tolerations",
+                f"{name} cannot run on {pool.kind} {pool.name} "
                 f"({', '.join(sorted({st.variant.instance_type or '?' for st in relevant}))}), so {why} there: "
                 + "; ".join(reasons),
                 "a nodeSelector/affinity the pool's nodes satisfy and tolerations for every NoSchedule/NoExecute "

@@ -99,6 +99,20 @@ def charts() -> dict[str, list[dict[str, Any]]]:
             "kube-system",
             {"tolerations": [GPU_TOLERATION], "nodeSelector": {"vpc.amazonaws.com/efa.present": "true"}},
         ),
+        "gpu-operator": render("gpu-operator-v26.3.0", "gop", "gpu-operator", {}),
+        # Operands that tolerate only the NVIDIA-documented nvidia.com/gpu=present taint, not the pool's =true.
+        "gpu-operator-narrow": render(
+            "gpu-operator-v26.3.0",
+            "gop",
+            "gpu-operator",
+            {
+                "daemonsets": {
+                    "tolerations": [
+                        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
+                    ]
+                }
+            },
+        ),
         "ca-9.46.6": render(
             "cluster-autoscaler-9.46.6",
             "ca",
@@ -846,3 +860,31 @@ def test_priority_expander_prefers_spot_over_the_on_demand_base(on_demand_min: i
         assert (
             "ranks spot node group train-spot (20) above its on-demand twin train-on-demand (10)" in expander[0].message
         )
+
+
+@pytest.mark.parametrize("values", ["gpu-operator", "gpu-operator-narrow"])
+def test_gpu_operator_operands_follow_the_cluster_policy(charts: dict[str, list[dict[str, Any]]], values: str) -> None:
+    def program() -> None:
+        base_cluster()
+        release("gop", "gpu-operator", "v26.3.0", "gpu-operator")
+        gpu_job()
+
+    plan = plan_of(program)
+    ctx, findings = run(plan, derived(plan, "gop", "chart gpu-operator@v26.3.0", charts[values]))
+    if values == "gpu-operator":
+        # NFD's PCI label -> the operator's nvidia.com/gpu.deploy.* labels -> its device plugin -> nvidia.com/gpu.
+        assert keyed(findings) == []
+        gpu = next(p for p in ctx.facts["scheduling_pools"] if p["pool"] == "gpu")
+        assert gpu["advertises"] == ["nvidia.com/gpu"]
+        return
+    policy = "nvidia.com/v1/ClusterPolicy cluster-policy"
+    assert keyed(findings) == [
+        ("scheduling.advertise", "gpu", "instanceTypes", None),
+        ("scheduling.daemonset", "gop", "spec.daemonsets.tolerations", policy),
+        ("scheduling.daemonset", "gop", "spec.daemonsets.tolerations", policy),
+        ("scheduling.daemonset", "gop", "spec.daemonsets.tolerations", policy),
+        ("scheduling.workload", "train", "spec.template.spec", None),
+    ]
+    assert "nvidia-device-plugin (operand of ClusterPolicy cluster-policy) cannot run on managed node group gpu" in (
+        " ".join(f.message for f in findings)
+    )
