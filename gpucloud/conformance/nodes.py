@@ -347,6 +347,8 @@ def _managed(ctx: ConformanceContext, r: ResourceRecord, index: dict[str, Resour
         labels.add("topology.kubernetes.io/region", ctx.plan.config.get("aws:region") or None)
         labels.open = not boot.known
         v = base_variant(t, labels, _lt_efa(lt))
+        if "WINDOWS" in str(r.inputs.get("amiType") or ""):
+            v.labels.values["kubernetes.io/os"] = frozenset({"windows"})
         for k in ("eks.amazonaws.com/nodegroup", "eks.amazonaws.com/capacityType"):
             v.providers[k] = "EKS managed node group"
         variants.append(v)

@@ -419,6 +419,21 @@ def fits_resources(w: Workload, st: NodeState) -> tuple[Tri, list[str], int | No
     return verdict, reasons, per_node
 
 
+_LATE_HOOKS = {"pre-delete", "post-delete", "test", "test-success", "test-failure"}
+
+
+def _not_scheduled(ps: PodSet) -> str | None:
+    """Why the scheduler never places these pods, if it does not."""
+    if ps.count == 0:
+        return "0 replicas"
+    if ps.pod_spec.get("nodeName"):
+        return "spec.nodeName set: bypasses the scheduler"
+    hooks = (ps.obj.metadata.get("annotations") or {}).get("helm.sh/hook")
+    if isinstance(hooks, str) and {h.strip() for h in hooks.split(",")} <= _LATE_HOOKS:
+        return f"Helm {hooks} hook: not run at install"
+    return None
+
+
 def _fargate_fits(ctx: ConformanceContext, w: Workload) -> list[str]:
     """Fargate profiles whose selectors take the workload's pods (Fargate runs no GPU or EFA pods)."""
     if any((w.requests.get(r) or 0) > 0 for r in DEVICE_RESOURCES):
@@ -456,6 +471,10 @@ def _workload_findings(ctx: ConformanceContext, states: dict[str, list[NodeState
         placements.append(entry)
         if not pools:
             entry["note"] = "the plan has no node pools (a stack on another stack's cluster): placement not evaluated"
+            continue
+        skip = _not_scheduled(ps)
+        if skip:
+            entry["note"] = skip
             continue
         why_not: dict[str, list[str]] = {}
         capacity_nodes: list[int | None] = []

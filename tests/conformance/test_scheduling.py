@@ -888,3 +888,34 @@ def test_gpu_operator_operands_follow_the_cluster_policy(charts: dict[str, list[
     assert "nvidia-device-plugin (operand of ClusterPolicy cluster-policy) cannot run on managed node group gpu" in (
         " ".join(f.message for f in findings)
     )
+
+
+@pytest.mark.parametrize(
+    ("meta", "replicas", "expected"),
+    [
+        ({}, 1, 1),
+        ({}, 0, 0),  # no pods to place
+        ({"annotations": {"helm.sh/hook": "post-delete"}}, 1, 0),  # runs on uninstall only
+    ],
+)
+def test_pods_the_scheduler_never_places_are_not_stranded(meta: dict[str, Any], replicas: int, expected: int) -> None:
+    def program() -> None:
+        base_cluster(system=False)
+        k8s.apps.v1.Deployment(
+            "ctrl",
+            metadata={"name": "ctrl", "namespace": "ops", **meta},
+            spec={
+                "replicas": replicas,
+                "selector": {"matchLabels": {"app": "ctrl"}},
+                "template": {
+                    "metadata": {"labels": {"app": "ctrl"}},
+                    "spec": {"containers": [{"name": "c", "image": "x"}]},
+                },
+            },
+        )
+
+    _, findings = run(plan_of(program))
+    assert (
+        keyed(f for f in findings if f.check == "scheduling.workload")
+        == [("scheduling.workload", "ctrl", "spec.template.spec", None)] * expected
+    )
