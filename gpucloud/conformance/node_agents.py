@@ -52,7 +52,6 @@ CLUSTER_AUTOSCALER = "cluster-autoscaler"
 NFD_DEFAULT_CLASSES = ("03", "0b40", "12")
 NFD_DEFAULT_FIELDS = ("class", "vendor")
 NFD_ALWAYS_ALLOWED = ("feature.node.kubernetes.io", "profile.node.kubernetes.io")
-NFD_SOURCE = "node-feature-discovery {v} (nfd-worker pci/custom sources, nfd-master label namespaces)"
 
 
 def classify(obj: KObject, pod: PodSet) -> str | None:

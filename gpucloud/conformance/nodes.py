@@ -23,7 +23,6 @@ import email
 import re
 import shlex
 import tomllib
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -599,11 +598,3 @@ def build_pools(ctx: ConformanceContext) -> list[Pool]:
                 continue
     ctx.facts["_scheduling_pools"] = (len(ctx.derived), pools)
     return list(pools)
-
-
-def tags_of(pool: Pool) -> Mapping[str, str]:
-    return pool.tags
-
-
-def describe_variants(variants: Iterable[NodeVariant]) -> str:
-    return ", ".join(sorted({v.instance_type or "any instance type" for v in variants}))

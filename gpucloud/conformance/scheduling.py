@@ -23,7 +23,6 @@ were not rendered) is reported as unverified, never as a defect.
 from __future__ import annotations
 
 import fnmatch
-import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -62,14 +61,12 @@ from gpucloud.conformance.node_agents import (
     DEVICE_PLUGIN,
     EFA_PLUGIN,
     GFD,
-    GPU_OPERATOR,
     KARPENTER,
     LOG_AGENT,
     METRICS_AGENT,
     NEURON_PLUGIN,
     NFD_WORKER,
     NTH,
-    Agent,
     AgentSet,
     NodeState,
     can_run,
@@ -1099,9 +1096,4 @@ def check_scheduling(ctx: ConformanceContext) -> Iterator[Finding]:
     ]
 
 
-def dump(ctx: ConformanceContext) -> str:
-    """The pools and placements as JSON (debugging aid for `gpucloud plan` users and tests)."""
-    return json.dumps({"pools": ctx.facts.get("scheduling_pools"), "placements": ctx.facts.get("placements")}, indent=1)
-
-
-__all__ = ["GPU_OPERATOR", "Agent", "check_scheduling", "fits_resources", "who_sets", "workloads"]
+__all__ = ["check_scheduling", "fits_resources", "guarded", "who_sets", "workloads"]
