@@ -21,8 +21,6 @@ from gpucloud.plan.model import is_unknown
 
 Tri = bool | None  # True: certainly; False: certainly not; None: cannot tell before deploy
 
-SCHEDULER_SOURCE = "kube-scheduler semantics (Kubernetes {v})"
-
 
 def tri_and(values: Iterable[Tri]) -> Tri:
     out: Tri = True

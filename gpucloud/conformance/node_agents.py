@@ -52,7 +52,6 @@ CLUSTER_AUTOSCALER = "cluster-autoscaler"
 NFD_DEFAULT_CLASSES = ("03", "0b40", "12")
 NFD_DEFAULT_FIELDS = ("class", "vendor")
 NFD_ALWAYS_ALLOWED = ("feature.node.kubernetes.io", "profile.node.kubernetes.io")
-NFD_SOURCE = "node-feature-discovery {v} (nfd-worker pci/custom sources, nfd-master label namespaces)"
 
 
 def classify(obj: KObject, pod: PodSet) -> str | None:
@@ -102,6 +101,7 @@ class Agent:
     pod: PodSet
     source: str  # where its behaviour comes from ("chart nvidia-device-plugin@0.18.2", "plan")
     synthetic: bool = False  # created by an operator at run time (GPU Operator operands)
+    origin: KObject | None = None  # the object that makes the operator create it (the ClusterPolicy)
 
 
 def _config_map(objs: list[KObject], namespace: str, name: str) -> KObject | None:
@@ -233,7 +233,7 @@ def _operator_operands(cp: KObject) -> list[Agent]:
         }
         obj = KObject(cp.urn, manifest, cp.source, derived=cp.derived)
         ps = pod_sets(obj)[0]
-        out.append(Agent(role, obj, ps, f"{cp.source or 'plan'} ClusterPolicy.spec.{key}", synthetic=True))
+        out.append(Agent(role, obj, ps, f"{cp.source or 'plan'} ClusterPolicy.spec.{key}", synthetic=True, origin=cp))
     return out
 
 

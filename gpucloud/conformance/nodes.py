@@ -23,7 +23,6 @@ import email
 import re
 import shlex
 import tomllib
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,6 +94,7 @@ class Pool:
     obj_ref: str | None = None  # derived NodePool's object ref
     node_class: KObject | None = None
     notes: list[str] = field(default_factory=list)
+    registered_labels: dict[str, str] = field(default_factory=dict)  # what the kubelet registers from user data
 
     @property
     def types_field(self) -> str:
@@ -346,6 +346,8 @@ def _managed(ctx: ConformanceContext, r: ResourceRecord, index: dict[str, Resour
         labels.add("topology.kubernetes.io/region", ctx.plan.config.get("aws:region") or None)
         labels.open = not boot.known
         v = base_variant(t, labels, _lt_efa(lt))
+        if "WINDOWS" in str(r.inputs.get("amiType") or ""):
+            v.labels.values["kubernetes.io/os"] = frozenset({"windows"})
         for k in ("eks.amazonaws.com/nodegroup", "eks.amazonaws.com/capacityType"):
             v.providers[k] = "EKS managed node group"
         variants.append(v)
@@ -414,6 +416,7 @@ def _self_managed(ctx: ConformanceContext, r: ResourceRecord, index: dict[str, R
         max_size=_num(r.inputs.get("maxSize")),
         tags=tags,
         ami="bottlerocket" if lt is not None and "[settings" in _decoded(lt.inputs.get("userData")) else image,
+        registered_labels=dict(boot.labels),
     )
     if not boot.known:
         pool.notes.append(
@@ -595,11 +598,3 @@ def build_pools(ctx: ConformanceContext) -> list[Pool]:
                 continue
     ctx.facts["_scheduling_pools"] = (len(ctx.derived), pools)
     return list(pools)
-
-
-def tags_of(pool: Pool) -> Mapping[str, str]:
-    return pool.tags
-
-
-def describe_variants(variants: Iterable[NodeVariant]) -> str:
-    return ", ".join(sorted({v.instance_type or "any instance type" for v in variants}))

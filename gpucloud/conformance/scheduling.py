@@ -23,7 +23,7 @@ were not rendered) is reported as unverified, never as a defect.
 from __future__ import annotations
 
 import fnmatch
-import json
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -61,14 +61,12 @@ from gpucloud.conformance.node_agents import (
     DEVICE_PLUGIN,
     EFA_PLUGIN,
     GFD,
-    GPU_OPERATOR,
     KARPENTER,
     LOG_AGENT,
     METRICS_AGENT,
     NEURON_PLUGIN,
     NFD_WORKER,
     NTH,
-    Agent,
     AgentSet,
     NodeState,
     can_run,
@@ -215,13 +213,16 @@ def _agent_findings(ctx: ConformanceContext, aset: AgentSet, states: dict[str, l
             ):
                 continue
             reasons = sorted({r for _, rs in verdicts for r in _missing_label_reason(rs)})
+            # An operator's operand is fixed where the operator reads its placement: the ClusterPolicy.
+            at = agent.origin if agent.synthetic and agent.origin is not None else agent.obj
+            name = f"{agent.role} (operand of {at.label})" if agent.synthetic else f"{agent.role} {agent.obj.label}"
             yield _finding(
                 f"{CHECK}.daemonset",
                 severity,
-                agent.obj if agent.obj.derived else None,
-                agent.obj.urn,
-                "spec.template.spec" if not agent.synthetic else agent.source.split(" ", 2)[-1],
-                f"{agent.role} {agent.obj.label} cannot run on {pool.kind} {pool.name} "
+                at if at.derived else None,
+                at.urn,
+                "spec.template.spec" if not agent.synthetic else "spec.daemonsets.tolerations",
+                f"{name} cannot run on {pool.kind} {pool.name} "
                 f"({', '.join(sorted({st.variant.instance_type or '?' for st in relevant}))}), so {why} there: "
                 + "; ".join(reasons),
                 "a nodeSelector/affinity the pool's nodes satisfy and tolerations for every NoSchedule/NoExecute "
@@ -415,6 +416,21 @@ def fits_resources(w: Workload, st: NodeState) -> tuple[Tri, list[str], int | No
     return verdict, reasons, per_node
 
 
+_LATE_HOOKS = {"pre-delete", "post-delete", "test", "test-success", "test-failure"}
+
+
+def _not_scheduled(ps: PodSet) -> str | None:
+    """Why the scheduler never places these pods, if it does not."""
+    if ps.count == 0:
+        return "0 replicas"
+    if ps.pod_spec.get("nodeName"):
+        return "spec.nodeName set: bypasses the scheduler"
+    hooks = (ps.obj.metadata.get("annotations") or {}).get("helm.sh/hook")
+    if isinstance(hooks, str) and {h.strip() for h in hooks.split(",")} <= _LATE_HOOKS:
+        return f"Helm {hooks} hook: not run at install"
+    return None
+
+
 def _fargate_fits(ctx: ConformanceContext, w: Workload) -> list[str]:
     """Fargate profiles whose selectors take the workload's pods (Fargate runs no GPU or EFA pods)."""
     if any((w.requests.get(r) or 0) > 0 for r in DEVICE_RESOURCES):
@@ -453,6 +469,10 @@ def _workload_findings(ctx: ConformanceContext, states: dict[str, list[NodeState
         if not pools:
             entry["note"] = "the plan has no node pools (a stack on another stack's cluster): placement not evaluated"
             continue
+        skip = _not_scheduled(ps)
+        if skip:
+            entry["note"] = skip
+            continue
         why_not: dict[str, list[str]] = {}
         capacity_nodes: list[int | None] = []
         ppn_all: list[int] = []
@@ -490,7 +510,8 @@ def _workload_findings(ctx: ConformanceContext, states: dict[str, list[NodeState
                 ps.path,
                 f"{ps.name} fits no node pool, its pods stay Pending ({detail})",
                 "selectors, tolerations and requests that at least one pool's nodes satisfy",
-                f"{_sched_source(ctx)}; node allocatable from gpucloud.catalog minus {RESERVE_SOURCE}",
+                (f"{ps.obj.source}; " if ps.obj.source else "")
+                + f"{_sched_source(ctx)}; node allocatable from gpucloud.catalog minus {RESERVE_SOURCE}",
             )
             continue
         needs_devices = any((w.requests.get(r) or 0) > 0 for r in DEVICE_RESOURCES)
@@ -842,6 +863,99 @@ def _autoscaling_findings(ctx: ConformanceContext, aset: AgentSet) -> Iterator[F
             yield from _scale_from_zero(ctx, pool, by_pool.get(pool.urn, []))
 
 
+def _expander_findings(ctx: ConformanceContext, aset: AgentSet) -> Iterator[Finding]:
+    """cluster-autoscaler's priority expander vs the node groups of one pool (same labels, capacity types)."""
+    words: list[str] = []
+    namespace = "kube-system"
+    for a in aset.of(CLUSTER_AUTOSCALER):
+        namespace = a.obj.namespace
+        for c in containers(a.pod.pod_spec):
+            words += command_words(c)
+    for r in releases(ctx, "cluster-autoscaler"):
+        expander = ((r.inputs.get("values") or {}).get("extraArgs") or {}).get("expander")
+        if expander:
+            words.append(f"--expander={expander}")
+        namespace = str(r.inputs.get("namespace") or namespace)
+    if not any(w.startswith("--expander=") and "priority" in w.split("=", 1)[1].split(",") for w in words):
+        return
+    cms = [
+        o
+        for o in objects(ctx)
+        if o.kind == "ConfigMap" and o.name == "cluster-autoscaler-priority-expander" and o.namespace == namespace
+    ]
+    if not cms:
+        yield Finding(
+            f"{CHECK}.autoscaling",
+            "warning",
+            (
+                aset.of(CLUSTER_AUTOSCALER)[0].obj.urn
+                if aset.of(CLUSTER_AUTOSCALER)
+                else releases(ctx, "cluster-autoscaler")[0].urn
+            ),
+            "--expander",
+            f"cluster-autoscaler uses the priority expander but {namespace} has no ConfigMap "
+            "cluster-autoscaler-priority-expander: it falls back to random choice",
+            f"ConfigMap {namespace}/cluster-autoscaler-priority-expander with data.priorities",
+            "cluster-autoscaler priority expander docs (expander/priority/readme.md)",
+        )
+        return
+    cm = cms[0]
+    try:
+        prios = yaml.safe_load(str((cm.manifest.get("data") or {}).get("priorities") or "")) or {}
+    except yaml.YAMLError:
+        return
+    if not isinstance(prios, dict):
+        return
+
+    def priority(group: str) -> int | None:
+        best = None
+        for prio, regexes in prios.items():
+            for rx in regexes if isinstance(regexes, list) else [regexes]:
+                try:
+                    hit = re.search(str(rx), group)
+                except re.error:
+                    continue
+                if hit and (best is None or int(prio) > best):
+                    best = int(prio)
+        return best
+
+    families: dict[tuple[Any, ...], list[Pool]] = {}
+    for pool in build_pools(ctx):
+        if pool.kind != "managed node group" or not pool.variants:
+            continue
+        labels = {
+            k: v
+            for k, v in pool.variants[0].labels.values.items()
+            if "capacity" not in k.lower() and k not in ("eks.amazonaws.com/nodegroup", "topology.kubernetes.io/zone")
+        }
+        key = (tuple(sorted((k, tuple(sorted(v)) if v else None) for k, v in labels.items())), tuple(pool.taints))
+        families.setdefault(key, []).append(pool)
+    for members in families.values():
+        caps = {
+            p.urn: next(iter(p.variants[0].labels.values.get("eks.amazonaws.com/capacityType") or {""}))
+            for p in members
+        }
+        on_demand = [p for p in members if caps[p.urn] == "ON_DEMAND"]
+        spot = [p for p in members if caps[p.urn] == "SPOT"]
+        for od in on_demand:
+            for sp in spot:
+                po, ps_ = priority(f"eks-{od.name}-0"), priority(f"eks-{sp.name}-0")
+                if po is None or ps_ is None or ps_ <= po or (od.min_size or 0) > 0:
+                    continue
+                yield Finding(
+                    f"{CHECK}.autoscaling",
+                    "warning",
+                    cm.urn,
+                    "data.priorities",
+                    f"the priority expander ranks spot node group {sp.name} ({ps_}) above its on-demand twin {od.name} "
+                    f"({po}) and the on-demand group has min size 0: on-demand capacity is neither a floor nor "
+                    "preferred, so scale-ups go to spot",
+                    "on-demand groups ranked above spot, or an on-demand min size for the base capacity",
+                    "cluster-autoscaler priority expander docs (highest priority group that can fit wins)",
+                    object=cm.ref,
+                )
+
+
 def _has_tag(tags: Mapping[str, str], spec: str) -> bool:
     key, _, value = spec.partition("=")
     return key in tags and (not value or tags[key] == value)
@@ -850,9 +964,8 @@ def _has_tag(tags: Mapping[str, str], spec: str) -> bool:
 def _scale_from_zero(ctx: ConformanceContext, pool: Pool, ws: list[Workload]) -> Iterator[Finding]:
     prefix = "k8s.io/cluster-autoscaler/node-template/"
     missing: list[str] = []
-    v0 = pool.variants[0]
     selected = _selected_keys(ws)
-    if v0.labels.open:
+    if pool.variants and pool.variants[0].labels.open:
         if not any(k.startswith(prefix) for k in pool.tags):
             yield Finding(
                 f"{CHECK}.autoscaling",
@@ -866,13 +979,11 @@ def _scale_from_zero(ctx: ConformanceContext, pool: Pool, ws: list[Workload]) ->
                 CA_DOCS,
             )
         return
-    for key, vals in v0.labels.values.items():
-        if v0.providers.get(key) or vals is None or len(vals) != 1:
-            continue
+    for key, value in pool.registered_labels.items():
         if key in selected or not ws:
             tag = f"{prefix}label/{key}"
-            if pool.tags.get(tag) != next(iter(vals)):
-                missing.append(f"{tag}={next(iter(vals))}")
+            if pool.tags.get(tag) != value:
+                missing.append(f"{tag}={value}")
     for t in pool.taints:
         tag = f"{prefix}taint/{t.key}"
         if pool.tags.get(tag) != f"{t.value}:{t.effect}":
@@ -958,6 +1069,7 @@ def check_scheduling(ctx: ConformanceContext) -> Iterator[Finding]:
         ("ResourceQuota", lambda: _quota_findings(ctx)),
         ("LimitRange", lambda: _limitrange_findings(ctx)),
         ("autoscaling", lambda: _autoscaling_findings(ctx, collect_agents(ctx))),
+        ("priority expander", lambda: _expander_findings(ctx, collect_agents(ctx))),
         ("drain", lambda: _drain_findings(ctx, collect_agents(ctx))),
     )
     for what, part in parts:
@@ -984,9 +1096,4 @@ def check_scheduling(ctx: ConformanceContext) -> Iterator[Finding]:
     ]
 
 
-def dump(ctx: ConformanceContext) -> str:
-    """The pools and placements as JSON (debugging aid for `gpucloud plan` users and tests)."""
-    return json.dumps({"pools": ctx.facts.get("scheduling_pools"), "placements": ctx.facts.get("placements")}, indent=1)
-
-
-__all__ = ["GPU_OPERATOR", "Agent", "check_scheduling", "fits_resources", "who_sets", "workloads"]
+__all__ = ["check_scheduling", "fits_resources", "guarded", "who_sets", "workloads"]

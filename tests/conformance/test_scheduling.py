@@ -99,6 +99,20 @@ def charts() -> dict[str, list[dict[str, Any]]]:
             "kube-system",
             {"tolerations": [GPU_TOLERATION], "nodeSelector": {"vpc.amazonaws.com/efa.present": "true"}},
         ),
+        "gpu-operator": render("gpu-operator-v26.3.0", "gop", "gpu-operator", {}),
+        # Operands that tolerate only the NVIDIA-documented nvidia.com/gpu=present taint, not the pool's =true.
+        "gpu-operator-narrow": render(
+            "gpu-operator-v26.3.0",
+            "gop",
+            "gpu-operator",
+            {
+                "daemonsets": {
+                    "tolerations": [
+                        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
+                    ]
+                }
+            },
+        ),
         "ca-9.46.6": render(
             "cluster-autoscaler-9.46.6",
             "ca",
@@ -807,3 +821,101 @@ def test_fargate_profile_takes_the_controller_that_fits_no_node_group() -> None:
     assert [f for f in findings if f.check == "scheduling.workload"] == []
     ctrl = next(p for p in ctx.facts["placements"] if p["workload"] == "Deployment karpenter/ctrl")
     assert [(p["pool"], p["kind"]) for p in ctrl["pools"]] == [("fp", "Fargate profile")]
+
+
+@pytest.mark.parametrize(("on_demand_min", "warned"), [(0, True), (1, False)])
+def test_priority_expander_prefers_spot_over_the_on_demand_base(on_demand_min: int, warned: bool) -> None:
+    def program() -> None:
+        cluster = base_cluster(gpu=False)
+        for cap, low in (("ON_DEMAND", on_demand_min), ("SPOT", 0)):
+            aws.eks.NodeGroup(
+                f"train-{cap.lower().replace('_', '-')}",
+                cluster_name=cluster.name,
+                node_role_arn="arn:aws:iam::123456789012:role/n",
+                subnet_ids=["s-1"],
+                instance_types=["g6e.12xlarge"],
+                ami_type="BOTTLEROCKET_x86_64_NVIDIA",
+                capacity_type=cap,
+                labels={"gpucloud.io/pool": "train"},
+                taints=[GPU_TAINT],
+                scaling_config={"min_size": low, "max_size": 2, "desired_size": low},
+            )
+        k8s.core.v1.ConfigMap(
+            "prio",
+            metadata={"name": "cluster-autoscaler-priority-expander", "namespace": "kube-system"},
+            data={"priorities": "20:\n- .*-spot.*\n10:\n- .*\n"},
+        )
+        release(
+            "ca",
+            "cluster-autoscaler",
+            "9.53.0",
+            values={"autoDiscovery": {"clusterName": CLUSTER}, "extraArgs": {"expander": "priority"}},
+        )
+
+    _, findings = run(plan_of(program))
+    expander = [f for f in findings if f.field == "data.priorities"]
+    assert keyed(expander) == ([("scheduling.autoscaling", "prio", "data.priorities", None)] if warned else [])
+    if warned:
+        assert expander[0].severity == "warning"
+        assert (
+            "ranks spot node group train-spot (20) above its on-demand twin train-on-demand (10)" in expander[0].message
+        )
+
+
+@pytest.mark.parametrize("values", ["gpu-operator", "gpu-operator-narrow"])
+def test_gpu_operator_operands_follow_the_cluster_policy(charts: dict[str, list[dict[str, Any]]], values: str) -> None:
+    def program() -> None:
+        base_cluster()
+        release("gop", "gpu-operator", "v26.3.0", "gpu-operator")
+        gpu_job()
+
+    plan = plan_of(program)
+    ctx, findings = run(plan, derived(plan, "gop", "chart gpu-operator@v26.3.0", charts[values]))
+    if values == "gpu-operator":
+        # NFD's PCI label -> the operator's nvidia.com/gpu.deploy.* labels -> its device plugin -> nvidia.com/gpu.
+        assert keyed(findings) == []
+        gpu = next(p for p in ctx.facts["scheduling_pools"] if p["pool"] == "gpu")
+        assert gpu["advertises"] == ["nvidia.com/gpu"]
+        return
+    policy = "nvidia.com/v1/ClusterPolicy cluster-policy"
+    assert keyed(findings) == [
+        ("scheduling.advertise", "gpu", "instanceTypes", None),
+        ("scheduling.daemonset", "gop", "spec.daemonsets.tolerations", policy),
+        ("scheduling.daemonset", "gop", "spec.daemonsets.tolerations", policy),
+        ("scheduling.daemonset", "gop", "spec.daemonsets.tolerations", policy),
+        ("scheduling.workload", "train", "spec.template.spec", None),
+    ]
+    assert "nvidia-device-plugin (operand of ClusterPolicy cluster-policy) cannot run on managed node group gpu" in (
+        " ".join(f.message for f in findings)
+    )
+
+
+@pytest.mark.parametrize(
+    ("meta", "replicas", "expected"),
+    [
+        ({}, 1, 1),
+        ({}, 0, 0),  # no pods to place
+        ({"annotations": {"helm.sh/hook": "post-delete"}}, 1, 0),  # runs on uninstall only
+    ],
+)
+def test_pods_the_scheduler_never_places_are_not_stranded(meta: dict[str, Any], replicas: int, expected: int) -> None:
+    def program() -> None:
+        base_cluster(system=False)
+        k8s.apps.v1.Deployment(
+            "ctrl",
+            metadata={"name": "ctrl", "namespace": "ops", **meta},
+            spec={
+                "replicas": replicas,
+                "selector": {"matchLabels": {"app": "ctrl"}},
+                "template": {
+                    "metadata": {"labels": {"app": "ctrl"}},
+                    "spec": {"containers": [{"name": "c", "image": "x"}]},
+                },
+            },
+        )
+
+    _, findings = run(plan_of(program))
+    assert (
+        keyed(f for f in findings if f.check == "scheduling.workload")
+        == [("scheduling.workload", "ctrl", "spec.template.spec", None)] * expected
+    )

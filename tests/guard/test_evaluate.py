@@ -76,7 +76,11 @@ def bad_outputs(tmp_path_factory):
 
 def test_bad_program_fails_with_the_exact_violations(bad_outputs):
     codes, texts = bad_outputs
-    assert codes == {"json": 1, "sarif": 1, "markdown": 1}
+    # Exit 5 (conformance) wins over 1 (violations): the P5 node group of a cluster with no NVIDIA device plugin
+    # would never advertise a GPU.
+    assert codes == {"json": 5, "sarif": 5, "markdown": 5}
+    conformance = json.loads(texts["json"])["conformance"]["findings"]
+    assert ("scheduling.advertise", "train-p5") in {(f["check"], _name(f["urn"])) for f in conformance}
     policies = json.loads(texts["json"])["policies"]
     assert set(policies) == {"pack", "violations", "not_evaluated", "mandatory_violations"}
     found = {(v["policy"], v["enforcement"], _name(v["urn"])) for v in policies["violations"]}
