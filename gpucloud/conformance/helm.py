@@ -32,7 +32,7 @@ from gpucloud.charts.values import (
     chart_defaults,
     fill_unknowns,
     model_for_pin,
-    unread_keys,
+    unread_keys_for_pin,
 )
 from gpucloud.conformance import ConformanceContext, DerivedObject, Finding, register_check
 from gpucloud.plan.model import SECRET, ResourceRecord, is_unknown
@@ -208,8 +208,7 @@ def _values_findings(view: ReleaseView) -> Iterable[Finding]:
             view.source,
         )
         return
-    model = model_for_pin(view.pin)
-    for unread in unread_keys(model, view.values):
+    for unread in unread_keys_for_pin(view.pin, view.values):
         yield Finding(
             "helm.values",
             "error",
@@ -236,9 +235,11 @@ def _render_findings(view: ReleaseView, rendered: Rendered) -> Iterable[Finding]
             view.source,
         )
         return
+    if {str(o.get("kind")) for o in rendered.objects} & set(WORKLOAD_KINDS):
+        return
+    # Only now the templates matter: do they define a workload that these values switched off?
     model = model_for_pin(view.pin)
-    kinds = {str(o.get("kind")) for o in rendered.objects}
-    if model.workload_kinds and not kinds & set(WORKLOAD_KINDS):
+    if model.workload_kinds:
         yield Finding(
             "helm.workload",
             "error",

@@ -17,6 +17,7 @@ from gpucloud.charts.values import (
     chart_model,
     fill_unknowns,
     unread_keys,
+    unread_keys_for_pin,
 )
 from gpucloud.plan.model import UNKNOWN, is_unknown
 
@@ -147,6 +148,30 @@ def test_template_scan_on_a_synthetic_chart(synthetic_chart: Path, values: dict,
     m = chart_model(str(synthetic_chart))
     assert [u.dotted for u in unread_keys(m, values)] == expected
     assert m.workload_kinds == ["Deployment"]
+
+
+@pytest.mark.parametrize(
+    ("chart", "values"),
+    [
+        ("nvidia-device-plugin", {"nfd": {"enabled": True}, "gfd": {"enabled": True}, "priorityClassName": "x"}),
+        ("nvidia-device-plugin", {"node-feature-discovery": {"worker": {}}}),
+        ("kube-prometheus-stack", {"prometheus": {"prometheusSpec": {"retention": "3d"}}, "grafana": {"sidecar": {}}}),
+        ("kube-prometheus-stack", {"prometheus": {"prometheusSpec": {"retentoin": "3d"}}}),
+        ("aws-efa-k8s-device-plugin", {"affinity": {}}),
+        ("cluster-autoscaler", {"autoDiscovery": {"clusterName": "c"}, "extraArgs": {"v": 4}}),
+    ],
+)
+def test_defaults_shortcut_agrees_with_the_full_tree(
+    chart: str,
+    values: dict,  # type: ignore[type-arg]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The check skips scanning templates when the defaults alone accept every key: same answer either way.
+    import gpucloud.charts.values as values_module
+
+    monkeypatch.setattr(values_module, "cached_model", lambda _pin: None)  # no cache: the shortcut decides
+    p = pin(chart)
+    assert [u.dotted for u in unread_keys_for_pin(p, values)] == [u.dotted for u in unread_keys(model(chart), values)]
 
 
 def test_placeholders_take_the_type_of_the_chart_default() -> None:
