@@ -152,6 +152,17 @@ def _lock_findings(view: ReleaseView, lock: ChartsLock) -> Iterable[Finding]:
             LOCK_SOURCE,
         )
         return
+    if is_unknown(view.record.inputs.get("version")):
+        yield Finding(
+            "helm.lock",
+            "warning",
+            urn,
+            "version",
+            f"the version of chart {by_name.name} is unknown at preview: it cannot be matched against the lock",
+            f"version {by_name.version!r}, known at plan time",
+            LOCK_SOURCE,
+        )
+        return
     if view.version != by_name.version:
         yield Finding(
             "helm.lock",
