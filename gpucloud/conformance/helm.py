@@ -316,8 +316,25 @@ def check_helm(ctx: ConformanceContext) -> Iterable[Finding]:
     views = [_view(r) for r in records]
     for view in views:
         findings += _lock_findings(view, lock)
-    pinned = [v for v in views if v.pin is not None]
-    for view in pinned:
+    pinned = []
+    for view in views:
+        if view.pin is None:
+            continue
+        if not (view.pin.chart_dir / "Chart.yaml").is_file():
+            # An installed copy without the repository's vendor/ tree: nothing to render or read keys from.
+            findings.append(
+                Finding(
+                    "helm.render",
+                    "warning",
+                    view.record.urn,
+                    "chart",
+                    f"the vendored chart {view.pin.ref} is missing at {view.pin.path}: not rendered nor checked",
+                    "run gpucloud from a checkout of the repository (make installs it editable)",
+                    LOCK_SOURCE,
+                )
+            )
+            continue
+        pinned.append(view)
         _fill_values(view)
     ctx.facts[FACTS_KEY] = {
         v.record.urn: {
