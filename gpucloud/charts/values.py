@@ -391,10 +391,11 @@ def placeholder_for(key: str, default: Any) -> Any:
         return []
     if isinstance(default, dict):
         return {}
-    lowered = key.lower()
-    if "arn" in lowered.replace("warn", ""):
+    # Words of the key, camelCase and separators alike: roleArn, role-arn, ARN -> "arn"; learnRate is no ARN.
+    words = [w.lower() for w in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", key)]
+    if "arn" in words:
         return PLACEHOLDER_ARN
-    if lowered.endswith(("url", "endpoint")):
+    if words and words[-1] in ("url", "uri", "endpoint"):
         return PLACEHOLDER_URL
     return PLACEHOLDER
 

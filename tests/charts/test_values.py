@@ -16,6 +16,7 @@ from gpucloud.charts.values import (
     chart_defaults,
     chart_model,
     fill_unknowns,
+    placeholder_for,
     unread_keys,
     unread_keys_for_pin,
 )
@@ -204,3 +205,19 @@ def test_placeholders_take_the_type_of_the_chart_default() -> None:
         "tolerations[0].key",
         "replicas",
     ]
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        ("roleArn", PLACEHOLDER_ARN),
+        ("eks.amazonaws.com/role-arn", PLACEHOLDER_ARN),
+        ("ARN", PLACEHOLDER_ARN),
+        ("learnRate", PLACEHOLDER),  # "arn" inside a word is no ARN
+        ("clusterEndpoint", PLACEHOLDER_URL),
+        ("urlPath", PLACEHOLDER),
+        ("clusterName", PLACEHOLDER),
+    ],
+)
+def test_string_placeholder_follows_the_key_name(key: str, expected: str) -> None:
+    assert placeholder_for(key, "") == expected
