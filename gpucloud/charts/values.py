@@ -373,7 +373,9 @@ def _hint(model: ChartModel, node: KeyNode, path: tuple[str, ...], key: str) -> 
     where = ".".join(path) or "the top level"
     if close:
         return f"did you mean {', '.join(f'`{c}`' for c in close)}? (keys the chart reads at {where})"
-    return f"the chart reads no `{key}` at {where}"
+    known = sorted(k for k in node.children if k not in ALWAYS_ALLOWED)
+    shown = ", ".join(known[:12]) + (f" and {len(known) - 12} more" if len(known) > 12 else "")
+    return f"the chart reads no `{key}` at {where}; it reads: {shown}"
 
 
 PLACEHOLDER = "gpucloud-placeholder"

@@ -60,7 +60,12 @@ def test_typo_at_top_level_names_the_close_key() -> None:
     ]
     # The EFA plugin v0.5.13 has no affinity anywhere: neither in values.yaml nor in a template.
     assert unread("aws-efa-k8s-device-plugin", {"affinity": {"nodeAffinity": {}}}) == [
-        ("affinity", "the chart reads no `affinity` at the top level")
+        (
+            "affinity",
+            "the chart reads no `affinity` at the top level; it reads: additionalPodAnnotations, "
+            "additionalPodLabels, fullnameOverride, image, imagePullSecrets, nameOverride, nodeSelector, resources, "
+            "securityContext, serviceAccount, supportedInstanceLabels, tolerations",
+        )
     ]
 
 
