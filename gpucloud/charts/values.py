@@ -373,7 +373,9 @@ def _hint(model: ChartModel, node: KeyNode, path: tuple[str, ...], key: str) -> 
     where = ".".join(path) or "the top level"
     if close:
         return f"did you mean {', '.join(f'`{c}`' for c in close)}? (keys the chart reads at {where})"
-    return f"the chart reads no `{key}` at {where}"
+    known = sorted(k for k in node.children if k not in ALWAYS_ALLOWED)
+    shown = ", ".join(known[:12]) + (f" and {len(known) - 12} more" if len(known) > 12 else "")
+    return f"the chart reads no `{key}` at {where}; it reads: {shown}"
 
 
 PLACEHOLDER = "gpucloud-placeholder"
@@ -391,10 +393,11 @@ def placeholder_for(key: str, default: Any) -> Any:
         return []
     if isinstance(default, dict):
         return {}
-    lowered = key.lower()
-    if "arn" in lowered.replace("warn", ""):
+    # Words of the key, camelCase and separators alike: roleArn, role-arn, ARN -> "arn"; learnRate is no ARN.
+    words = [w.lower() for w in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", key)]
+    if "arn" in words:
         return PLACEHOLDER_ARN
-    if lowered.endswith(("url", "endpoint")):
+    if words and words[-1] in ("url", "uri", "endpoint"):
         return PLACEHOLDER_URL
     return PLACEHOLDER
 
@@ -423,34 +426,48 @@ def fill_unknowns(values: Any, defaults: Any, is_unknown: Any, key: str = "", pa
     return values, []
 
 
-__all__ = [
-    "PLACEHOLDER",
-    "PLACEHOLDER_ARN",
-    "PLACEHOLDER_URL",
-    "WORKLOAD_KINDS",
-    "ChartModel",
-    "KeyNode",
-    "UnreadKey",
-    "cached_model",
-    "chart_defaults",
-    "chart_model",
-    "fill_unknowns",
-    "model_for_pin",
-    "placeholder_for",
-    "unread_keys",
-]
-
-
 @lru_cache(maxsize=64)
-def _chart_defaults(chart_dir: str) -> str:
+def _defaults_view(chart_dir: str) -> tuple[KeyNode, dict[str, Any]]:
+    # Shared, never mutated: callers only read the tree and copy what they change.
+    keys = KeyNode()
     defaults: dict[str, Any] = {}
-    _scan_chart(Path(chart_dir), KeyNode(), set(), defaults, templates=False)
-    return json.dumps(defaults, default=str)
+    _scan_chart(Path(chart_dir), keys, set(), defaults, templates=False)
+    return keys, json.loads(json.dumps(defaults, default=str))
 
 
 def chart_defaults(chart_dir: str | Path) -> dict[str, Any]:
     """The chart's effective default values (its values.yaml over its sub-charts'), without scanning templates."""
-    return dict(json.loads(_chart_defaults(str(chart_dir))))
+    return _defaults_view(str(chart_dir))[1]
+
+
+def _decided_by_defaults(node: KeyNode, values: Mapping[str, Any]) -> bool:
+    """True when every key of `values` is read according to the defaults alone.
+
+    The full tree only adds keys and free-form subtrees to the defaults' tree, so what the defaults accept the
+    full tree accepts too; the exception is a scalar default that templates index into, hence a dict value under
+    a childless, non-free node is left to the full tree, like any key the defaults do not have.
+    """
+    for key, value in values.items():
+        child = node.children.get(str(key))
+        if child is None:
+            return False
+        if (
+            isinstance(value, Mapping)
+            and not child.free
+            and (not child.children or not _decided_by_defaults(child, value))
+        ):
+            return False
+    return True
+
+
+def unread_keys_for_pin(pin: Any, values: Mapping[str, Any]) -> list[UnreadKey]:
+    """`unread_keys` for a locked chart, scanning its templates only when its defaults cannot decide."""
+    model = cached_model(pin)
+    if model is None:
+        if _decided_by_defaults(_defaults_view(str(pin.chart_dir))[0], values):
+            return []
+        model = model_for_pin(pin)
+    return unread_keys(model, values)
 
 
 MODEL_CACHE_FORMAT = 1
@@ -487,3 +504,22 @@ def model_for_pin(pin: Any) -> ChartModel:
     write_atomic(entry, json.dumps(model.to_json()))
     _MODELS[key] = model
     return model
+
+
+__all__ = [
+    "PLACEHOLDER",
+    "PLACEHOLDER_ARN",
+    "PLACEHOLDER_URL",
+    "WORKLOAD_KINDS",
+    "ChartModel",
+    "KeyNode",
+    "UnreadKey",
+    "cached_model",
+    "chart_defaults",
+    "chart_model",
+    "fill_unknowns",
+    "model_for_pin",
+    "placeholder_for",
+    "unread_keys",
+    "unread_keys_for_pin",
+]

@@ -32,7 +32,7 @@ from gpucloud.charts.values import (
     chart_defaults,
     fill_unknowns,
     model_for_pin,
-    unread_keys,
+    unread_keys_for_pin,
 )
 from gpucloud.conformance import ConformanceContext, DerivedObject, Finding, register_check
 from gpucloud.plan.model import SECRET, ResourceRecord, is_unknown
@@ -152,6 +152,17 @@ def _lock_findings(view: ReleaseView, lock: ChartsLock) -> Iterable[Finding]:
             LOCK_SOURCE,
         )
         return
+    if is_unknown(view.record.inputs.get("version")):
+        yield Finding(
+            "helm.lock",
+            "warning",
+            urn,
+            "version",
+            f"the version of chart {by_name.name} is unknown at preview: it cannot be matched against the lock",
+            f"version {by_name.version!r}, known at plan time",
+            LOCK_SOURCE,
+        )
+        return
     if view.version != by_name.version:
         yield Finding(
             "helm.lock",
@@ -208,8 +219,7 @@ def _values_findings(view: ReleaseView) -> Iterable[Finding]:
             view.source,
         )
         return
-    model = model_for_pin(view.pin)
-    for unread in unread_keys(model, view.values):
+    for unread in unread_keys_for_pin(view.pin, view.values):
         yield Finding(
             "helm.values",
             "error",
@@ -236,9 +246,11 @@ def _render_findings(view: ReleaseView, rendered: Rendered) -> Iterable[Finding]
             view.source,
         )
         return
+    if {str(o.get("kind")) for o in rendered.objects} & set(WORKLOAD_KINDS):
+        return
+    # Only now the templates matter: do they define a workload that these values switched off?
     model = model_for_pin(view.pin)
-    kinds = {str(o.get("kind")) for o in rendered.objects}
-    if model.workload_kinds and not kinds & set(WORKLOAD_KINDS):
+    if model.workload_kinds:
         yield Finding(
             "helm.workload",
             "error",
@@ -304,8 +316,25 @@ def check_helm(ctx: ConformanceContext) -> Iterable[Finding]:
     views = [_view(r) for r in records]
     for view in views:
         findings += _lock_findings(view, lock)
-    pinned = [v for v in views if v.pin is not None]
-    for view in pinned:
+    pinned = []
+    for view in views:
+        if view.pin is None:
+            continue
+        if not (view.pin.chart_dir / "Chart.yaml").is_file():
+            # An installed copy without the repository's vendor/ tree: nothing to render or read keys from.
+            findings.append(
+                Finding(
+                    "helm.render",
+                    "warning",
+                    view.record.urn,
+                    "chart",
+                    f"the vendored chart {view.pin.ref} is missing at {view.pin.path}: not rendered nor checked",
+                    "run gpucloud from a checkout of the repository (make installs it editable)",
+                    LOCK_SOURCE,
+                )
+            )
+            continue
+        pinned.append(view)
         _fill_values(view)
     ctx.facts[FACTS_KEY] = {
         v.record.urn: {
@@ -337,7 +366,9 @@ def check_helm(ctx: ConformanceContext) -> Iterable[Finding]:
         return findings
     # Helm runs as a subprocess, outside the GIL: the pool renders side by side while this thread reads the
     # charts' values trees for the key check.
-    workers = max(2, min(len(pinned), os.cpu_count() or 2))
+    # Every render starts at once: a thread mostly waits on its helm process, and the small charts then finish
+    # inside the biggest one's time instead of queueing behind it.
+    workers = min(len(pinned), max(4, 2 * (os.cpu_count() or 2)))
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="helm") as pool:
         futures = _submit_renders(pool, pinned, ctx.kubernetes_version)
         for view in pinned:

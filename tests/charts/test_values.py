@@ -16,7 +16,9 @@ from gpucloud.charts.values import (
     chart_defaults,
     chart_model,
     fill_unknowns,
+    placeholder_for,
     unread_keys,
+    unread_keys_for_pin,
 )
 from gpucloud.plan.model import UNKNOWN, is_unknown
 
@@ -58,7 +60,12 @@ def test_typo_at_top_level_names_the_close_key() -> None:
     ]
     # The EFA plugin v0.5.13 has no affinity anywhere: neither in values.yaml nor in a template.
     assert unread("aws-efa-k8s-device-plugin", {"affinity": {"nodeAffinity": {}}}) == [
-        ("affinity", "the chart reads no `affinity` at the top level")
+        (
+            "affinity",
+            "the chart reads no `affinity` at the top level; it reads: additionalPodAnnotations, "
+            "additionalPodLabels, fullnameOverride, image, imagePullSecrets, nameOverride, nodeSelector, resources, "
+            "securityContext, serviceAccount, supportedInstanceLabels, tolerations",
+        )
     ]
 
 
@@ -149,6 +156,30 @@ def test_template_scan_on_a_synthetic_chart(synthetic_chart: Path, values: dict,
     assert m.workload_kinds == ["Deployment"]
 
 
+@pytest.mark.parametrize(
+    ("chart", "values"),
+    [
+        ("nvidia-device-plugin", {"nfd": {"enabled": True}, "gfd": {"enabled": True}, "priorityClassName": "x"}),
+        ("nvidia-device-plugin", {"node-feature-discovery": {"worker": {}}}),
+        ("kube-prometheus-stack", {"prometheus": {"prometheusSpec": {"retention": "3d"}}, "grafana": {"sidecar": {}}}),
+        ("kube-prometheus-stack", {"prometheus": {"prometheusSpec": {"retentoin": "3d"}}}),
+        ("aws-efa-k8s-device-plugin", {"affinity": {}}),
+        ("cluster-autoscaler", {"autoDiscovery": {"clusterName": "c"}, "extraArgs": {"v": 4}}),
+    ],
+)
+def test_defaults_shortcut_agrees_with_the_full_tree(
+    chart: str,
+    values: dict,  # type: ignore[type-arg]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The check skips scanning templates when the defaults alone accept every key: same answer either way.
+    import gpucloud.charts.values as values_module
+
+    monkeypatch.setattr(values_module, "cached_model", lambda _pin: None)  # no cache: the shortcut decides
+    p = pin(chart)
+    assert [u.dotted for u in unread_keys_for_pin(p, values)] == [u.dotted for u in unread_keys(model(chart), values)]
+
+
 def test_placeholders_take_the_type_of_the_chart_default() -> None:
     defaults = chart_defaults(pin("aws-node-termination-handler").chart_dir)
     values = {
@@ -179,3 +210,19 @@ def test_placeholders_take_the_type_of_the_chart_default() -> None:
         "tolerations[0].key",
         "replicas",
     ]
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        ("roleArn", PLACEHOLDER_ARN),
+        ("eks.amazonaws.com/role-arn", PLACEHOLDER_ARN),
+        ("ARN", PLACEHOLDER_ARN),
+        ("learnRate", PLACEHOLDER),  # "arn" inside a word is no ARN
+        ("clusterEndpoint", PLACEHOLDER_URL),
+        ("urlPath", PLACEHOLDER),
+        ("clusterName", PLACEHOLDER),
+    ],
+)
+def test_string_placeholder_follows_the_key_name(key: str, expected: str) -> None:
+    assert placeholder_for(key, "") == expected
