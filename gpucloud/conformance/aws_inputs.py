@@ -37,6 +37,7 @@ from gpucloud.conformance.provider_types import (
     object_schema,
     resource_schema,
     resource_types,
+    sdk_label,
 )
 from gpucloud.plan.model import SECRET, UNKNOWN, ResourceRecord
 
@@ -223,20 +224,13 @@ def provider_input_findings(r: ResourceRecord, check: str) -> Iterator[Finding]:
             "type",
             f"{r.type} is not a resource type of the installed provider{hint}",
             "a resource type token the provider defines",
-            f"{object_schema_label(package)} resource registry",
+            f"{sdk_label(package)} resource registry",
         )
         return
     if schema is None or schema.kubernetes_object:
         return
     for where, message, expected, source in _TypeWalker(schema.args).object(r.inputs, schema.args, ""):
         yield Finding(check, "error", r.urn, where, message, expected, source)
-
-
-def object_schema_label(package: str) -> str:
-    from gpucloud.conformance.provider_types import _package_label, sdk_package
-
-    module = sdk_package(f"{package}:x:y")
-    return _package_label(module) if module else package
 
 
 def _guarded(check: str, r: ResourceRecord, produce: Callable[[ResourceRecord], Iterator[Finding]]) -> list[Finding]:

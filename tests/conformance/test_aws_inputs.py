@@ -139,7 +139,11 @@ def test_missing_required_nested_input(defects: list[Finding]) -> None:
 
 def test_unknown_resource_type_token(defects: list[Finding]) -> None:
     f = of(defects, "lt-bad-token")[("aws.inputs", "type")]
-    assert "did you mean 'aws:ec2/launchTemplate:LaunchTemplate'?" in f.message
+    assert f.message == (
+        "aws:ec2/launchTemplat:LaunchTemplate is not a resource type of the installed provider; "
+        "did you mean 'aws:ec2/launchTemplate:LaunchTemplate'?"
+    )
+    assert f.source.startswith(PULUMI_AWS) and f.source.endswith(" resource registry")
 
 
 def test_botocore_enums_including_instance_types(defects: list[Finding]) -> None:
