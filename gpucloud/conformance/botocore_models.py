@@ -65,9 +65,29 @@ class ServiceModel:
         return f"botocore {self.botocore_version} {self.service} model ({self.api_version})"
 
 
+# Java regex idioms of the models, in Python's `re`. The XML-character patterns name the supplementary planes as a
+# range of UTF-16 surrogate pairs; Python strings hold code points. The Unicode classes \p{L} (letters) and \p{N}
+# (numbers) are within \w, and \p{Z} (separators) within \s: each replacement admits at least what the class
+# does (\s adds tab and newlines), so a translated pattern never rejects a value the service accepts (outside a
+# negated class, which is left unchecked).
+_JAVA_IDIOMS = (
+    ("\\uD800\\uDC00-\\uDBFF\\uDFFF", "\\U00010000-\\U0010FFFF"),
+    ("\\p{L}", "\\w"),
+    ("\\p{N}", "\\w"),
+    ("\\p{Z}", "\\s"),
+)
+
+_NEGATED_UNICODE_CLASS = re.compile(r"\[\^[^\]]*\\p\{")
+
+
 @cache
 def compiled(pattern: str) -> re.Pattern[str] | None:
-    """A model pattern as a Python regex, or None where it uses syntax Python's `re` lacks (\\p{L})."""
+    """A model pattern as a Python regex, or None where it uses syntax even the translation leaves unreadable
+    (an inline flag in mid-pattern)."""
+    if _NEGATED_UNICODE_CLASS.search(pattern):
+        return None  # in a negated class the wider replacement would reject more than the service does
+    for java, python in _JAVA_IDIOMS:
+        pattern = pattern.replace(java, python)
     try:
         return re.compile(pattern)
     except re.error:

@@ -88,7 +88,7 @@ def _defects() -> None:
         per_unit_storage_throughput=2000,
         weekly_maintenance_start_time="9:03:00",
     )
-    aws.iam.Role("role-bad-name", name="gpu node role", assume_role_policy=ASSUME)
+    aws.iam.Role("role-bad-name", name="gpu node role", assume_role_policy=ASSUME, tags={"Team": "ml, platform"})
     aws.ec2.PlacementGroup("pg-bad", strategy="clustr")
     aws.s3.BucketVersioning("ver-bad", bucket="b", versioning_configuration={"status": "Paused"})
     aws.kms.Key("key-bad", deletion_window_in_days=400)
@@ -202,11 +202,15 @@ def test_botocore_patterns_and_lengths(defects: list[Finding]) -> None:
     role = of(defects, "role-bad-name")[("aws.api", "name")]
     assert role.message == "value 'gpu node role' does not match the API's pattern"
     assert role.source.endswith("shape roleNameType")
+    # IAM's tag pattern is written with Java's Unicode classes (\p{L}\p{Z}\p{N}); a comma is outside all of them.
+    tag = of(defects, "role-bad-name")[("aws.api", "tags.Team")]
+    assert tag.message == "value 'ml, platform' does not match the API's pattern"
+    assert tag.source.endswith("iam model (2010-05-08), shape tagValueType")
     assert of(defects, "cluster-bad")[("aws.api", "name")].source.endswith("eks model (2017-11-01), shape ClusterName")
 
 
 def _valid() -> None:
-    role = aws.iam.Role("node-role", assume_role_policy=ASSUME)
+    role = aws.iam.Role("node-role", assume_role_policy=ASSUME, tags={"Owner": "équipe ml@example.com"})
     lt = aws.ec2.LaunchTemplate(
         "lt-ok",
         instance_type="p5.48xlarge",
@@ -453,3 +457,12 @@ def test_a_failure_inside_the_check_is_a_warning_on_that_resource(monkeypatch: p
     [f] = run_conformance(plan, only=["aws.inputs"]).findings
     assert (f.severity, f.urn.rsplit("::", 1)[1]) == ("warning", "pg")
     assert f.message == "the check could not read this resource's inputs: RuntimeError: unreadable SDK"
+
+
+def test_java_pattern_idioms_are_read_no_narrower_than_the_service() -> None:
+    tags = botocore_models.compiled(r"[\p{L}\p{Z}\p{N}_.:/=+\-@]*")
+    assert tags is not None and tags.fullmatch("équipe ml 42") and not tags.fullmatch("a,b")
+    xml = botocore_models.compiled(r"[\u0020-\uD7FF\uE000-\uFFFD\uD800\uDC00-\uDBFF\uDFFF\r\n\t]*")
+    assert xml is not None and xml.fullmatch("gpu \U0001f680") and not xml.fullmatch("bell\x07")
+    # A negated Unicode class would reject more once widened; such a pattern is left unchecked.
+    assert botocore_models.compiled(r"[^\p{L}]+") is None
