@@ -109,9 +109,6 @@ def did_you_mean(key: str, candidates: list[str]) -> str | None:
 class _TypeWalker:
     """Validates one resource's inputs against its input type; yields (field, message, expected, source)."""
 
-    def __init__(self, top: ObjectSchema) -> None:
-        self.top = top
-
     def object(self, value: dict[str, Any], schema: ObjectSchema, path: str) -> Iterator[tuple[str, str, str, str]]:
         for name in sorted(schema.required):
             if value.get(name) is None:
@@ -229,7 +226,7 @@ def provider_input_findings(r: ResourceRecord, check: str) -> Iterator[Finding]:
         return
     if schema is None or schema.kubernetes_object:
         return
-    for where, message, expected, source in _TypeWalker(schema.args).object(r.inputs, schema.args, ""):
+    for where, message, expected, source in _TypeWalker().object(r.inputs, schema.args, ""):
         yield Finding(check, "error", r.urn, where, message, expected, source)
 
 
