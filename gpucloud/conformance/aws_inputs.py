@@ -355,10 +355,8 @@ API_SHAPES: dict[str, ApiShape] = {
         "autoscaling",
         ("CreateAutoScalingGroup",),
         aliases={"name": "AutoScalingGroupName", "protectFromScaleIn": "NewInstancesProtectedFromScaleIn"},
-        foreign={
-            "mixedInstancesPolicy.launchTemplate.overrides.instanceType": _EC2_INSTANCE_TYPE,
-            "instanceRequirements.allowedInstanceTypes": _EC2_INSTANCE_TYPE,
-        },
+        # Only exact names: instanceRequirements' allowed/excluded types take wildcards ("p5*"), not enum values.
+        foreign={"mixedInstancesPolicy.launchTemplate.overrides.instanceType": _EC2_INSTANCE_TYPE},
     ),
     "aws:fsx/lustreFileSystem:LustreFileSystem": ApiShape(
         "fsx", ("CreateFileSystemLustreConfiguration", "CreateFileSystem")

@@ -91,6 +91,13 @@ def _defects() -> None:
     aws.iam.Role("role-bad-name", name="gpu node role", assume_role_policy=ASSUME, tags={"Team": "ml, platform"})
     aws.ec2.PlacementGroup("pg-bad", strategy="clustr")
     aws.s3.BucketVersioning("ver-bad", bucket="b", versioning_configuration={"status": "Paused"})
+    aws.autoscaling.Group(
+        "asg-bad",
+        min_size=0,
+        max_size=2,
+        launch_template={"name": "lt", "version": "$Latest"},
+        mixed_instances_policy={"launch_template": {"overrides": [{"instance_type": "g6.12xlage"}]}},
+    )
     aws.kms.Key("key-bad", deletion_window_in_days=400)
     aws.lambda_.Function("fn-bad", role="r", runtime="python2.9", memory_size=64, handler="a b", package_type="Image")
     aws.eks.Cluster("cluster-bad", role_arn="arn:aws:iam::1:role/c", vpc_config={"subnet_ids": ["s"]}, name="-gpu")
@@ -174,6 +181,17 @@ def test_provider_additions_to_an_api_enum_are_listed(defects: list[Finding]) ->
     assert f.source.endswith("shape BucketVersioningStatus")
 
 
+def test_inputs_that_terraform_renames_are_matched_to_their_members(defects: list[Finding]) -> None:
+    asg = of(defects, "asg-bad")
+    # `launchTemplate.name` is the API's LaunchTemplate.LaunchTemplateName (Terraform drops the parent's prefix).
+    assert asg[("aws.api", "launchTemplate.name")].message == "value 'lt' is 2 characters, under the minimum 3"
+    assert asg[("aws.api", "launchTemplate.name")].source.endswith(
+        "autoscaling model (2011-01-01), shape LaunchTemplateName"
+    )
+    over = asg[("aws.api", "mixedInstancesPolicy.launchTemplate.overrides[0].instanceType")]
+    assert over.message.endswith("did you mean 'g6.12xlarge'?")
+
+
 def test_botocore_ranges(defects: list[Finding]) -> None:
     key = of(defects, "key-bad")[("aws.api", "deletionWindowInDays")]
     assert key.message == "400 is above the maximum 365"
@@ -240,6 +258,27 @@ def _valid() -> None:
         log_configuration={"level": "WARN_ERROR", "destination": role.arn},
     )
     aws.ec2.PlacementGroup("pg-ok", strategy="cluster")
+    aws.autoscaling.Group(
+        "asg-ok",
+        min_size=0,
+        max_size=2,
+        vpc_zone_identifiers=["subnet-1"],
+        mixed_instances_policy={
+            "launch_template": {
+                "launch_template_specification": {"launch_template_id": lt.id, "version": "$Latest"},
+                "overrides": [
+                    {"instance_type": "g6.12xlarge"},
+                    # Attribute-based selection takes wildcards, which are not instance type names.
+                    {"instance_requirements": {"allowed_instance_types": ["g6*"], "vcpu_count": {"min": 4}}},
+                ],
+            },
+            "instances_distribution": {
+                "on_demand_base_capacity": 0,
+                "spot_allocation_strategy": "price-capacity-optimized",
+            },
+        },
+        tags=[{"key": "k8s.io/cluster-autoscaler/enabled", "value": "true", "propagate_at_launch": True}],
+    )
     # CreateKey's KeySpec (not the deprecated CustomerMasterKeySpec) carries the newer specs.
     aws.kms.Key("key-ok", customer_master_key_spec="ML_DSA_65", key_usage="SIGN_VERIFY", deletion_window_in_days=7)
     # "Disabled" is the provider's own addition to the API's versioning statuses.
