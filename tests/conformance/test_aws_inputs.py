@@ -333,6 +333,94 @@ def _valid() -> None:
     k8s.helm.v3.Release("release-ok", chart="karpenter", version="1.8.1", values={"replicas": 2}, timeout=600)
 
 
+def _fleet() -> None:
+    """A GPU fleet in raw pulumi_aws, written the way the provider's docs show each resource."""
+    key = aws.kms.Key("key", description="GPU fleet key", enable_key_rotation=True, rotation_period_in_days=365)
+    aws.kms.Alias("alias", name="alias/gpu-fleet", target_key_id=key.key_id)
+    role = aws.iam.Role("cluster-role", path="/gpucloud/", assume_role_policy=ASSUME, max_session_duration=7200)
+    aws.kms.Grant(
+        "grant",
+        key_id=key.key_id,
+        grantee_principal=role.arn,
+        operations=["Decrypt", "GenerateDataKeyWithoutPlaintext"],
+    )
+    cluster = aws.eks.Cluster(
+        "cluster",
+        name="gpu-fleet",
+        role_arn=role.arn,
+        version="1.34",
+        vpc_config={
+            "subnet_ids": ["subnet-1", "subnet-2"],
+            "endpoint_private_access": True,
+            "public_access_cidrs": ["10.0.0.0/8"],
+        },
+        access_config={"authentication_mode": "API", "bootstrap_cluster_creator_admin_permissions": True},
+        enabled_cluster_log_types=["api", "audit", "authenticator"],
+        kubernetes_network_config={"service_ipv4_cidr": "172.20.0.0/16", "ip_family": "ipv4"},
+        upgrade_policy={"support_type": "STANDARD"},
+        encryption_config={"provider": {"key_arn": key.arn}, "resources": ["secrets"]},
+    )
+    aws.eks.Addon(
+        "vpc-cni",
+        cluster_name=cluster.name,
+        addon_name="vpc-cni",
+        resolve_conflicts_on_create="OVERWRITE",
+        resolve_conflicts_on_update="PRESERVE",
+        configuration_values=json.dumps({"env": {"ENABLE_PREFIX_DELEGATION": "true"}}),
+    )
+    aws.ec2.CapacityReservation(
+        "odcr",
+        instance_type="p5.48xlarge",
+        instance_platform="Linux/UNIX",
+        availability_zone="us-east-1a",
+        instance_count=2,
+        end_date_type="unlimited",
+        instance_match_criteria="targeted",
+        tenancy="default",
+    )
+    aws.ec2.Instance(
+        "bastion",
+        ami="ami-0123456789abcdef0",
+        instance_type="m7i.large",
+        metadata_options={"http_tokens": "required", "http_endpoint": "enabled"},
+        root_block_device={"volume_size": 50, "volume_type": "gp3", "encrypted": True},
+        instance_initiated_shutdown_behavior="stop",
+    )
+    aws.iam.OpenIdConnectProvider(
+        "oidc",
+        url="https://oidc.eks.us-east-1.amazonaws.com/id/ABC",
+        client_id_lists=["sts.amazonaws.com"],
+        thumbprint_lists=["9e99a48a9960b14926bb7f3b02e22da2b0ab7280"],
+    )
+    aws.cloudwatch.EventRule("spot", event_pattern=json.dumps({"source": ["aws.ec2"]}), state="ENABLED")
+    aws.cloudwatch.EventRule("tick", schedule_expression="rate(5 minutes)")
+    aws.cloudwatch.LogGroup("logs", retention_in_days=30, kms_key_id=key.arn)
+    aws.fsx.DataRepositoryAssociation(
+        "dra",
+        file_system_id="fs-0123456789abcdef0",
+        file_system_path="/datasets",
+        data_repository_path="s3://gpu-datasets/train",
+        s3={"auto_import_policy": {"events": ["NEW", "CHANGED", "DELETED"]}},
+    )
+    aws.s3.BucketLifecycleConfiguration(
+        "lifecycle",
+        bucket="gpu-datasets",
+        rules=[
+            {
+                "id": "tier",
+                "status": "Enabled",
+                "filter": {"prefix": "raw/"},
+                "transitions": [{"days": 30, "storage_class": "INTELLIGENT_TIERING"}],
+                "noncurrent_version_expiration": {"noncurrent_days": 30},
+            }
+        ],
+    )
+
+
+def test_a_fleet_written_as_the_provider_docs_show_passes() -> None:
+    assert findings(run_callable(_fleet)) == []
+
+
 def test_valid_resources_with_unknowns_and_secrets_pass() -> None:
     plan = run_callable(_valid)
     ng = plan.find("aws:eks/nodeGroup:NodeGroup", "ng-ok")
