@@ -196,28 +196,29 @@ def service_model(service: str, roots: tuple[str, ...]) -> ServiceModel | None:
     digest = hashlib.sha256(json.dumps([_FORMAT, service, roots]).encode()).hexdigest()[:16]
     directory = cache_dir()
     path = directory / version / f"{service}-{digest}.json" if directory is not None else None
-    payload: dict[str, Any] | None = None
     if path is not None and path.is_file():
         try:
-            payload = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            payload = None
-    if payload is None:
-        read = _read_model(service)
-        if read is None:
-            _MODELS[key] = None
-            return None
-        api_version, model = read
-        shapes, inputs = _closure(model, roots)
-        payload = {"botocore_version": version, "api_version": api_version, "shapes": shapes, "inputs": inputs}
-        if path is not None:
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_text(json.dumps(payload, separators=(",", ":")), encoding="utf-8")
-                tmp.replace(path)
-            except OSError:
-                pass  # a read-only home only costs the next run the parse
+            result = _to_model(service, json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            pass  # unreadable or damaged: parse the model again and rewrite the file
+        else:
+            _MODELS[key] = result
+            return result
+    read = _read_model(service)
+    if read is None:
+        _MODELS[key] = None
+        return None
+    api_version, model = read
+    shapes, inputs = _closure(model, roots)
+    payload = {"botocore_version": version, "api_version": api_version, "shapes": shapes, "inputs": inputs}
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(payload, separators=(",", ":")), encoding="utf-8")
+            tmp.replace(path)
+        except OSError:
+            pass  # a read-only home only costs the next run the parse
     result = _to_model(service, payload)
     _MODELS[key] = result
     return result

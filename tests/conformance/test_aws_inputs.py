@@ -571,6 +571,12 @@ def test_extracted_constraints_round_trip_through_the_disk_cache(
     assert fresh is not None and cached == fresh
     assert cached.root("CreateNodegroup") == cached.shape("CreateNodegroupRequest")
     assert cached.shapes["CapacityTypes"].enum == ("ON_DEMAND", "SPOT", "CAPACITY_BLOCK")
+    # A damaged file is parsed again and rewritten, not trusted.
+    [path] = tmp_path.rglob("eks-*.json")
+    path.write_text('{"shapes": []}', encoding="utf-8")
+    botocore_models.clear_memory_cache()
+    assert botocore_models.service_model("eks", roots) == fresh
+    assert json.loads(path.read_text(encoding="utf-8"))["inputs"] == {"CreateNodegroup": "CreateNodegroupRequest"}
     botocore_models.clear_memory_cache()
 
 
