@@ -37,6 +37,7 @@ from gpucloud.conformance.provider_types import (
     object_schema,
     resource_schema,
     resource_types,
+    sdk_label,
 )
 from gpucloud.plan.model import SECRET, UNKNOWN, ResourceRecord
 
@@ -107,9 +108,6 @@ def did_you_mean(key: str, candidates: list[str]) -> str | None:
 
 class _TypeWalker:
     """Validates one resource's inputs against its input type; yields (field, message, expected, source)."""
-
-    def __init__(self, top: ObjectSchema) -> None:
-        self.top = top
 
     def object(self, value: dict[str, Any], schema: ObjectSchema, path: str) -> Iterator[tuple[str, str, str, str]]:
         for name in sorted(schema.required):
@@ -223,20 +221,13 @@ def provider_input_findings(r: ResourceRecord, check: str) -> Iterator[Finding]:
             "type",
             f"{r.type} is not a resource type of the installed provider{hint}",
             "a resource type token the provider defines",
-            f"{object_schema_label(package)} resource registry",
+            f"{sdk_label(package)} resource registry",
         )
         return
     if schema is None or schema.kubernetes_object:
         return
-    for where, message, expected, source in _TypeWalker(schema.args).object(r.inputs, schema.args, ""):
+    for where, message, expected, source in _TypeWalker().object(r.inputs, schema.args, ""):
         yield Finding(check, "error", r.urn, where, message, expected, source)
-
-
-def object_schema_label(package: str) -> str:
-    from gpucloud.conformance.provider_types import _package_label, sdk_package
-
-    module = sdk_package(f"{package}:x:y")
-    return _package_label(module) if module else package
 
 
 def _guarded(check: str, r: ResourceRecord, produce: Callable[[ResourceRecord], Iterator[Finding]]) -> list[Finding]:
@@ -364,10 +355,8 @@ API_SHAPES: dict[str, ApiShape] = {
         "autoscaling",
         ("CreateAutoScalingGroup",),
         aliases={"name": "AutoScalingGroupName", "protectFromScaleIn": "NewInstancesProtectedFromScaleIn"},
-        foreign={
-            "mixedInstancesPolicy.launchTemplate.overrides.instanceType": _EC2_INSTANCE_TYPE,
-            "instanceRequirements.allowedInstanceTypes": _EC2_INSTANCE_TYPE,
-        },
+        # Only exact names: instanceRequirements' allowed/excluded types take wildcards ("p5*"), not enum values.
+        foreign={"mixedInstancesPolicy.launchTemplate.overrides.instanceType": _EC2_INSTANCE_TYPE},
     ),
     "aws:fsx/lustreFileSystem:LustreFileSystem": ApiShape(
         "fsx", ("CreateFileSystemLustreConfiguration", "CreateFileSystem")

@@ -65,9 +65,29 @@ class ServiceModel:
         return f"botocore {self.botocore_version} {self.service} model ({self.api_version})"
 
 
+# Java regex idioms of the models, in Python's `re`. The XML-character patterns name the supplementary planes as a
+# range of UTF-16 surrogate pairs; Python strings hold code points. The Unicode classes \p{L} (letters) and \p{N}
+# (numbers) are within \w, and \p{Z} (separators) within \s: each replacement admits at least what the class
+# does (\s adds tab and newlines), so a translated pattern never rejects a value the service accepts (outside a
+# negated class, which is left unchecked).
+_JAVA_IDIOMS = (
+    ("\\uD800\\uDC00-\\uDBFF\\uDFFF", "\\U00010000-\\U0010FFFF"),
+    ("\\p{L}", "\\w"),
+    ("\\p{N}", "\\w"),
+    ("\\p{Z}", "\\s"),
+)
+
+_NEGATED_UNICODE_CLASS = re.compile(r"\[\^[^\]]*\\p\{")
+
+
 @cache
 def compiled(pattern: str) -> re.Pattern[str] | None:
-    """A model pattern as a Python regex, or None where it uses syntax Python's `re` lacks (\\p{L})."""
+    """A model pattern as a Python regex, or None where it uses syntax even the translation leaves unreadable
+    (an inline flag in mid-pattern)."""
+    if _NEGATED_UNICODE_CLASS.search(pattern):
+        return None  # in a negated class the wider replacement would reject more than the service does
+    for java, python in _JAVA_IDIOMS:
+        pattern = pattern.replace(java, python)
     try:
         return re.compile(pattern)
     except re.error:
@@ -176,28 +196,29 @@ def service_model(service: str, roots: tuple[str, ...]) -> ServiceModel | None:
     digest = hashlib.sha256(json.dumps([_FORMAT, service, roots]).encode()).hexdigest()[:16]
     directory = cache_dir()
     path = directory / version / f"{service}-{digest}.json" if directory is not None else None
-    payload: dict[str, Any] | None = None
     if path is not None and path.is_file():
         try:
-            payload = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            payload = None
-    if payload is None:
-        read = _read_model(service)
-        if read is None:
-            _MODELS[key] = None
-            return None
-        api_version, model = read
-        shapes, inputs = _closure(model, roots)
-        payload = {"botocore_version": version, "api_version": api_version, "shapes": shapes, "inputs": inputs}
-        if path is not None:
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_text(json.dumps(payload, separators=(",", ":")), encoding="utf-8")
-                tmp.replace(path)
-            except OSError:
-                pass  # a read-only home only costs the next run the parse
+            result = _to_model(service, json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            pass  # unreadable or damaged: parse the model again and rewrite the file
+        else:
+            _MODELS[key] = result
+            return result
+    read = _read_model(service)
+    if read is None:
+        _MODELS[key] = None
+        return None
+    api_version, model = read
+    shapes, inputs = _closure(model, roots)
+    payload = {"botocore_version": version, "api_version": api_version, "shapes": shapes, "inputs": inputs}
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(payload, separators=(",", ":")), encoding="utf-8")
+            tmp.replace(path)
+        except OSError:
+            pass  # a read-only home only costs the next run the parse
     result = _to_model(service, payload)
     _MODELS[key] = result
     return result

@@ -218,6 +218,12 @@ class UnknownResourceType(LookupError):
 _SDK_PACKAGES = {"aws": "pulumi_aws", "kubernetes": "pulumi_kubernetes"}
 
 
+def sdk_label(package: str) -> str:
+    """'aws' -> 'pulumi-aws 7.51.1': the installed SDK a finding's expectation comes from."""
+    module = _SDK_PACKAGES.get(package)
+    return _package_label(module) if module else package
+
+
 def sdk_package(token: str) -> str | None:
     """The SDK module for a type token's package ('aws' -> 'pulumi_aws'), None for packages not read here."""
     return _SDK_PACKAGES.get(token.partition(":")[0])
@@ -287,6 +293,7 @@ def resource_types(package: str) -> tuple[str, ...]:
 
     importlib.import_module(_SDK_PACKAGES[package])
     tokens: list[str] = []
+    # The registry has no public listing; get_resource_module answers one (package, module) at a time.
     for key, modules in rpc._RESOURCE_MODULES.items():
         if key.partition(":")[0] != package:
             continue

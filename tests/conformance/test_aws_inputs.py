@@ -88,9 +88,16 @@ def _defects() -> None:
         per_unit_storage_throughput=2000,
         weekly_maintenance_start_time="9:03:00",
     )
-    aws.iam.Role("role-bad-name", name="gpu node role", assume_role_policy=ASSUME)
+    aws.iam.Role("role-bad-name", name="gpu node role", assume_role_policy=ASSUME, tags={"Team": "ml, platform"})
     aws.ec2.PlacementGroup("pg-bad", strategy="clustr")
     aws.s3.BucketVersioning("ver-bad", bucket="b", versioning_configuration={"status": "Paused"})
+    aws.autoscaling.Group(
+        "asg-bad",
+        min_size=0,
+        max_size=2,
+        launch_template={"name": "lt", "version": "$Latest"},
+        mixed_instances_policy={"launch_template": {"overrides": [{"instance_type": "g6.12xlage"}]}},
+    )
     aws.kms.Key("key-bad", deletion_window_in_days=400)
     aws.lambda_.Function("fn-bad", role="r", runtime="python2.9", memory_size=64, handler="a b", package_type="Image")
     aws.eks.Cluster("cluster-bad", role_arn="arn:aws:iam::1:role/c", vpc_config={"subnet_ids": ["s"]}, name="-gpu")
@@ -139,7 +146,11 @@ def test_missing_required_nested_input(defects: list[Finding]) -> None:
 
 def test_unknown_resource_type_token(defects: list[Finding]) -> None:
     f = of(defects, "lt-bad-token")[("aws.inputs", "type")]
-    assert "did you mean 'aws:ec2/launchTemplate:LaunchTemplate'?" in f.message
+    assert f.message == (
+        "aws:ec2/launchTemplat:LaunchTemplate is not a resource type of the installed provider; "
+        "did you mean 'aws:ec2/launchTemplate:LaunchTemplate'?"
+    )
+    assert f.source.startswith(PULUMI_AWS) and f.source.endswith(" resource registry")
 
 
 def test_botocore_enums_including_instance_types(defects: list[Finding]) -> None:
@@ -170,6 +181,17 @@ def test_provider_additions_to_an_api_enum_are_listed(defects: list[Finding]) ->
     assert f.source.endswith("shape BucketVersioningStatus")
 
 
+def test_inputs_that_terraform_renames_are_matched_to_their_members(defects: list[Finding]) -> None:
+    asg = of(defects, "asg-bad")
+    # `launchTemplate.name` is the API's LaunchTemplate.LaunchTemplateName (Terraform drops the parent's prefix).
+    assert asg[("aws.api", "launchTemplate.name")].message == "value 'lt' is 2 characters, under the minimum 3"
+    assert asg[("aws.api", "launchTemplate.name")].source.endswith(
+        "autoscaling model (2011-01-01), shape LaunchTemplateName"
+    )
+    over = asg[("aws.api", "mixedInstancesPolicy.launchTemplate.overrides[0].instanceType")]
+    assert over.message.endswith("did you mean 'g6.12xlarge'?")
+
+
 def test_botocore_ranges(defects: list[Finding]) -> None:
     key = of(defects, "key-bad")[("aws.api", "deletionWindowInDays")]
     assert key.message == "400 is above the maximum 365"
@@ -198,11 +220,15 @@ def test_botocore_patterns_and_lengths(defects: list[Finding]) -> None:
     role = of(defects, "role-bad-name")[("aws.api", "name")]
     assert role.message == "value 'gpu node role' does not match the API's pattern"
     assert role.source.endswith("shape roleNameType")
+    # IAM's tag pattern is written with Java's Unicode classes (\p{L}\p{Z}\p{N}); a comma is outside all of them.
+    tag = of(defects, "role-bad-name")[("aws.api", "tags.Team")]
+    assert tag.message == "value 'ml, platform' does not match the API's pattern"
+    assert tag.source.endswith("iam model (2010-05-08), shape tagValueType")
     assert of(defects, "cluster-bad")[("aws.api", "name")].source.endswith("eks model (2017-11-01), shape ClusterName")
 
 
 def _valid() -> None:
-    role = aws.iam.Role("node-role", assume_role_policy=ASSUME)
+    role = aws.iam.Role("node-role", assume_role_policy=ASSUME, tags={"Owner": "équipe ml@example.com"})
     lt = aws.ec2.LaunchTemplate(
         "lt-ok",
         instance_type="p5.48xlarge",
@@ -232,6 +258,27 @@ def _valid() -> None:
         log_configuration={"level": "WARN_ERROR", "destination": role.arn},
     )
     aws.ec2.PlacementGroup("pg-ok", strategy="cluster")
+    aws.autoscaling.Group(
+        "asg-ok",
+        min_size=0,
+        max_size=2,
+        vpc_zone_identifiers=["subnet-1"],
+        mixed_instances_policy={
+            "launch_template": {
+                "launch_template_specification": {"launch_template_id": lt.id, "version": "$Latest"},
+                "overrides": [
+                    {"instance_type": "g6.12xlarge"},
+                    # Attribute-based selection takes wildcards, which are not instance type names.
+                    {"instance_requirements": {"allowed_instance_types": ["g6*"], "vcpu_count": {"min": 4}}},
+                ],
+            },
+            "instances_distribution": {
+                "on_demand_base_capacity": 0,
+                "spot_allocation_strategy": "price-capacity-optimized",
+            },
+        },
+        tags=[{"key": "k8s.io/cluster-autoscaler/enabled", "value": "true", "propagate_at_launch": True}],
+    )
     # CreateKey's KeySpec (not the deprecated CustomerMasterKeySpec) carries the newer specs.
     aws.kms.Key("key-ok", customer_master_key_spec="ML_DSA_65", key_usage="SIGN_VERIFY", deletion_window_in_days=7)
     # "Disabled" is the provider's own addition to the API's versioning statuses.
@@ -284,6 +331,94 @@ def _valid() -> None:
         },
     )
     k8s.helm.v3.Release("release-ok", chart="karpenter", version="1.8.1", values={"replicas": 2}, timeout=600)
+
+
+def _fleet() -> None:
+    """A GPU fleet in raw pulumi_aws, written the way the provider's docs show each resource."""
+    key = aws.kms.Key("key", description="GPU fleet key", enable_key_rotation=True, rotation_period_in_days=365)
+    aws.kms.Alias("alias", name="alias/gpu-fleet", target_key_id=key.key_id)
+    role = aws.iam.Role("cluster-role", path="/gpucloud/", assume_role_policy=ASSUME, max_session_duration=7200)
+    aws.kms.Grant(
+        "grant",
+        key_id=key.key_id,
+        grantee_principal=role.arn,
+        operations=["Decrypt", "GenerateDataKeyWithoutPlaintext"],
+    )
+    cluster = aws.eks.Cluster(
+        "cluster",
+        name="gpu-fleet",
+        role_arn=role.arn,
+        version="1.34",
+        vpc_config={
+            "subnet_ids": ["subnet-1", "subnet-2"],
+            "endpoint_private_access": True,
+            "public_access_cidrs": ["10.0.0.0/8"],
+        },
+        access_config={"authentication_mode": "API", "bootstrap_cluster_creator_admin_permissions": True},
+        enabled_cluster_log_types=["api", "audit", "authenticator"],
+        kubernetes_network_config={"service_ipv4_cidr": "172.20.0.0/16", "ip_family": "ipv4"},
+        upgrade_policy={"support_type": "STANDARD"},
+        encryption_config={"provider": {"key_arn": key.arn}, "resources": ["secrets"]},
+    )
+    aws.eks.Addon(
+        "vpc-cni",
+        cluster_name=cluster.name,
+        addon_name="vpc-cni",
+        resolve_conflicts_on_create="OVERWRITE",
+        resolve_conflicts_on_update="PRESERVE",
+        configuration_values=json.dumps({"env": {"ENABLE_PREFIX_DELEGATION": "true"}}),
+    )
+    aws.ec2.CapacityReservation(
+        "odcr",
+        instance_type="p5.48xlarge",
+        instance_platform="Linux/UNIX",
+        availability_zone="us-east-1a",
+        instance_count=2,
+        end_date_type="unlimited",
+        instance_match_criteria="targeted",
+        tenancy="default",
+    )
+    aws.ec2.Instance(
+        "bastion",
+        ami="ami-0123456789abcdef0",
+        instance_type="m7i.large",
+        metadata_options={"http_tokens": "required", "http_endpoint": "enabled"},
+        root_block_device={"volume_size": 50, "volume_type": "gp3", "encrypted": True},
+        instance_initiated_shutdown_behavior="stop",
+    )
+    aws.iam.OpenIdConnectProvider(
+        "oidc",
+        url="https://oidc.eks.us-east-1.amazonaws.com/id/ABC",
+        client_id_lists=["sts.amazonaws.com"],
+        thumbprint_lists=["9e99a48a9960b14926bb7f3b02e22da2b0ab7280"],
+    )
+    aws.cloudwatch.EventRule("spot", event_pattern=json.dumps({"source": ["aws.ec2"]}), state="ENABLED")
+    aws.cloudwatch.EventRule("tick", schedule_expression="rate(5 minutes)")
+    aws.cloudwatch.LogGroup("logs", retention_in_days=30, kms_key_id=key.arn)
+    aws.fsx.DataRepositoryAssociation(
+        "dra",
+        file_system_id="fs-0123456789abcdef0",
+        file_system_path="/datasets",
+        data_repository_path="s3://gpu-datasets/train",
+        s3={"auto_import_policy": {"events": ["NEW", "CHANGED", "DELETED"]}},
+    )
+    aws.s3.BucketLifecycleConfiguration(
+        "lifecycle",
+        bucket="gpu-datasets",
+        rules=[
+            {
+                "id": "tier",
+                "status": "Enabled",
+                "filter": {"prefix": "raw/"},
+                "transitions": [{"days": 30, "storage_class": "INTELLIGENT_TIERING"}],
+                "noncurrent_version_expiration": {"noncurrent_days": 30},
+            }
+        ],
+    )
+
+
+def test_a_fleet_written_as_the_provider_docs_show_passes() -> None:
+    assert findings(run_callable(_fleet)) == []
 
 
 def test_valid_resources_with_unknowns_and_secrets_pass() -> None:
@@ -436,6 +571,12 @@ def test_extracted_constraints_round_trip_through_the_disk_cache(
     assert fresh is not None and cached == fresh
     assert cached.root("CreateNodegroup") == cached.shape("CreateNodegroupRequest")
     assert cached.shapes["CapacityTypes"].enum == ("ON_DEMAND", "SPOT", "CAPACITY_BLOCK")
+    # A damaged file is parsed again and rewritten, not trusted.
+    [path] = tmp_path.rglob("eks-*.json")
+    path.write_text('{"shapes": []}', encoding="utf-8")
+    botocore_models.clear_memory_cache()
+    assert botocore_models.service_model("eks", roots) == fresh
+    assert json.loads(path.read_text(encoding="utf-8"))["inputs"] == {"CreateNodegroup": "CreateNodegroupRequest"}
     botocore_models.clear_memory_cache()
 
 
@@ -449,3 +590,12 @@ def test_a_failure_inside_the_check_is_a_warning_on_that_resource(monkeypatch: p
     [f] = run_conformance(plan, only=["aws.inputs"]).findings
     assert (f.severity, f.urn.rsplit("::", 1)[1]) == ("warning", "pg")
     assert f.message == "the check could not read this resource's inputs: RuntimeError: unreadable SDK"
+
+
+def test_java_pattern_idioms_are_read_no_narrower_than_the_service() -> None:
+    tags = botocore_models.compiled(r"[\p{L}\p{Z}\p{N}_.:/=+\-@]*")
+    assert tags is not None and tags.fullmatch("équipe ml 42") and not tags.fullmatch("a,b")
+    xml = botocore_models.compiled(r"[\u0020-\uD7FF\uE000-\uFFFD\uD800\uDC00-\uDBFF\uDFFF\r\n\t]*")
+    assert xml is not None and xml.fullmatch("gpu \U0001f680") and not xml.fullmatch("bell\x07")
+    # A negated Unicode class would reject more once widened; such a pattern is left unchecked.
+    assert botocore_models.compiled(r"[^\p{L}]+") is None
