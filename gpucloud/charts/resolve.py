@@ -1,26 +1,30 @@
 """Where a chart reference (name, version, repository) is found on disk for an offline render.
 
-One function on purpose: the chart lock file will back it (chart, version, repository, digest); until then a
-chart resolves to its vendored copy, vendor/upstream/charts/<chart>-<version>/.
+The charts lock (gpucloud/charts/lock.yaml) is the only source: a chart renders offline exactly when the lock pins
+that chart at that version, and the directory is the lock's vendored copy. A reference the lock does not pin is
+refused with the pinned version, so a plan never renders something `up` would not install.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-VENDORED_CHARTS = Path(__file__).resolve().parents[2] / "vendor" / "upstream" / "charts"
+from gpucloud.charts import lock as charts_lock
 
 
 class ChartNotPinned(Exception):
-    """The chart reference names no vendored chart: the offline plan cannot render it."""
+    """The chart reference names no chart the lock pins: the offline plan cannot render it."""
 
 
 def resolve_chart_dir(chart: str, version: str | None, repo: str | None) -> Path:
-    """The directory of the pinned chart `chart`@`version` from `repo` (an https index or an oci:// URL).
+    """The vendored directory of `chart`@`version` from `repo` (an https index or an oci:// URL).
 
-    `chart` may be a bare name, `repo/name` or a whole oci:// reference; only its last segment names the chart.
+    `chart` may be a bare name, `repo/name` or a whole oci:// reference; an OCI reference is looked up by its URL,
+    anything else by its last path segment.
     """
-    name = chart.rstrip("/").rsplit("/", 1)[-1]
+    lock = charts_lock.load_lock()
+    pinned = lock.by_repository(chart) if chart.startswith("oci://") else None
+    name = pinned.name if pinned is not None else chart.rstrip("/").rsplit("/", 1)[-1]
     where = f" from {repo}" if repo else ""
     if not name:
         raise ChartNotPinned("a chart reference needs a chart name")
@@ -28,14 +32,18 @@ def resolve_chart_dir(chart: str, version: str | None, repo: str | None) -> Path
         raise ChartNotPinned(
             f"chart {name}{where} has no version: pin one (version=...) so the plan renders what `up` installs"
         )
-    bare = version[1:] if version.startswith("v") else version
-    for candidate in (version, bare, f"v{bare}"):
-        path = VENDORED_CHARTS / f"{name}-{candidate}"
-        if (path / "Chart.yaml").is_file():
-            return path
-    known = sorted(p.name[len(name) + 1 :] for p in VENDORED_CHARTS.glob(f"{name}-*") if (p / "Chart.yaml").is_file())
-    have = f"; vendored versions of {name}: {', '.join(known)}" if known else f"; no version of {name} is vendored"
-    raise ChartNotPinned(
-        f"chart {name}@{version}{where} is not in {VENDORED_CHARTS.relative_to(VENDORED_CHARTS.parents[2])}{have} "
-        "(vendor it with its provenance, or use a pinned version)"
-    )
+    try:
+        pinned = lock.pin(name)
+    except charts_lock.LockError as exc:
+        raise ChartNotPinned(f"{exc} (add it to gpucloud/charts/lock.yaml with its vendored copy)") from None
+    # Charts tag their versions with and without a leading v; the lock's spelling is the chart's own.
+    if version.lstrip("v") != pinned.version.lstrip("v"):
+        raise ChartNotPinned(
+            f"chart {name}@{version}{where} is not pinned; the charts lock pins {name}@{pinned.version} "
+            "(upgrading is a lock change plus the vendored copy)"
+        )
+    if repo and not pinned.oci and not pinned.matches_repository(repo):
+        raise ChartNotPinned(
+            f"chart {name}@{version} comes from {repo}, but the charts lock pins it from {pinned.repository}"
+        )
+    return pinned.chart_dir

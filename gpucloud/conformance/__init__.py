@@ -103,6 +103,9 @@ class ConformanceResult:
     checks: list[str]
     kubernetes_version: str
     timings: dict[str, float] = field(default_factory=dict)
+    # Per workload, the pools it can land on; per pool, what its nodes advertise (from the scheduling check).
+    placements: list[dict[str, Any]] = field(default_factory=list)
+    pools: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Finding]:
@@ -120,6 +123,21 @@ class ConformanceResult:
             "warnings": len(self.warnings),
             "findings": [f.to_json() for f in self.findings],
             "derived_objects": [d.summary() for d in self.derived],
+            "placements": [
+                {
+                    "workload": p.get("workload"),
+                    "object": p.get("object"),
+                    "urn": p.get("urn"),
+                    "pods": p.get("pods"),
+                    "pools": [q.get("pool") for q in p.get("pools") or []],
+                    **({"note": p["note"]} if p.get("note") else {}),
+                }
+                for p in self.placements
+            ],
+            "pools": [
+                {k: p.get(k) for k in ("pool", "kind", "urn", "instance_types", "min", "max", "advertises")}
+                for p in self.pools
+            ],
         }
 
 
@@ -174,7 +192,15 @@ def run_conformance(plan: Plan, *, only: Iterable[str] | None = None, skip: Iter
         timings[name] = time.perf_counter() - start
         ran.append(name)
     findings = sorted(set(findings), key=_finding_order)
-    return ConformanceResult(findings, ctx.derived, ran, ctx.kubernetes_version, timings)
+    return ConformanceResult(
+        findings,
+        ctx.derived,
+        ran,
+        ctx.kubernetes_version,
+        timings,
+        placements=list(ctx.facts.get("placements") or []),
+        pools=list(ctx.facts.get("scheduling_pools") or []),
+    )
 
 
 def _finding_order(f: Finding) -> tuple[int, str, str, str, str]:

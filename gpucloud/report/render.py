@@ -233,6 +233,15 @@ def _conformance_text(console: Console, conformance: Mapping[str, Any] | None) -
             + (f"\n    expected: {escape(str(f.get('expected')))}" if f.get("expected") else "")
             + f"\n    [dim]source: {escape(str(f.get('source')))}[/dim]"
         )
+    placements = conformance.get("placements") or []
+    if placements:
+        table = Table(title="Where each workload can run", title_justify="left")
+        for col in ("workload", "pods", "pools"):
+            table.add_column(col, justify="right" if col == "pods" else "left")
+        for p in placements:
+            pools = ", ".join(p.get("pools") or []) or f"[dim]{escape(str(p.get('note') or 'none'))}[/dim]"
+            table.add_row(escape(str(p.get("workload"))), str(p.get("pods") or ""), pools)
+        console.print(table)
     errors = int(conformance.get("errors", 0))
     verdict = "[red]FAIL[/red]" if errors else "[green]PASS[/green]"
     console.print(
@@ -271,6 +280,14 @@ def _conformance_markdown(conformance: Mapping[str, Any] | None) -> list[str]:
                 f"{cell(f.get('message'))} | {cell(f.get('expected'))} | {cell(f.get('source'))} |"
             )
         lines.append("")
+    placements = conformance.get("placements") or []
+    if placements:
+        lines += ["<details><summary>Where each workload can run</summary>", "", "| workload | pods | pools |"]
+        lines += ["|---|--:|---|"]
+        for p in placements:
+            pools = ", ".join(f"`{x}`" for x in p.get("pools") or []) or str(p.get("note") or "none").replace("|", "/")
+            lines.append(f"| `{p.get('workload')}` | {p.get('pods') or ''} | {pools} |")
+        lines += ["", "</details>", ""]
     return lines
 
 

@@ -265,8 +265,8 @@ def test_helm_v3_chart_not_vendored_is_bad_input() -> None:
     with pytest.raises(PlanInputError) as info:
         run_callable(program)
     assert str(info.value).startswith(
-        "helm.v3.Chart metrics-server: chart metrics-server@0.0.1 is not in vendor/upstream/charts; vendored "
-        "versions of metrics-server: 3.13.1"
+        "helm.v3.Chart metrics-server: chart metrics-server@0.0.1 is not pinned; the charts lock pins "
+        "metrics-server@3.13.1"
     )
 
 
