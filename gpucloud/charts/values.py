@@ -191,9 +191,9 @@ class _TemplateScan:
             elif head in ("define", "block"):
                 stack.append(())
             elif head == "with":
-                stack.append(self._target(body, ctx, variables))
+                stack.append(_index_target(raw) or self._target(body, ctx, variables))
             elif head == "range":
-                target = self._target(body.split(":=", 1)[-1], ctx, variables)
+                target = _index_target(raw) or self._target(body.split(":=", 1)[-1], ctx, variables)
                 if target:
                     self.known(target, wholesale=True)
                 stack.append(None)
@@ -251,6 +251,14 @@ class _TemplateScan:
                 self.known(ctx + parts, wholesale=wholesale_fn)
             if _BARE_DOT.search(text):
                 self.known(ctx, wholesale=True)
+
+
+def _index_target(raw: str) -> tuple[str, ...] | None:
+    """The values path of a block opened on `index .Values "a" "b"` (keys that are no identifiers)."""
+    m = _INDEX_REF.search(raw) if "index" in raw else None
+    if m is None:
+        return None
+    return tuple(p for p in m.group(1).split(".") if p) + tuple(re.findall(r'"([^"]*)"', m.group(2)))
 
 
 def _merge(into: dict[str, Any], over: Mapping[str, Any]) -> None:
@@ -470,7 +478,8 @@ def unread_keys_for_pin(pin: Any, values: Mapping[str, Any]) -> list[UnreadKey]:
     return unread_keys(model, values)
 
 
-MODEL_CACHE_FORMAT = 1
+# Bump with any change to how templates are scanned: cached trees are keyed by chart digest only.
+MODEL_CACHE_FORMAT = 2
 _MODELS: dict[str, ChartModel] = {}
 
 

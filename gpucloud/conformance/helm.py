@@ -22,7 +22,10 @@ import os
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+import yaml
 
 from gpucloud.charts.helm import HelmError, Rendered, find_helm, render_pinned
 from gpucloud.charts.lock import LOCK_SOURCE, ChartPin, ChartsLock, LockError, load_lock
@@ -102,9 +105,10 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and not is_unknown(value) else None
 
 
-def _view(r: ResourceRecord) -> ReleaseView:
+def _view(r: ResourceRecord, program_dir: str) -> tuple[ReleaseView, list[Finding]]:
     repo = r.inputs.get("repositoryOpts")
-    return ReleaseView(
+    values, problems = _effective_values(r, Path(program_dir or "."))
+    view = ReleaseView(
         record=r,
         chart=_text(r.inputs.get("chart")) or "",
         version=_text(r.inputs.get("version")) or "",
@@ -112,8 +116,56 @@ def _view(r: ResourceRecord) -> ReleaseView:
         # An unnamed Release is autonamed from its resource name; that is what the chart's fullname sees.
         name=_text(r.inputs.get("name")) or r.name,
         namespace=_text(r.inputs.get("namespace")) or "default",
-        values=r.inputs.get("values") or {},
+        values=values,
     )
+    return view, problems
+
+
+def _effective_values(r: ResourceRecord, program_dir: Path) -> tuple[Any, list[Finding]]:
+    """`valueYamlFiles` merged in order, then `values` over them, as the Release hands them to Helm."""
+    values = r.inputs.get("values") or {}
+    files = r.inputs.get("valueYamlFiles") or []
+    if not files or not isinstance(values, Mapping) or not isinstance(files, list):
+        return values, []
+    merged: dict[str, Any] = {}
+    problems: list[Finding] = []
+    for i, item in enumerate(files):
+        asset = item.get("asset") if isinstance(item, Mapping) else None
+        loaded, reason = None, "not a local FileAsset or StringAsset"
+        try:
+            if isinstance(asset, Mapping) and isinstance(asset.get("text"), str):
+                loaded, reason = yaml.safe_load(asset["text"]), ""
+            elif isinstance(asset, Mapping) and isinstance(asset.get("path"), str):
+                path = Path(asset["path"])
+                loaded = yaml.safe_load((path if path.is_absolute() else program_dir / path).read_text())
+                reason = ""
+        except (OSError, yaml.YAMLError) as exc:
+            reason = str(exc).splitlines()[0]
+        if isinstance(loaded, Mapping):
+            _deep_merge(merged, loaded)
+        elif reason:
+            problems.append(
+                Finding(
+                    "helm.values",
+                    "warning",
+                    r.urn,
+                    f"valueYamlFiles[{i}]",
+                    f"a values file the check cannot read offline ({reason}): its keys are neither checked "
+                    "nor rendered",
+                    "a local FileAsset or StringAsset holding a YAML mapping",
+                    "pulumi-kubernetes helm.v3.Release valueYamlFiles",
+                )
+            )
+    _deep_merge(merged, values)
+    return merged, problems
+
+
+def _deep_merge(into: dict[str, Any], over: Mapping[str, Any]) -> None:
+    for k, v in over.items():
+        if isinstance(v, Mapping) and isinstance(into.get(k), dict):
+            _deep_merge(into[k], v)
+        else:
+            into[k] = dict(v) if isinstance(v, Mapping) else v
 
 
 def _sentinel(value: Any) -> bool:
@@ -313,7 +365,11 @@ def check_helm(ctx: ConformanceContext) -> Iterable[Finding]:
     except LockError as exc:
         return [Finding("helm.lock", "error", records[0].urn, "chart", str(exc), "a readable lock", LOCK_SOURCE)]
     findings: list[Finding] = []
-    views = [_view(r) for r in records]
+    views: list[ReleaseView] = []
+    for r in records:
+        view, problems = _view(r, ctx.plan.program_dir)
+        views.append(view)
+        findings += problems
     for view in views:
         findings += _lock_findings(view, lock)
     pinned = []

@@ -120,6 +120,12 @@ spec:
             {{- end }}
           resources:
             {{- toYaml .Values.resources | nindent 12 }}
+  {{- range $section, $settings := index .Values "app.ini" }}
+  # {{ $section }}
+  {{- end }}
+  {{- with index .Values "svc-cfg" }}
+  servicePort: {{ .port }}
+  {{- end }}
 """
 
 
@@ -148,6 +154,9 @@ def synthetic_chart(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ({"resources": {"requests": {"cpu": 1}}}, []),  # toYaml of a non-empty default: passed through whole
         ({"legacy": {"flag": True}}, []),  # in values.yaml, read or not: the chart's own defaults count
         ({"replicas": 2}, ["replicas"]),
+        ({"app.ini": {"any-section": {"k": "v"}}}, []),  # range over index .Values "app.ini": free
+        ({"svc-cfg": {"port": 80}}, []),  # `.port` inside `with index .Values "svc-cfg"`
+        ({"svc-cfg": {"prot": 80}}, ["svc-cfg.prot"]),
     ],
 )
 def test_template_scan_on_a_synthetic_chart(synthetic_chart: Path, values: dict, expected: list[str]) -> None:  # type: ignore[type-arg]

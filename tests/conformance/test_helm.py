@@ -259,3 +259,33 @@ def test_dev_stack_renders_the_device_plugin_daemonset(dev_stack: ConformanceRes
     assert ("chart nvidia-device-plugin@0.18.2", "nvidia-device-plugin", "nvidia-device-plugin") in daemonsets
     # Every chart of the dev stack is the pinned one: nothing the lock does not vendor.
     assert [f for f in dev_stack.findings if f.check == "helm.lock"] == []
+
+
+def test_value_yaml_files_are_merged_under_values(tmp_path: Path) -> None:
+    import pulumi
+
+    (tmp_path / "ca.yaml").write_text("autoDiscovery:\n  clusterName: from-file\nextraArgz: {}\n")
+
+    def prog() -> None:
+        k8s.helm.v3.Release(
+            "ca-files",
+            chart="cluster-autoscaler",
+            version="9.53.0",
+            repository_opts={"repo": AUTOSCALER},
+            namespace="kube-system",
+            value_yaml_files=[pulumi.FileAsset(str(tmp_path / "ca.yaml")), pulumi.RemoteAsset("https://e.x/v.yaml")],
+            values={"cloudProvider": "aws"},
+        )
+
+    _, result = helm_check(prog)
+    # The file's auto-discovery renders the Deployment; its typo is checked like any value.
+    assert [(f.check, f.severity, f.field) for f in result.findings] == [
+        ("helm.values", "error", "values.extraArgz"),
+        ("helm.values", "warning", "valueYamlFiles[1]"),
+    ]
+    [deployment] = [d.manifest for d in result.derived if d.kind == "Deployment"]
+    args = deployment["spec"]["template"]["spec"]["containers"][0]["command"]
+    assert (
+        "--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/from-file"
+        in args
+    )
