@@ -14,6 +14,7 @@ RUN_ORDER = (
     "k8s_schema",  # Kubernetes OpenAPI and CRD schemas
     "aws_inputs",  # provider input types, botocore API constraints
     "scheduling",  # placement, autoscaling, drain; also registers "invariants"
+    "pod_network",  # collective-communication interface names against the pod's interfaces
 )
 
 for _module in RUN_ORDER:

@@ -269,7 +269,11 @@ def test_efa_affinity_value_is_ignored_by_the_chart(device_plugin_plan: Plan) ->
 
 def test_neuron_device_plugin_runs_on_trainium_pools(device_plugin_plan: Plan) -> None:
     release = device_plugin_plan.find(RELEASE, "addons-neuron-device-plugin").inputs
-    assert (release["chart"], release["version"], release["namespace"]) == ("neuron-helm-chart", "1.0.0", "kube-system")
+    assert (release["chart"], release["version"], release["namespace"]) == (
+        "oci://public.ecr.aws/neuron/neuron-helm-chart",  # the lock pins it at its OCI URL
+        "1.0.0",
+        "kube-system",
+    )
     objects = rendered(device_plugin_plan, "neuron-device-plugin")
     daemonsets = [o["metadata"]["name"] for o in objects if o["kind"] == "DaemonSet"]
     # The problem detector would deploy into a namespace nothing creates.

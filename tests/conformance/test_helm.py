@@ -70,7 +70,8 @@ def program() -> None:
         namespace="nvidia-device-plugin",
     )
     release("karp-no-name", KARPENTER_OCI, "1.12.1", {})
-    release("karp", KARPENTER_OCI, "1.12.1", {"settings": {"clusterName": "c", "interruptionQueue": queue.name}})
+    # The queue's name is known at preview (autonamed); its ARN is computed by the provider, so unknown.
+    release("karp", KARPENTER_OCI, "1.12.1", {"settings": {"clusterName": "c", "interruptionQueue": queue.arn}})
     release("lbc", "aws-load-balancer-controller", "3.5.0", {"region": "us-east-1"}, repo=EKS_CHARTS)
     release("ca-no-discovery", "cluster-autoscaler", "9.53.0", {"cloudProvider": "aws"}, repo=AUTOSCALER)
     release("ca", "cluster-autoscaler", "9.53.0", {"autoDiscovery": {"clusterName": "c"}}, repo=AUTOSCALER)

@@ -559,7 +559,7 @@ def test_dev_stack_objects_conform(dev_plan: Plan) -> None:
     assert [f for f in result.findings if f.severity == "error"] == []
     kinds = sorted({o.kind for o in collect_objects(dev_plan, [])})
     assert kinds == ["ConfigMap", "Namespace", "PersistentVolume", "PersistentVolumeClaim", "PrometheusRule",
-                     "StorageClass"]  # fmt: skip
+                     "Secret", "StorageClass"]  # fmt: skip
 
 
 def test_defect_put_back_into_the_dev_stack_is_reported(dev_plan: Plan) -> None:
