@@ -10,18 +10,19 @@ self-managed pools; Karpenter consumes its own queue (components/karpenter.py).
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
-from pydantic import Field, InstanceOf, field_validator
+from pydantic import Field, InstanceOf
 
 from components import reservation_relay
 from components.base import ComponentConfig, account_and_partition, child, pod_identity_trust
 from components.interfaces import ClusterHandle
 from components.reservation_relay import CAPACITY_BLOCK_EXPIRY, QUEUE_URL_ENV, RESERVATION_INTERRUPTION
 from gpucloud.charts import lock as charts_lock
+from gpucloud.spec.addons import pinned_chart
 
 Consumer = Literal["karpenter", "node-termination-handler"]
 
@@ -291,16 +292,10 @@ class GpuNodeTerminationHandlerConfig(ComponentConfig):
     cluster: InstanceOf[ClusterHandle] = Field(description="The cluster NTH runs in.")
     queue_url: Any = Field(description="URL of NTH's own interruption queue (pulumi Input[str]).")
     queue_arn: Any = Field(description="ARN of that queue (pulumi Input[str]); scopes NTH's IAM policy.")
-    chart_version: str = Field(default=NTH_CHART_VERSION, description="aws-node-termination-handler chart version.")
+    chart_version: Annotated[str, pinned_chart("aws-node-termination-handler")] = Field(
+        default=NTH_CHART_VERSION, description="aws-node-termination-handler chart version."
+    )
     namespace: str = Field(default="kube-system", description="Namespace NTH runs in.")
-
-    @field_validator("chart_version")
-    @classmethod
-    def _pinned(cls, version: str) -> str:
-        problem = charts_lock.check_version("aws-node-termination-handler", version)
-        if problem is not None:
-            raise ValueError(problem)
-        return version
 
 
 class GpuNodeTerminationHandler(pulumi.ComponentResource):

@@ -7,16 +7,17 @@ depend on this component's release, which also installs the CRDs.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
-from pydantic import Field, InstanceOf, field_validator
+from pydantic import Field, InstanceOf
 
 from components.base import ComponentConfig, account_and_partition, child, pod_identity_trust
 from components.interfaces import ClusterHandle
 from gpucloud.charts import lock as charts_lock
+from gpucloud.spec.addons import pinned_chart
 
 # v1.11+ is needed for EC2NodeClass networkInterfaces and placementGroupSelector; reserved capacity
 # (ODCR, Capacity Blocks) since v1.6. Bump deliberately: CRD changes ride on chart upgrades.
@@ -30,18 +31,10 @@ class GpuKarpenterConfig(ComponentConfig):
     cluster: InstanceOf[ClusterHandle] = Field(description="The cluster Karpenter provisions nodes for.")
     interruption_queue_name: Any = Field(description="Name of Karpenter's own interruption queue (Input[str]).")
     interruption_queue_arn: Any = Field(description="ARN of that queue (Input[str]); scopes the SQS permissions.")
-    chart_version: str = Field(
+    chart_version: Annotated[str, pinned_chart("karpenter")] = Field(
         default=KARPENTER_CHART_VERSION, description="Karpenter chart version (the charts lock's pin)."
     )
     namespace: str = Field(default="kube-system", description="Namespace the controller runs in.")
-
-    @field_validator("chart_version")
-    @classmethod
-    def _pinned(cls, version: str) -> str:
-        problem = charts_lock.check_version("karpenter", version)
-        if problem is not None:
-            raise ValueError(problem)
-        return version
 
     create_access_entry: bool = Field(
         default=True,

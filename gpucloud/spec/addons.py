@@ -48,7 +48,9 @@ def reject_removed(data: Any, removed: dict[str, str]) -> None:
         raise PydanticCustomError(RULE_ERROR, "; ".join(f"{k}: {m}" for k, m in found), {"violations": found})
 
 
-def _pinned(chart: str) -> AfterValidator:
+def pinned_chart(chart: str) -> AfterValidator:
+    """Validator for a chart version field: only the version the charts lock pins is accepted."""
+
     def check(version: str) -> str:
         problem = charts_lock.check_version(chart, version)
         if problem is not None:
@@ -68,15 +70,15 @@ def _pinned_artifact(name: str) -> AfterValidator:
     return AfterValidator(check)
 
 
-DevicePluginVersion = Annotated[str, _pinned("nvidia-device-plugin")]
-GpuOperatorVersion = Annotated[str, _pinned("gpu-operator")]
-EfaPluginVersion = Annotated[str, _pinned("aws-efa-k8s-device-plugin")]
-FluentBitVersion = Annotated[str, _pinned("aws-for-fluent-bit")]
-DcgmExporterVersion = Annotated[str, _pinned("dcgm-exporter")]
-KubePrometheusStackVersion = Annotated[str, _pinned("kube-prometheus-stack")]
-KedaVersion = Annotated[str, _pinned("keda")]
-ClusterAutoscalerVersion = Annotated[str, _pinned("cluster-autoscaler")]
-NeuronPluginVersion = Annotated[str, _pinned("neuron-helm-chart")]
+DevicePluginVersion = Annotated[str, pinned_chart("nvidia-device-plugin")]
+GpuOperatorVersion = Annotated[str, pinned_chart("gpu-operator")]
+EfaPluginVersion = Annotated[str, pinned_chart("aws-efa-k8s-device-plugin")]
+FluentBitVersion = Annotated[str, pinned_chart("aws-for-fluent-bit")]
+DcgmExporterVersion = Annotated[str, pinned_chart("dcgm-exporter")]
+KubePrometheusStackVersion = Annotated[str, pinned_chart("kube-prometheus-stack")]
+KedaVersion = Annotated[str, pinned_chart("keda")]
+ClusterAutoscalerVersion = Annotated[str, pinned_chart("cluster-autoscaler")]
+NeuronPluginVersion = Annotated[str, pinned_chart("neuron-helm-chart")]
 MpiOperatorVersion = Annotated[str, _pinned_artifact("mpi-operator")]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from nodepool_fixtures import REGION, TAGS, cluster_handle, run
 
 from components.interruption import (
@@ -196,3 +197,18 @@ def test_target_ids_fit_eventbridge() -> None:
     assert ids["q-spot-interruption-karpenter"] == "karpenter"
     assert ids["q-capacity-block-expiry-relay"] == "reservation-relay"
     assert all(len(i) <= 64 for i in ids.values())
+
+
+def test_nth_chart_version_outside_the_lock_is_refused() -> None:
+    import pydantic
+
+    with pytest.raises(pydantic.ValidationError) as info:
+        GpuNodeTerminationHandlerConfig(
+            region=REGION,
+            tags=TAGS,
+            cluster=cluster_handle(),
+            queue_url="https://sqs.us-east-1.amazonaws.com/123456789012/q",
+            queue_arn="arn:aws:sqs:us-east-1:123456789012:q",
+            chart_version="0.21.0",
+        )
+    assert "chart aws-node-termination-handler version '0.21.0' is not pinned; the lock pins 0.27.0" in str(info.value)
