@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.gpucloud-installed
 STACK  ?= dev
 
-.PHONY: plan test lint typecheck unit bench clean-venv
+.PHONY: plan test lint typecheck unit bench mutation clean-venv
 
 $(STAMP): pyproject.toml constraints.txt scripts/fetch_helm.py
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,11 @@ test: lint typecheck unit
 
 bench: $(STAMP)
 	$(PY) scripts/bench_plan.py
+
+# Mutation score of the modules a change touches, against the tests that cover them (mutmut, pinned):
+#   make mutation MODULES="gpucloud/conformance/pod_network.py" TESTS="tests/conformance/test_pod_network.py"
+mutation: $(STAMP)
+	$(PY) scripts/mutation.py --modules $(MODULES) --tests $(TESTS)
 
 clean-venv:
 	rm -rf $(VENV)

@@ -35,7 +35,7 @@ def selected_interfaces(value: str, interfaces: tuple[str, ...]) -> list[str]:
     exact = spec.startswith("=")
     spec = spec[1:] if exact else spec
     # Entries may carry a port (`eth0:1234`), which never takes part in the name match.
-    prefixes = [p.split(":", 1)[0] for p in spec.split(",") if p.split(":", 1)[0]]
+    prefixes = [name for name in (entry.partition(":")[0] for entry in spec.split(",")) if name]
 
     def matches(name: str) -> bool:
         return any(name == p if exact else name.startswith(p) for p in prefixes)

@@ -25,16 +25,20 @@ POD = ("lo", "eth0")
         ("^eth", ["lo"]),
         ("ens5,eth0:1234", ["eth0"]),  # a port never takes part in the match
         ("", []),
+        (",", []),  # an empty entry selects nothing (it is not the empty prefix, which would match all)
+        ("^,lo", ["eth0"]),
     ],
 )
 def test_selected_interfaces_follow_ncclmatcher(value: str, selected: list[str]) -> None:
     assert selected_interfaces(value, POD) == selected
 
 
-def _job(ifname: str, host_network: bool = False, with_cluster: bool = True):
+def _job(ifname: str, host_network: bool = False, with_cluster: bool = True, cni_chart: str | None = None):
     def program() -> None:
         if with_cluster:
             aws.eks.Cluster("c", role_arn="arn:aws:iam::123456789012:role/r", vpc_config={"subnet_ids": ["s"]})
+        if cni_chart is not None:
+            k8s.helm.v3.Release("cni", chart=cni_chart, version="1.18.0", namespace="kube-system")
         k8s.batch.v1.Job(
             "train",
             metadata={"name": "train", "namespace": "ml"},
@@ -76,3 +80,13 @@ def test_cluster_elsewhere_is_a_warning() -> None:
     [finding] = _job("en", with_cluster=False)
     assert finding.severity == "warning"
     assert "assuming EKS's VPC CNI" in finding.message
+
+
+@pytest.mark.parametrize("chart", ["cilium", "oci://quay.io/cilium/charts/cilium", "tigera-operator"])
+def test_a_replacement_cni_names_its_own_interfaces(chart: str) -> None:
+    assert _job("en", cni_chart=chart) == []
+
+
+def test_a_non_cni_chart_changes_nothing() -> None:
+    [finding] = _job("en", cni_chart="keda")
+    assert finding.severity == "error"
