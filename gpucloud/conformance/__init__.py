@@ -11,11 +11,11 @@ scheduler would reject or strand what the plan describes: `gpucloud plan` exits 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from gpucloud.plan.model import Plan, ResourceRecord
+from gpucloud.plan.model import Plan
 
 Severity = Literal["error", "warning"]
 DEFAULT_KUBERNETES_VERSION = "1.34"
@@ -207,17 +207,6 @@ def _finding_order(f: Finding) -> tuple[int, str, str, str, str]:
     return (0 if f.severity == "error" else 1, f.check, f.urn, f.object or "", f.field)
 
 
-def resource_label(r: ResourceRecord) -> str:
-    return f"{r.type} {r.name}"
-
-
-def findings_by_check(findings: Iterable[Finding]) -> Mapping[str, list[Finding]]:
-    out: dict[str, list[Finding]] = {}
-    for f in findings:
-        out.setdefault(f.check, []).append(f)
-    return out
-
-
 __all__ = [
     "DEFAULT_KUBERNETES_VERSION",
     "Check",
@@ -225,7 +214,6 @@ __all__ = [
     "ConformanceResult",
     "DerivedObject",
     "Finding",
-    "findings_by_check",
     "kubernetes_version",
     "register_check",
     "registered_checks",

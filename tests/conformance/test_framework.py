@@ -153,3 +153,70 @@ def test_cli_exits_5_on_conformance_errors(fake_check, capsys: pytest.CaptureFix
     out, _err = capsys.readouterr()
     assert code == 5
     assert json.loads(out)["conformance"]["errors"] == 1
+
+
+def _finding(severity: str, check: str, urn: str, obj: str | None = None, field: str = "f") -> Finding:
+    return Finding(check, severity, urn, field, "m", "e", "s", object=obj)  # type: ignore[arg-type]
+
+
+def test_order_is_errors_first_then_check_resource_object_field(monkeypatch: pytest.MonkeyPatch) -> None:
+    given = [
+        _finding("warning", "a", "u1"),
+        _finding("error", "b", "u2", field="z"),
+        _finding("error", "b", "u2", field="a"),
+        _finding("error", "b", "u1", obj="o2"),
+        _finding("error", "b", "u1", obj="o1"),
+        _finding("error", "a", "u9"),
+    ]
+    monkeypatch.setattr(conformance, "_CHECKS", [])
+    monkeypatch.setattr(conformance, "_load_builtin_checks", lambda: None)
+    register_check("order")(lambda ctx: list(given))
+    result = run_conformance(_bucket_plan())
+    assert [(f.severity, f.check, f.urn, f.object, f.field) for f in result.findings] == [
+        ("error", "a", "u9", None, "f"),
+        ("error", "b", "u1", "o1", "f"),
+        ("error", "b", "u1", "o2", "f"),
+        ("error", "b", "u2", None, "a"),
+        ("error", "b", "u2", None, "z"),
+        ("warning", "a", "u1", None, "f"),
+    ]
+    assert set(result.timings) == {"order"}
+    assert result.timings["order"] >= 0
+
+
+def test_placements_and_pools_from_the_scheduling_facts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(conformance, "_CHECKS", [])
+    monkeypatch.setattr(conformance, "_load_builtin_checks", lambda: None)
+
+    def facts(ctx: ConformanceContext) -> list[Finding]:
+        ctx.facts["placements"] = [
+            {"workload": "Job ml/train", "object": None, "urn": "u", "pods": 2, "requests": {"cpu": "1"},
+             "pools": [{"pool": "gpu", "kind": "self-managed ASG", "urn": "p", "verified": True}]},
+            {"workload": "Job ml/x", "object": "o", "urn": "v", "pods": 1, "pools": [], "note": "no pools"},
+        ]  # fmt: skip
+        ctx.facts["scheduling_pools"] = [
+            {"pool": "gpu", "kind": "self-managed ASG", "urn": "p", "instance_types": ["g6.12xlarge"], "min": 0,
+             "max": 2, "advertises": ["nvidia.com/gpu"], "taints": ["t"], "notes": []},
+        ]  # fmt: skip
+        return []
+
+    register_check("facts")(facts)
+    section = run_conformance(_bucket_plan()).to_json()
+    assert section["placements"] == [
+        {"workload": "Job ml/train", "object": None, "urn": "u", "pods": 2, "pools": ["gpu"]},
+        {"workload": "Job ml/x", "object": "o", "urn": "v", "pods": 1, "pools": [], "note": "no pools"},
+    ]
+    assert section["pools"] == [
+        {"pool": "gpu", "kind": "self-managed ASG", "urn": "p", "instance_types": ["g6.12xlarge"], "min": 0,
+         "max": 2, "advertises": ["nvidia.com/gpu"]},
+    ]  # fmt: skip
+    assert (section["errors"], section["warnings"], section["checks"]) == (0, 0, ["facts"])
+
+
+@pytest.mark.parametrize(("version", "expected"), [("1.33", "1.33"), ("1.32.4", "1.32"), ("latest", "1.34")])
+def test_kubernetes_version_forms(version: str, expected: str) -> None:
+    def program() -> None:
+        aws.eks.Cluster("c", role_arn="arn:aws:iam::123456789012:role/r", version=version,
+                        vpc_config={"subnet_ids": ["subnet-1"]})  # fmt: skip
+
+    assert conformance.kubernetes_version(run_callable(program)) == expected
