@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gpucloud.charts.lock import REPO_ROOT, LockError, compute_digest, load_lock, pin
+from gpucloud.charts.lock import (
+    REPO_ROOT,
+    LockError,
+    artifact,
+    check_version,
+    compute_digest,
+    load_lock,
+    pin,
+    pinned_version,
+)
 
 VENDOR_CHARTS = REPO_ROOT / "vendor" / "upstream" / "charts"
 LOCK = load_lock()
@@ -81,3 +90,77 @@ def test_lock_with_two_versions_of_one_chart_is_refused(tmp_path: Path) -> None:
     lock.write_text(yaml.safe_dump({"charts": [entry, {**entry, "version": "2"}]}))
     with pytest.raises(LockError, match="chart x is pinned twice"):
         load_lock(str(lock))
+
+
+def test_repository_matching_ignores_trailing_slashes_and_spaces() -> None:
+    keda = LOCK.charts["keda"]
+    assert keda.matches_repository(" https://kedacore.github.io/charts/ ")
+    assert not keda.matches_repository("https://kedacore.github.io/charts/x")
+    assert not keda.matches_repository(None)
+    assert (keda.release_chart, keda.repository_opts) == ("keda", {"repo": "https://kedacore.github.io/charts"})
+
+
+def test_oci_charts_are_found_by_their_url() -> None:
+    nth = LOCK.by_repository("oci://public.ecr.aws/aws-ec2/helm/aws-node-termination-handler/")
+    assert nth is not None and nth.name == "aws-node-termination-handler"
+    # An https repository is not a chart's address: only OCI pins answer by URL.
+    assert LOCK.by_repository("https://kedacore.github.io/charts") is None
+    assert LOCK.by_repository("oci://public.ecr.aws/aws-ec2/helm/other") is None
+
+
+def test_pin_without_version_and_with_the_pinned_one() -> None:
+    assert pin("keda").version == "2.17.2"
+    assert pin("keda", "2.17.2").ref == "keda@2.17.2"
+
+
+def test_version_checks_and_artifacts() -> None:
+    assert check_version("keda", "2.17.2") is None
+    assert check_version("keda", "2.17.1") == (
+        "chart keda version '2.17.1' is not pinned; the lock pins 2.17.2 (upgrading is a lock change plus the "
+        "vendored copy)"
+    )
+    assert pinned_version("cluster-autoscaler") == "9.53.0"
+    mpi = artifact("mpi-operator")
+    assert (mpi.version, mpi.kind, mpi.ref) == ("v0.8.0", "manifest", "mpi-operator@v0.8.0")
+    assert (mpi.artifact_dir / "mpi-operator.yaml").is_file()
+    with pytest.raises(LockError, match="artifact 'kubeflow' is not in the charts lock"):
+        artifact("kubeflow")
+
+
+@pytest.mark.parametrize("missing", ["name", "version", "repository", "path", "digest"])
+def test_lock_entry_without_a_field_is_refused(tmp_path: Path, missing: str) -> None:
+    entry = {"name": "x", "version": "1", "repository": "https://e", "path": "p", "digest": "sha256:0"}
+    lock = tmp_path / "lock.yaml"
+    lock.write_text(yaml.safe_dump({"charts": [{k: v for k, v in entry.items() if k != missing}]}))
+    with pytest.raises(LockError, match=rf"entry 0 has no `{missing}`$"):
+        load_lock(str(lock))
+
+
+def test_unreadable_or_malformed_lock(tmp_path: Path) -> None:
+    with pytest.raises(LockError, match="cannot read the charts lock"):
+        load_lock(str(tmp_path / "absent.yaml"))
+    bad = tmp_path / "list.yaml"
+    bad.write_text("- 1\n")
+    with pytest.raises(LockError, match="expected a mapping with `charts` and `artifacts`"):
+        load_lock(str(bad))
+
+
+def test_digest_refuses_symlinks_and_non_directories(tmp_path: Path) -> None:
+    (tmp_path / "real.yaml").write_text("a: 1\n")
+    (tmp_path / "link.yaml").symlink_to(tmp_path / "real.yaml")
+    with pytest.raises(LockError, match=r"link\.yaml is a symlink; vendored charts hold plain files only"):
+        compute_digest(tmp_path)
+    with pytest.raises(LockError, match="is not a directory"):
+        compute_digest(tmp_path / "real.yaml")
+
+
+def test_digest_frames_path_size_and_bytes(tmp_path: Path) -> None:
+    import hashlib
+
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.txt").write_bytes(b"xy")
+    (tmp_path / "a.txt").write_bytes(b"z")
+    h = hashlib.sha256()
+    for rel, data in ((b"a.txt", b"z"), (b"sub/b.txt", b"xy")):
+        h.update(rel + b"\0" + str(len(data)).encode() + b"\0" + data)
+    assert compute_digest(tmp_path) == f"sha256:{h.hexdigest()}"
