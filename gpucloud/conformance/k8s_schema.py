@@ -128,6 +128,22 @@ def plan_object(r: ResourceRecord) -> K8sObject | None:
     return K8sObject(r.urn, manifest, None, f"resource {r.name}", patch)
 
 
+def _context_objects(ctx: ConformanceContext) -> list[K8sObject]:
+    """`collect_objects` once per run: k8s.schema and k8s.crd read the same objects, and neither mutates them.
+
+    Keyed by the number of derived objects, so a check that derives more (none does after helm) is seen.
+    """
+    cached = ctx.facts.get(_OBJECTS_KEY)
+    if cached is None or cached[0] != len(ctx.derived):
+        cached = (len(ctx.derived), collect_objects(ctx.plan, ctx.derived))
+        ctx.facts[_OBJECTS_KEY] = cached
+    objects: list[K8sObject] = cached[1]
+    return objects
+
+
+_OBJECTS_KEY = "k8s.objects"
+
+
 def collect_objects(plan: Plan, derived: Iterable[DerivedObject]) -> list[K8sObject]:
     """Every Kubernetes object the plan creates: its own resources first, then the rendered ones."""
     out = [o for o in (plan_object(r) for r in plan) if o is not None]
@@ -646,7 +662,7 @@ def _shape_finding(obj: K8sObject, check: str, field_: str, message: str, expect
 @register_check(CHECK_SCHEMA)
 def check_schema(ctx: ConformanceContext) -> Iterator[Finding]:
     """Every built-in Kubernetes object against the cluster version's OpenAPI schema (strict)."""
-    objects = collect_objects(ctx.plan, ctx.derived)
+    objects = _context_objects(ctx)
     if not objects:
         return
     try:
@@ -955,7 +971,7 @@ _PLAN_CRDS = "the plan's CRDs (CustomResourceDefinition resources and the CRDs r
 @register_check(CHECK_CRD)
 def check_crd(ctx: ConformanceContext) -> Iterator[Finding]:
     """Custom resources against the CRDs the plan installs; CRDs of one name that disagree on served versions."""
-    objects = collect_objects(ctx.plan, ctx.derived)
+    objects = _context_objects(ctx)
     if not objects:
         return
     try:
