@@ -204,7 +204,25 @@ class OpenAPISchemas:
             fast: Predicate | None = self.fast.compile(schema)
         except _Unsupported:
             fast = None
-        return SchemaValidator(jsonschema.Draft202012Validator(schema, registry=self.registry), fast)
+        return SchemaValidator(lambda: jsonschema.Draft202012Validator(schema, registry=self.registry), fast)
+
+    def structural_validator(self, tree: dict[str, Any]) -> SchemaValidator:
+        """`custom_validator(structural_to_jsonschema(tree, root=True))`, converting only what is checked.
+
+        A CRD's tree runs to thousands of nodes (prometheus-operator's PodSpec copies) of which an object
+        touches a few: the fast check converts each node as it first compiles it, and the whole tree is
+        converted only when an object fails and jsonschema has to say why.
+        """
+        try:
+            fast: Predicate | None = self.fast._compile_node(_structural_node(tree, root=True), _structural_node)
+        except _Unsupported:
+            fast = None
+
+        def slow() -> jsonschema.protocols.Validator:
+            schema = structural_to_jsonschema(tree, root=True)
+            return jsonschema.Draft202012Validator(schema, registry=self.registry)
+
+        return SchemaValidator(slow, fast)
 
 
 class _Unsupported(Exception):
@@ -245,6 +263,7 @@ def _is_type(name: str, x: Any) -> bool:
 
 
 Predicate = Callable[[Any], bool]
+Convert = Callable[[Any], Any]
 
 
 class FastValidity:
@@ -265,7 +284,15 @@ class FastValidity:
         self._defs = defs
         self._refs: dict[str, Predicate] = {}
 
-    def compile(self, node: Any) -> Predicate:
+    def compile(self, node: Any, convert: Convert | None = None) -> Predicate:
+        """The predicate of a schema node; `convert` turns each node of the tree into JSON Schema on first use.
+
+        A CRD's structural schema is converted node by node this way (the `$ref`s the conversion adds point at
+        the built-in definitions, which are JSON Schema already and compile as they are).
+        """
+        return self._compile_node(convert(node) if convert is not None else node, convert)
+
+    def _compile_node(self, node: Any, convert: Convert | None) -> Predicate:
         if node is True or node == {}:
             return _always
         if node is False:
@@ -276,19 +303,19 @@ class FastValidity:
         for key, value in node.items():
             if key in _ANNOTATIONS or key.startswith("x-kubernetes-"):
                 continue
-            checks.append(self._keyword(key, value, node))
+            checks.append(self._keyword(key, value, node, convert))
         if not checks:
             return _always
         if len(checks) == 1:
             return checks[0]
         return lambda x: all(c(x) for c in checks)
 
-    def _lazy(self, node: Any) -> Predicate:
+    def _lazy(self, node: Any, convert: Convert | None) -> Predicate:
         cell: list[Predicate] = []
 
         def check(x: Any) -> bool:
             if not cell:
-                cell.append(self.compile(node))
+                cell.append(self.compile(node, convert))
             return cell[0](x)
 
         return check
@@ -303,7 +330,7 @@ class FastValidity:
             cell.append(self.compile(self._defs[name]))
         return self._refs[name]
 
-    def _keyword(self, key: str, value: Any, node: Mapping[str, Any]) -> Predicate:
+    def _keyword(self, key: str, value: Any, node: Mapping[str, Any], convert: Convert | None) -> Predicate:
         if key == "$ref" and isinstance(value, str):
             return self._ref(value)
         if key == "type":
@@ -312,7 +339,7 @@ class FastValidity:
                 _is_type(n, None)  # raises on a type name it does not know
             return lambda x: any(_is_type(n, x) for n in names)
         if key == "properties" and isinstance(value, dict):
-            props = {k: self._lazy(v) for k, v in value.items()}
+            props = {k: self._lazy(v, convert) for k, v in value.items()}
             return lambda x: not isinstance(x, dict) or all(props[k](x[k]) for k in props.keys() & x.keys())
         if key == "additionalProperties":
             if "patternProperties" in node:
@@ -320,26 +347,26 @@ class FastValidity:
             known = set(node.get("properties") or {})
             if value is False:
                 return lambda x: not isinstance(x, dict) or x.keys() <= known
-            extra = self._lazy(value)
+            extra = self._lazy(value, convert)
             return lambda x: not isinstance(x, dict) or all(extra(v) for k, v in x.items() if k not in known)
         if key == "required" and isinstance(value, list):
             need = list(value)
             return lambda x: not isinstance(x, dict) or all(k in x for k in need)
         if key == "items" and isinstance(value, dict):
-            item = self._lazy(value)
+            item = self._lazy(value, convert)
             return lambda x: not isinstance(x, list) or all(item(v) for v in x)
         if key == "enum" and isinstance(value, list):
             allowed = list(value)
             return lambda x: any(jsonschema_equal(x, e) for e in allowed)
         if key in ("oneOf", "anyOf", "allOf") and isinstance(value, list):
-            subs = [self.compile(v) for v in value]
+            subs = [self.compile(v, convert) for v in value]
             if key == "oneOf":
                 return lambda x: sum(1 for s in subs if s(x)) == 1
             if key == "anyOf":
                 return lambda x: any(s(x) for s in subs)
             return lambda x: all(s(x) for s in subs)
         if key == "not":
-            sub = self.compile(value)
+            sub = self.compile(value, convert)
             return lambda x: not sub(x)
         if key == "pattern" and isinstance(value, str):
             try:
@@ -378,12 +405,23 @@ _BOUNDS: dict[str, Callable[[Any], Predicate]] = {
 }
 
 
-@dataclass
 class SchemaValidator:
-    """jsonschema's validator for the errors, with the fast validity check in front when the schema allows."""
+    """jsonschema's validator for the errors, with the fast validity check in front when the schema allows.
 
-    slow: jsonschema.protocols.Validator
-    fast: Predicate | None
+    The jsonschema validator (and the schema it needs) is built on first use: almost every object passes the
+    fast check, so for most schemas it never is.
+    """
+
+    def __init__(self, slow: Callable[[], jsonschema.protocols.Validator], fast: Predicate | None) -> None:
+        self._slow_factory = slow
+        self._slow: jsonschema.protocols.Validator | None = None
+        self.fast = fast
+
+    @property
+    def slow(self) -> jsonschema.protocols.Validator:
+        if self._slow is None:
+            self._slow = self._slow_factory()
+        return self._slow
 
     def iter_errors(self, instance: Any) -> Iterator[jsonschema.ValidationError]:
         if self.fast is not None:
@@ -835,18 +873,32 @@ def structural_to_jsonschema(node: Any, *, root: bool = False) -> Any:
     - `x-kubernetes-embedded-resource` objects always accept apiVersion, kind and metadata;
     - CEL rules (`x-kubernetes-validations`) are not evaluated.
     """
+    return _structural_node(node, root=root, child=structural_to_jsonschema)
+
+
+def _as_is(node: Any) -> Any:
+    return node
+
+
+def _structural_node(node: Any, *, root: bool = False, child: Convert = _as_is) -> Any:
+    """One node of `structural_to_jsonschema`: its own keywords converted, its child schemas through `child`.
+
+    With `child` left as is, the children stay structural and are converted when the fast check first
+    compiles them (`SchemaValidator` via `OpenAPISchemas.structural_validator`); the schemas this function
+    adds are written in structural form too, so that either way each node is converted exactly once.
+    """
     if isinstance(node, list):
-        return [structural_to_jsonschema(x) for x in node]
+        return [child(x) for x in node]
     if not isinstance(node, dict):
         return node
     out: dict[str, Any] = {}
     for key, value in node.items():
         if key == "properties" and isinstance(value, dict):
-            out[key] = {k: structural_to_jsonschema(v) for k, v in value.items()}
+            out[key] = {k: child(v) for k, v in value.items()}
         elif key in ("items", "additionalProperties", "not") and isinstance(value, dict):
-            out[key] = structural_to_jsonschema(value)
+            out[key] = child(value)
         elif key in ("allOf", "anyOf", "oneOf") and isinstance(value, list):
-            out[key] = [structural_to_jsonschema(v) for v in value]
+            out[key] = [child(v) for v in value]
         elif key in ("description", "example", "x-kubernetes-validations", "default", "format", "$schema", "id"):
             continue
         else:
@@ -876,17 +928,19 @@ def structural_to_jsonschema(node: Any, *, root: bool = False) -> Any:
     if embedded:
         out.setdefault("properties", {})
         for k in ("apiVersion", "kind"):
-            out["properties"].setdefault(k, {"type": "string"})
-        out["properties"].setdefault("metadata", {"type": "object"})
+            out["properties"].setdefault(k, child({"type": "string"}))
+        out["properties"].setdefault(
+            "metadata", child({"type": "object", "x-kubernetes-preserve-unknown-fields": True})
+        )
     is_object = out.get("type") == "object" or "properties" in out
     if is_object and not preserve and "additionalProperties" not in out:
         out["additionalProperties"] = False
     if root:
         out.setdefault("properties", {})
-        out["properties"]["apiVersion"] = {"type": "string"}
-        out["properties"]["kind"] = {"type": "string"}
+        out["properties"]["apiVersion"] = child({"type": "string"})
+        out["properties"]["kind"] = child({"type": "string"})
         # The API server validates a custom resource's metadata as ObjectMeta whatever the CRD says of it.
-        out["properties"]["metadata"] = {"$ref": _OBJECT_META}
+        out["properties"]["metadata"] = child({"$ref": _OBJECT_META})
     return out
 
 
@@ -924,7 +978,7 @@ def _cr_validator(crd: Crd, version: str, schemas: OpenAPISchemas) -> SchemaVali
     if tree is None:
         return None
     if version not in crd.validators:
-        crd.validators[version] = schemas.custom_validator(structural_to_jsonschema(tree, root=True))
+        crd.validators[version] = schemas.structural_validator(tree)
     return crd.validators[version]
 
 
