@@ -230,7 +230,7 @@ def prune_cache(directory: Path, keep: int = CACHE_KEEP) -> None:
         for legacy in directory.glob("*.json"):
             if not legacy.name.startswith("model-"):
                 legacy.unlink(missing_ok=True)
-        renders = list(directory.glob(f"*{RENDER_SUFFIX}"))
+        renders = [p for p in directory.glob(f"*{RENDER_SUFFIX}") if not p.name.startswith("model-")]
         entries = sorted(renders, key=lambda p: p.stat().st_mtime_ns)
         for old in entries[: max(0, len(entries) - keep)]:
             old.unlink(missing_ok=True)
