@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import os
 import shutil
 import subprocess
@@ -30,7 +31,11 @@ from gpucloud.charts.lock import ChartPin
 HELM_ENV = "GPUCLOUD_HELM"
 CACHE_ENV = "GPUCLOUD_CACHE_DIR"
 # Bump when the cached form changes, so an old cache entry is never read as the new form.
-RENDER_CACHE_FORMAT = 1
+RENDER_CACHE_FORMAT = 2
+# A render is stored with marshal, not JSON: kube-prometheus-stack's 3 MB render loads in about half the time,
+# and that load is most of what the Helm check costs once everything is cached. marshal's format can change
+# between Python versions, so an entry that does not load is a cache miss, like a missing one.
+RENDER_SUFFIX = ".marshal"
 
 
 class _ManifestLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
@@ -181,12 +186,12 @@ def render_pinned(
     key = render_key(
         pin, release=release, namespace=namespace, values=plain, kube_version=kube_version, include_crds=include_crds
     )
-    entry = cache_dir() / f"{key}.json"
+    entry = cache_dir() / f"{key}{RENDER_SUFFIX}"
     if use_cache:
         try:
-            raw = json.loads(entry.read_text())
+            raw = marshal.loads(entry.read_bytes())
             return Rendered(list(raw.get("objects") or []), raw.get("error"), cached=True)
-        except (OSError, ValueError):
+        except (OSError, ValueError, EOFError, TypeError, AttributeError):
             pass
     if find_helm() is None:
         raise HelmError(
@@ -205,7 +210,12 @@ def render_pinned(
     except HelmError as exc:
         result = Rendered([], str(exc), cached=False)
     if use_cache:
-        write_atomic(entry, json.dumps({"objects": result.objects, "error": result.error}))
+        try:
+            data = marshal.dumps({"objects": result.objects, "error": result.error})
+        except ValueError:  # an object marshal cannot store (YAML never yields one): not cached
+            data = b""
+        if data:
+            write_atomic(entry, data)
         prune_cache(entry.parent)
     return result
 
@@ -216,7 +226,11 @@ CACHE_KEEP = 400  # entries; a prod plan writes about ten, the biggest (kube-pro
 def prune_cache(directory: Path, keep: int = CACHE_KEEP) -> None:
     """Drop the least recently written entries beyond `keep`, so the cache cannot grow without bound."""
     try:
-        renders = [p for p in directory.glob("*.json") if not p.name.startswith("model-")]
+        # Renders of the JSON format (RENDER_CACHE_FORMAT 1) are never read again.
+        for legacy in directory.glob("*.json"):
+            if not legacy.name.startswith("model-"):
+                legacy.unlink(missing_ok=True)
+        renders = [p for p in directory.glob(f"*{RENDER_SUFFIX}") if not p.name.startswith("model-")]
         entries = sorted(renders, key=lambda p: p.stat().st_mtime_ns)
         for old in entries[: max(0, len(entries) - keep)]:
             old.unlink(missing_ok=True)
@@ -224,12 +238,12 @@ def prune_cache(directory: Path, keep: int = CACHE_KEEP) -> None:
         pass
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str | bytes) -> None:
     # A cache is an optimisation: a read-only home or a full disk must not fail the plan.
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        with os.fdopen(fd, "w") as fh:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+        with os.fdopen(fd, "wb" if isinstance(text, bytes) else "w") as fh:
             fh.write(text)
         os.replace(tmp, path)
     except OSError:

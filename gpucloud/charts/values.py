@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import marshal
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -472,7 +473,7 @@ def unread_keys_for_pin(pin: Any, values: Mapping[str, Any]) -> list[UnreadKey]:
     """`unread_keys` for a locked chart, scanning its templates only when its defaults cannot decide."""
     model = cached_model(pin)
     if model is None:
-        if _decided_by_defaults(_defaults_view(str(pin.chart_dir))[0], values):
+        if _decided_by_defaults(defaults_view_for_pin(pin)[0], values):
             return []
         model = model_for_pin(pin)
     return unread_keys(model, values)
@@ -481,6 +482,7 @@ def unread_keys_for_pin(pin: Any, values: Mapping[str, Any]) -> list[UnreadKey]:
 # Bump with any change to how templates are scanned: cached trees are keyed by chart digest only.
 MODEL_CACHE_FORMAT = 2
 _MODELS: dict[str, ChartModel] = {}
+_DEFAULTS: dict[str, tuple[KeyNode, dict[str, Any]]] = {}
 
 
 def _model_entry(pin: Any) -> tuple[str, Path]:
@@ -499,6 +501,34 @@ def cached_model(pin: Any) -> ChartModel | None:
         except (OSError, ValueError, KeyError, TypeError):
             return None
     return _MODELS[key]
+
+
+def defaults_view_for_pin(pin: Any) -> tuple[KeyNode, dict[str, Any]]:
+    """`_defaults_view` of a locked chart through the disk cache (keyed by chart digest).
+
+    Parsing a chart's values.yaml files (kube-prometheus-stack's run to 6,000 lines) is most of what the Helm
+    check costs once its renders are cached, and the result only changes with the chart.
+    """
+    from gpucloud.charts.helm import write_atomic
+
+    key, entry = _model_entry(pin)
+    # marshal, like the renders: these trees (kube-prometheus-stack's defaults run to 100 kB) load in half the
+    # time JSON takes. The defaults went through JSON already, so marshal stores exactly what JSON would.
+    key, entry = f"{key}-defaults", entry.with_name(f"model-{key}-defaults.marshal")
+    if key not in _DEFAULTS:
+        try:
+            raw = marshal.loads(entry.read_bytes())
+            _DEFAULTS[key] = (KeyNode.from_json(raw["keys"]), dict(raw["defaults"]))
+        except (OSError, ValueError, EOFError, KeyError, TypeError):
+            keys, defaults = _defaults_view(str(pin.chart_dir))
+            write_atomic(entry, marshal.dumps({"keys": keys.to_json(), "defaults": defaults}))
+            _DEFAULTS[key] = (keys, defaults)
+    return _DEFAULTS[key]
+
+
+def chart_defaults_for_pin(pin: Any) -> dict[str, Any]:
+    """`chart_defaults` of a locked chart, through the disk cache."""
+    return defaults_view_for_pin(pin)[1]
 
 
 def model_for_pin(pin: Any) -> ChartModel:
@@ -525,6 +555,7 @@ __all__ = [
     "UnreadKey",
     "cached_model",
     "chart_defaults",
+    "chart_defaults_for_pin",
     "chart_model",
     "fill_unknowns",
     "model_for_pin",

@@ -32,7 +32,7 @@ from gpucloud.charts.lock import LOCK_SOURCE, ChartPin, ChartsLock, LockError, l
 from gpucloud.charts.values import (
     WORKLOAD_KINDS,
     cached_model,
-    chart_defaults,
+    chart_defaults_for_pin,
     fill_unknowns,
     model_for_pin,
     unread_keys_for_pin,
@@ -254,7 +254,7 @@ def _fill_values(view: ReleaseView) -> None:
         view.filled = {}
         return
     model = cached_model(view.pin)
-    defaults = model.defaults if model is not None else chart_defaults(view.pin.chart_dir)
+    defaults = model.defaults if model is not None else chart_defaults_for_pin(view.pin)
     view.filled, view.placeholders = fill_unknowns(view.values, defaults, _sentinel)
 
 

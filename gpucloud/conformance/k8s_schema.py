@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import copy
 import difflib
+import hashlib
 import json
+import marshal
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -128,6 +130,22 @@ def plan_object(r: ResourceRecord) -> K8sObject | None:
     return K8sObject(r.urn, manifest, None, f"resource {r.name}", patch)
 
 
+def _context_objects(ctx: ConformanceContext) -> list[K8sObject]:
+    """`collect_objects` once per run: k8s.schema and k8s.crd read the same objects, and neither mutates them.
+
+    Keyed by the number of derived objects, so a check that derives more (none does after helm) is seen.
+    """
+    cached = ctx.facts.get(_OBJECTS_KEY)
+    if cached is None or cached[0] != len(ctx.derived):
+        cached = (len(ctx.derived), collect_objects(ctx.plan, ctx.derived))
+        ctx.facts[_OBJECTS_KEY] = cached
+    objects: list[K8sObject] = cached[1]
+    return objects
+
+
+_OBJECTS_KEY = "k8s.objects"
+
+
 def collect_objects(plan: Plan, derived: Iterable[DerivedObject]) -> list[K8sObject]:
     """Every Kubernetes object the plan creates: its own resources first, then the rendered ones."""
     out = [o for o in (plan_object(r) for r in plan) if o is not None]
@@ -188,7 +206,25 @@ class OpenAPISchemas:
             fast: Predicate | None = self.fast.compile(schema)
         except _Unsupported:
             fast = None
-        return SchemaValidator(jsonschema.Draft202012Validator(schema, registry=self.registry), fast)
+        return SchemaValidator(lambda: jsonschema.Draft202012Validator(schema, registry=self.registry), fast)
+
+    def structural_validator(self, tree: dict[str, Any]) -> SchemaValidator:
+        """`custom_validator(structural_to_jsonschema(tree, root=True))`, converting only what is checked.
+
+        A CRD's tree runs to thousands of nodes (prometheus-operator's PodSpec copies) of which an object
+        touches a few: the fast check converts each node as it first compiles it, and the whole tree is
+        converted only when an object fails and jsonschema has to say why.
+        """
+        try:
+            fast: Predicate | None = self.fast._compile_node(_structural_node(tree, root=True), _structural_node)
+        except _Unsupported:
+            fast = None
+
+        def slow() -> jsonschema.protocols.Validator:
+            schema = structural_to_jsonschema(tree, root=True)
+            return jsonschema.Draft202012Validator(schema, registry=self.registry)
+
+        return SchemaValidator(slow, fast)
 
 
 class _Unsupported(Exception):
@@ -229,6 +265,7 @@ def _is_type(name: str, x: Any) -> bool:
 
 
 Predicate = Callable[[Any], bool]
+Convert = Callable[[Any], Any]
 
 
 class FastValidity:
@@ -249,7 +286,15 @@ class FastValidity:
         self._defs = defs
         self._refs: dict[str, Predicate] = {}
 
-    def compile(self, node: Any) -> Predicate:
+    def compile(self, node: Any, convert: Convert | None = None) -> Predicate:
+        """The predicate of a schema node; `convert` turns each node of the tree into JSON Schema on first use.
+
+        A CRD's structural schema is converted node by node this way (the `$ref`s the conversion adds point at
+        the built-in definitions, which are JSON Schema already and compile as they are).
+        """
+        return self._compile_node(convert(node) if convert is not None else node, convert)
+
+    def _compile_node(self, node: Any, convert: Convert | None) -> Predicate:
         if node is True or node == {}:
             return _always
         if node is False:
@@ -260,19 +305,19 @@ class FastValidity:
         for key, value in node.items():
             if key in _ANNOTATIONS or key.startswith("x-kubernetes-"):
                 continue
-            checks.append(self._keyword(key, value, node))
+            checks.append(self._keyword(key, value, node, convert))
         if not checks:
             return _always
         if len(checks) == 1:
             return checks[0]
         return lambda x: all(c(x) for c in checks)
 
-    def _lazy(self, node: Any) -> Predicate:
+    def _lazy(self, node: Any, convert: Convert | None) -> Predicate:
         cell: list[Predicate] = []
 
         def check(x: Any) -> bool:
             if not cell:
-                cell.append(self.compile(node))
+                cell.append(self.compile(node, convert))
             return cell[0](x)
 
         return check
@@ -287,7 +332,7 @@ class FastValidity:
             cell.append(self.compile(self._defs[name]))
         return self._refs[name]
 
-    def _keyword(self, key: str, value: Any, node: Mapping[str, Any]) -> Predicate:
+    def _keyword(self, key: str, value: Any, node: Mapping[str, Any], convert: Convert | None) -> Predicate:
         if key == "$ref" and isinstance(value, str):
             return self._ref(value)
         if key == "type":
@@ -296,7 +341,7 @@ class FastValidity:
                 _is_type(n, None)  # raises on a type name it does not know
             return lambda x: any(_is_type(n, x) for n in names)
         if key == "properties" and isinstance(value, dict):
-            props = {k: self._lazy(v) for k, v in value.items()}
+            props = {k: self._lazy(v, convert) for k, v in value.items()}
             return lambda x: not isinstance(x, dict) or all(props[k](x[k]) for k in props.keys() & x.keys())
         if key == "additionalProperties":
             if "patternProperties" in node:
@@ -304,26 +349,26 @@ class FastValidity:
             known = set(node.get("properties") or {})
             if value is False:
                 return lambda x: not isinstance(x, dict) or x.keys() <= known
-            extra = self._lazy(value)
+            extra = self._lazy(value, convert)
             return lambda x: not isinstance(x, dict) or all(extra(v) for k, v in x.items() if k not in known)
         if key == "required" and isinstance(value, list):
             need = list(value)
             return lambda x: not isinstance(x, dict) or all(k in x for k in need)
         if key == "items" and isinstance(value, dict):
-            item = self._lazy(value)
+            item = self._lazy(value, convert)
             return lambda x: not isinstance(x, list) or all(item(v) for v in x)
         if key == "enum" and isinstance(value, list):
             allowed = list(value)
             return lambda x: any(jsonschema_equal(x, e) for e in allowed)
         if key in ("oneOf", "anyOf", "allOf") and isinstance(value, list):
-            subs = [self.compile(v) for v in value]
+            subs = [self.compile(v, convert) for v in value]
             if key == "oneOf":
                 return lambda x: sum(1 for s in subs if s(x)) == 1
             if key == "anyOf":
                 return lambda x: any(s(x) for s in subs)
             return lambda x: all(s(x) for s in subs)
         if key == "not":
-            sub = self.compile(value)
+            sub = self.compile(value, convert)
             return lambda x: not sub(x)
         if key == "pattern" and isinstance(value, str):
             try:
@@ -362,12 +407,23 @@ _BOUNDS: dict[str, Callable[[Any], Predicate]] = {
 }
 
 
-@dataclass
 class SchemaValidator:
-    """jsonschema's validator for the errors, with the fast validity check in front when the schema allows."""
+    """jsonschema's validator for the errors, with the fast validity check in front when the schema allows.
 
-    slow: jsonschema.protocols.Validator
-    fast: Predicate | None
+    The jsonschema validator (and the schema it needs) is built on first use: almost every object passes the
+    fast check, so for most schemas it never is.
+    """
+
+    def __init__(self, slow: Callable[[], jsonschema.protocols.Validator], fast: Predicate | None) -> None:
+        self._slow_factory = slow
+        self._slow: jsonschema.protocols.Validator | None = None
+        self.fast = fast
+
+    @property
+    def slow(self) -> jsonschema.protocols.Validator:
+        if self._slow is None:
+            self._slow = self._slow_factory()
+        return self._slow
 
     def iter_errors(self, instance: Any) -> Iterator[jsonschema.ValidationError]:
         if self.fast is not None:
@@ -643,10 +699,63 @@ def _shape_finding(obj: K8sObject, check: str, field_: str, message: str, expect
     return Finding(check, "error", obj.urn, field_, message, expected, source, obj.ref)
 
 
+class _Verdicts:
+    """The objects k8s.schema found valid on earlier runs, by digest of (object, schema set, this code).
+
+    Validation is a pure function of the manifest, the patch flag, the schema set and this module's code, so an
+    object seen valid before is valid now; a cached plan repeats the same 215 rendered objects every time.
+    Only "valid" is remembered: an object with findings is validated again, so its findings are always fresh.
+    The store holds this run's valid objects, plus earlier ones while it stays under _VERDICTS_KEEP.
+    """
+
+    def __init__(self, path: Path | None, valid: set[bytes]) -> None:
+        self.path = path
+        self.valid = valid
+        self.passed: set[bytes] = set()
+
+    @classmethod
+    def load(cls, schemas: OpenAPISchemas) -> _Verdicts:
+        from gpucloud.charts.helm import cache_dir
+
+        try:
+            code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+        except OSError:
+            return cls(None, set())
+        material = f"{_VERDICTS_FORMAT}:{KV_VERSION}:{schemas.version}:{code}".encode()
+        name = f"valid-{hashlib.sha256(material).hexdigest()[:32]}.marshal"
+        path = cache_dir().parent / "k8s-schema" / name
+        try:
+            loaded = marshal.loads(path.read_bytes())
+        except (OSError, ValueError, EOFError, TypeError):
+            loaded = set()
+        return cls(path, loaded if isinstance(loaded, set) else set())
+
+    @staticmethod
+    def digest(obj: K8sObject, manifest: Any) -> bytes | None:
+        try:
+            # Version 2: no back-references, so equal objects serialise alike; types stay distinct (1, 1.0, True).
+            data = marshal.dumps((obj.patch, manifest), 2)
+        except ValueError:  # something marshal cannot write: validated every time
+            return None
+        return hashlib.blake2b(data, digest_size=16).digest()
+
+    def save(self) -> None:
+        if self.path is None or self.passed <= self.valid:
+            return
+        from gpucloud.charts.helm import write_atomic
+
+        keep = self.valid | self.passed
+        write_atomic(self.path, marshal.dumps(keep if len(keep) <= _VERDICTS_KEEP else self.passed))
+
+
+_VERDICTS_FORMAT = 1
+_VERDICTS_KEEP = 20_000
+
+
 @register_check(CHECK_SCHEMA)
 def check_schema(ctx: ConformanceContext) -> Iterator[Finding]:
     """Every built-in Kubernetes object against the cluster version's OpenAPI schema (strict)."""
-    objects = collect_objects(ctx.plan, ctx.derived)
+    objects = _context_objects(ctx)
     if not objects:
         return
     try:
@@ -654,6 +763,7 @@ def check_schema(ctx: ConformanceContext) -> Iterator[Finding]:
     except LookupError as exc:
         yield Finding(CHECK_SCHEMA, "warning", objects[0].urn, "(cluster version)", str(exc), "", "kubernetes-validate")
         return
+    verdicts = _Verdicts.load(schemas)
     for obj in objects:
         api_version, kind = obj.api_version, obj.kind
         if not api_version or not kind:
@@ -665,8 +775,7 @@ def check_schema(ctx: ConformanceContext) -> Iterator[Finding]:
             continue
         if not schemas.is_builtin_group(api_version):
             continue  # a custom resource: k8s.crd
-        validator = schemas.validator(api_version, kind)
-        if validator is None:
+        if (api_version, kind) not in schemas.gvks:
             served = sorted(av for av, k in schemas.gvks if k == kind)
             yield _shape_finding(
                 obj,
@@ -680,7 +789,16 @@ def check_schema(ctx: ConformanceContext) -> Iterator[Finding]:
         manifest = obj.manifest
         if api_version == _CRD_API and kind == "CustomResourceDefinition":
             manifest = _prune_crd_schemas(manifest)
-        yield from validate_object(validator, obj, manifest, CHECK_SCHEMA, schemas.source)
+        digest = verdicts.digest(obj, manifest)
+        if digest is not None and digest in verdicts.valid:
+            continue
+        validator = schemas.validator(api_version, kind)
+        assert validator is not None  # its (apiVersion, kind) is served
+        found = validate_object(validator, obj, manifest, CHECK_SCHEMA, schemas.source)
+        if digest is not None and not found:
+            verdicts.passed.add(digest)
+        yield from found
+    verdicts.save()
 
 
 # --- k8s.crd: custom resources against the plan's CRDs ------------------------------------------------------
@@ -819,18 +937,32 @@ def structural_to_jsonschema(node: Any, *, root: bool = False) -> Any:
     - `x-kubernetes-embedded-resource` objects always accept apiVersion, kind and metadata;
     - CEL rules (`x-kubernetes-validations`) are not evaluated.
     """
+    return _structural_node(node, root=root, child=structural_to_jsonschema)
+
+
+def _as_is(node: Any) -> Any:
+    return node
+
+
+def _structural_node(node: Any, *, root: bool = False, child: Convert = _as_is) -> Any:
+    """One node of `structural_to_jsonschema`: its own keywords converted, its child schemas through `child`.
+
+    With `child` left as is, the children stay structural and are converted when the fast check first
+    compiles them (`SchemaValidator` via `OpenAPISchemas.structural_validator`); the schemas this function
+    adds are written in structural form too, so that either way each node is converted exactly once.
+    """
     if isinstance(node, list):
-        return [structural_to_jsonschema(x) for x in node]
+        return [child(x) for x in node]
     if not isinstance(node, dict):
         return node
     out: dict[str, Any] = {}
     for key, value in node.items():
         if key == "properties" and isinstance(value, dict):
-            out[key] = {k: structural_to_jsonschema(v) for k, v in value.items()}
+            out[key] = {k: child(v) for k, v in value.items()}
         elif key in ("items", "additionalProperties", "not") and isinstance(value, dict):
-            out[key] = structural_to_jsonschema(value)
+            out[key] = child(value)
         elif key in ("allOf", "anyOf", "oneOf") and isinstance(value, list):
-            out[key] = [structural_to_jsonschema(v) for v in value]
+            out[key] = [child(v) for v in value]
         elif key in ("description", "example", "x-kubernetes-validations", "default", "format", "$schema", "id"):
             continue
         else:
@@ -860,17 +992,19 @@ def structural_to_jsonschema(node: Any, *, root: bool = False) -> Any:
     if embedded:
         out.setdefault("properties", {})
         for k in ("apiVersion", "kind"):
-            out["properties"].setdefault(k, {"type": "string"})
-        out["properties"].setdefault("metadata", {"type": "object"})
+            out["properties"].setdefault(k, child({"type": "string"}))
+        out["properties"].setdefault(
+            "metadata", child({"type": "object", "x-kubernetes-preserve-unknown-fields": True})
+        )
     is_object = out.get("type") == "object" or "properties" in out
     if is_object and not preserve and "additionalProperties" not in out:
         out["additionalProperties"] = False
     if root:
         out.setdefault("properties", {})
-        out["properties"]["apiVersion"] = {"type": "string"}
-        out["properties"]["kind"] = {"type": "string"}
+        out["properties"]["apiVersion"] = child({"type": "string"})
+        out["properties"]["kind"] = child({"type": "string"})
         # The API server validates a custom resource's metadata as ObjectMeta whatever the CRD says of it.
-        out["properties"]["metadata"] = {"$ref": _OBJECT_META}
+        out["properties"]["metadata"] = child({"$ref": _OBJECT_META})
     return out
 
 
@@ -908,7 +1042,7 @@ def _cr_validator(crd: Crd, version: str, schemas: OpenAPISchemas) -> SchemaVali
     if tree is None:
         return None
     if version not in crd.validators:
-        crd.validators[version] = schemas.custom_validator(structural_to_jsonschema(tree, root=True))
+        crd.validators[version] = schemas.structural_validator(tree)
     return crd.validators[version]
 
 
@@ -955,7 +1089,7 @@ _PLAN_CRDS = "the plan's CRDs (CustomResourceDefinition resources and the CRDs r
 @register_check(CHECK_CRD)
 def check_crd(ctx: ConformanceContext) -> Iterator[Finding]:
     """Custom resources against the CRDs the plan installs; CRDs of one name that disagree on served versions."""
-    objects = collect_objects(ctx.plan, ctx.derived)
+    objects = _context_objects(ctx)
     if not objects:
         return
     try:

@@ -17,7 +17,7 @@ import yaml
 # Checks run in registration order: importing k8s_schema first would register it ahead of the Helm check that
 # feeds it, for every test of this session. The built-in list registers them all in run order.
 import gpucloud.conformance.builtin  # noqa: F401
-from gpucloud.conformance import ConformanceContext, DerivedObject, Finding, run_conformance
+from gpucloud.conformance import ConformanceContext, DerivedObject, Finding, k8s_schema, run_conformance
 from gpucloud.conformance.k8s_schema import (
     KV_VERSION,
     _Loader,
@@ -102,6 +102,36 @@ def test_misspelled_field_is_reported_with_the_field_the_schema_has() -> None:
     assert f.source == SOURCE_134
     assert f.urn == "urn:pulumi:t::p::kubernetes:apps/v1:Deployment::web"
     assert f.object is None
+
+
+def test_objects_found_valid_are_remembered_and_invalid_ones_checked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second run skips validating an unchanged valid object; a changed or invalid one is validated anew."""
+    monkeypatch.setenv("GPUCLOUD_CACHE_DIR", str(tmp_path))
+    bad = _deployment()
+    bad["spec"]["replica"] = bad["spec"].pop("replicas")
+    plan = _plan(_record(_deployment(), "web"), _record(bad, "bad"))
+    first = _findings(plan)
+    assert [(f.urn.rsplit("::", 1)[1], f.field) for f in first] == [("bad", "spec.replica")]
+    [store] = (tmp_path / "k8s-schema").glob("valid-*.marshal")
+    validated: list[str] = []
+    real = k8s_schema.validate_object
+
+    def spy(validator: Any, obj: Any, *args: Any) -> list[Finding]:
+        validated.append(obj.urn.rsplit("::", 1)[1])
+        return real(validator, obj, *args)
+
+    monkeypatch.setattr(k8s_schema, "validate_object", spy)
+    assert _findings(plan) == first
+    assert validated == ["bad"]
+    # The same object, one value changed: a new digest, so validated (and found wrong) again.
+    changed = _deployment()
+    changed["spec"]["replicas"] = "two"
+    validated.clear()
+    [f] = _findings(_plan(_record(changed, "web")))
+    assert (validated, f.field) == (["web"], "spec.replicas")
+    assert store.is_file()
 
 
 def test_wrong_type_names_the_expected_type() -> None:
@@ -540,9 +570,14 @@ def test_fast_validity_agrees_with_jsonschema() -> None:
             "weight": 10,
         },
     }
+    # The same schema converted node by node as the fast check reaches it (what k8s.crd uses) decides alike.
+    lazy = schemas.structural_validator(tree)
+    assert lazy.fast is not None
     for manifest in [pool, *_mutations(pool, budget=250)]:
         assert cr_validator.fast(manifest) == cr_validator.slow.is_valid(manifest), manifest
+        assert lazy.fast(manifest) == cr_validator.slow.is_valid(manifest), manifest
         checked += 1
+    assert lazy.slow.schema == structural_to_jsonschema(tree, root=True)
     assert checked > 500
 
 
