@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from gpucloud.conformance import ConformanceContext, Finding, register_check
@@ -39,6 +40,7 @@ from gpucloud.conformance.provider_types import (
     resource_types,
     sdk_label,
 )
+from gpucloud.conformance.verdicts import VerdictStore
 from gpucloud.plan.model import SECRET, UNKNOWN, ResourceRecord
 
 # strconv.ParseBool, which the bridge uses to read a string as a boolean.
@@ -257,18 +259,48 @@ def _kubernetes_input_findings(r: ResourceRecord) -> Iterator[Finding]:
     return provider_input_findings(r, "kubernetes.inputs")
 
 
+_CODE = tuple(
+    Path(__file__).with_name(n) for n in ("aws_inputs.py", "provider_types.py", "botocore_models.py", "verdicts.py")
+)
+
+
+def _versions() -> list[str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = []
+    for dist in ("pulumi", "pulumi-aws", "pulumi-kubernetes", "botocore"):
+        try:
+            out.append(f"{dist}={version(dist)}")
+        except PackageNotFoundError:
+            out.append(f"{dist}=none")
+    return out
+
+
+def _remembered(
+    ctx: ConformanceContext, check: str, package: str, produce: Callable[[ResourceRecord], Iterator[Finding]]
+) -> Iterator[Finding]:
+    """Run a per-resource check, skipping resources whose identical inputs it found clean before (see verdicts)."""
+    store = VerdictStore.load(check, _versions(), _CODE)
+    for r in _checked_resources(ctx, package):
+        digest = store.digest(r.type, r.inputs)
+        if store.known_valid(digest):
+            continue
+        found = _guarded(check, r, produce)
+        store.record(digest, found)
+        yield from found
+    store.save()
+
+
 @register_check("aws.inputs")
 def check_aws_inputs(ctx: ConformanceContext) -> Iterator[Finding]:
     """Every AWS resource's inputs against its pulumi-aws input type."""
-    for r in _checked_resources(ctx, "aws"):
-        yield from _guarded("aws.inputs", r, _aws_input_findings)
+    yield from _remembered(ctx, "aws.inputs", "aws", _aws_input_findings)
 
 
 @register_check("kubernetes.inputs")
 def check_kubernetes_inputs(ctx: ConformanceContext) -> Iterator[Finding]:
     """pulumi-kubernetes resources that are not API objects (helm.v3.Release) against their input types."""
-    for r in _checked_resources(ctx, "kubernetes"):
-        yield from _guarded("kubernetes.inputs", r, _kubernetes_input_findings)
+    yield from _remembered(ctx, "kubernetes.inputs", "kubernetes", _kubernetes_input_findings)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -700,5 +732,4 @@ def api_findings(r: ResourceRecord) -> Iterator[Finding]:
 @register_check("aws.api")
 def check_aws_api(ctx: ConformanceContext) -> Iterator[Finding]:
     """AWS resources' inputs against the enums, ranges, lengths and patterns of botocore's service models."""
-    for r in _checked_resources(ctx, "aws"):
-        yield from _guarded("aws.api", r, api_findings)
+    yield from _remembered(ctx, "aws.api", "aws", api_findings)

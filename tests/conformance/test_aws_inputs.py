@@ -599,3 +599,31 @@ def test_java_pattern_idioms_are_read_no_narrower_than_the_service() -> None:
     assert xml is not None and xml.fullmatch("gpu \U0001f680") and not xml.fullmatch("bell\x07")
     # A negated Unicode class would reject more once widened; such a pattern is left unchecked.
     assert botocore_models.compiled(r"[^\p{L}]+") is None
+
+
+def test_clean_resources_are_remembered_and_findings_always_rechecked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gpucloud.conformance.aws_inputs as mod
+    from gpucloud.conformance import ConformanceContext
+
+    monkeypatch.setenv("GPUCLOUD_CACHE_DIR", str(tmp_path))
+    calls: list[str] = []
+    real = mod.api_findings
+
+    def counting(r):  # type: ignore[no-untyped-def]
+        calls.append(r.name)
+        return real(r)
+
+    monkeypatch.setattr(mod, "api_findings", counting)
+
+    def program() -> None:
+        aws.ec2.LaunchTemplate("good", metadata_options={"http_tokens": "required"})
+        aws.ec2.LaunchTemplate("bad", metadata_options={"http_tokens": "require"})
+
+    plan = run_callable(program)
+    first = list(mod.check_aws_api(ConformanceContext(plan=plan)))
+    second = list(mod.check_aws_api(ConformanceContext(plan=plan)))
+    assert sorted(calls) == ["bad", "bad", "good"]  # the clean template is not checked again
+    assert first == second
+    assert [(f.urn.rsplit("::", 1)[-1], f.field) for f in second] == [("bad", "metadataOptions.httpTokens")]
