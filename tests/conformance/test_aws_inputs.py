@@ -99,6 +99,13 @@ def _defects() -> None:
         mixed_instances_policy={"launch_template": {"overrides": [{"instance_type": "g6.12xlage"}]}},
     )
     aws.kms.Key("key-bad", deletion_window_in_days=400)
+    # What pulumi-aws autonames for the interruption component's targets (AutoName("targetId", 255)).
+    aws.cloudwatch.EventTarget(
+        "tgt-long",
+        rule="spot",
+        arn="arn:aws:sqs:us-east-1:123456789012:q",
+        target_id="gpucloud-prod-interruption-spot-interruption-node-termination-handler-1a2b3c4",
+    )
     aws.lambda_.Function("fn-bad", role="r", runtime="python2.9", memory_size=64, handler="a b", package_type="Image")
     aws.eks.Cluster("cluster-bad", role_arn="arn:aws:iam::1:role/c", vpc_config={"subnet_ids": ["s"]}, name="-gpu")
 
@@ -217,6 +224,9 @@ def test_botocore_patterns_and_lengths(defects: list[Finding]) -> None:
     fsx = of(defects, "fsx-bad")[("aws.api", "weeklyMaintenanceStartTime")]
     assert fsx.message == "value '9:03:00' does not match the API's pattern"
     assert fsx.source.endswith("fsx model (2018-03-01), shape WeeklyTime")
+    target = of(defects, "tgt-long")[("aws.api", "targetId")]
+    assert target.message.endswith("is 77 characters, over the maximum 64")
+    assert target.source.endswith("events model (2015-10-07), shape TargetId")
     role = of(defects, "role-bad-name")[("aws.api", "name")]
     assert role.message == "value 'gpu node role' does not match the API's pattern"
     assert role.source.endswith("shape roleNameType")
