@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import copy
 import difflib
-import hashlib
 import json
-import marshal
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -39,6 +37,7 @@ from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
 
 from gpucloud.conformance import EKS_CLUSTER_TYPE, ConformanceContext, DerivedObject, Finding, register_check
+from gpucloud.conformance.verdicts import VerdictStore
 from gpucloud.plan.model import SECRET, UNKNOWN, Plan, ResourceRecord
 
 CHECK_SCHEMA = "k8s.schema"
@@ -699,57 +698,16 @@ def _shape_finding(obj: K8sObject, check: str, field_: str, message: str, expect
     return Finding(check, "error", obj.urn, field_, message, expected, source, obj.ref)
 
 
-class _Verdicts:
-    """The objects k8s.schema found valid on earlier runs, by digest of (object, schema set, this code).
+def _verdicts(schemas: OpenAPISchemas) -> VerdictStore:
+    """The objects k8s.schema found valid on earlier runs (gpucloud/conformance/verdicts.py).
 
     Validation is a pure function of the manifest, the patch flag, the schema set and this module's code, so an
     object seen valid before is valid now; a cached plan repeats the same 215 rendered objects every time.
-    Only "valid" is remembered: an object with findings is validated again, so its findings are always fresh.
-    The store holds this run's valid objects, plus earlier ones while it stays under _VERDICTS_KEEP.
     """
-
-    def __init__(self, path: Path | None, valid: set[bytes]) -> None:
-        self.path = path
-        self.valid = valid
-        self.passed: set[bytes] = set()
-
-    @classmethod
-    def load(cls, schemas: OpenAPISchemas) -> _Verdicts:
-        from gpucloud.charts.helm import cache_dir
-
-        try:
-            code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
-        except OSError:
-            return cls(None, set())
-        material = f"{_VERDICTS_FORMAT}:{KV_VERSION}:{schemas.version}:{code}".encode()
-        name = f"valid-{hashlib.sha256(material).hexdigest()[:32]}.marshal"
-        path = cache_dir().parent / "k8s-schema" / name
-        try:
-            loaded = marshal.loads(path.read_bytes())
-        except (OSError, ValueError, EOFError, TypeError):
-            loaded = set()
-        return cls(path, loaded if isinstance(loaded, set) else set())
-
-    @staticmethod
-    def digest(obj: K8sObject, manifest: Any) -> bytes | None:
-        try:
-            # Version 2: no back-references, so equal objects serialise alike; types stay distinct (1, 1.0, True).
-            data = marshal.dumps((obj.patch, manifest), 2)
-        except ValueError:  # something marshal cannot write: validated every time
-            return None
-        return hashlib.blake2b(data, digest_size=16).digest()
-
-    def save(self) -> None:
-        if self.path is None or self.passed <= self.valid:
-            return
-        from gpucloud.charts.helm import write_atomic
-
-        keep = self.valid | self.passed
-        write_atomic(self.path, marshal.dumps(keep if len(keep) <= _VERDICTS_KEEP else self.passed))
-
-
-_VERDICTS_FORMAT = 1
-_VERDICTS_KEEP = 20_000
+    here = Path(__file__)
+    return VerdictStore.load(
+        CHECK_SCHEMA, [f"kubernetes-validate={KV_VERSION}", schemas.version], [here, here.with_name("verdicts.py")]
+    )
 
 
 @register_check(CHECK_SCHEMA)
@@ -763,7 +721,7 @@ def check_schema(ctx: ConformanceContext) -> Iterator[Finding]:
     except LookupError as exc:
         yield Finding(CHECK_SCHEMA, "warning", objects[0].urn, "(cluster version)", str(exc), "", "kubernetes-validate")
         return
-    verdicts = _Verdicts.load(schemas)
+    verdicts = _verdicts(schemas)
     for obj in objects:
         api_version, kind = obj.api_version, obj.kind
         if not api_version or not kind:
@@ -789,14 +747,13 @@ def check_schema(ctx: ConformanceContext) -> Iterator[Finding]:
         manifest = obj.manifest
         if api_version == _CRD_API and kind == "CustomResourceDefinition":
             manifest = _prune_crd_schemas(manifest)
-        digest = verdicts.digest(obj, manifest)
-        if digest is not None and digest in verdicts.valid:
+        digest = verdicts.digest(obj.patch, manifest)
+        if verdicts.known_valid(digest):
             continue
         validator = schemas.validator(api_version, kind)
         assert validator is not None  # its (apiVersion, kind) is served
         found = validate_object(validator, obj, manifest, CHECK_SCHEMA, schemas.source)
-        if digest is not None and not found:
-            verdicts.passed.add(digest)
+        verdicts.record(digest, found)
         yield from found
     verdicts.save()
 

@@ -114,7 +114,7 @@ def test_objects_found_valid_are_remembered_and_invalid_ones_checked_again(
     plan = _plan(_record(_deployment(), "web"), _record(bad, "bad"))
     first = _findings(plan)
     assert [(f.urn.rsplit("::", 1)[1], f.field) for f in first] == [("bad", "spec.replica")]
-    [store] = (tmp_path / "k8s-schema").glob("valid-*.marshal")
+    [store] = (tmp_path / "verdicts").glob("k8s.schema-*.marshal")
     validated: list[str] = []
     real = k8s_schema.validate_object
 
