@@ -1,0 +1,118 @@
+"""The plumbing every add-on mixin of GpuAddons shares: namespaces, pinned Helm releases, Pod Identity roles."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+
+from components.addons.common import POD_IDENTITY_TRUST
+from components.base import account_and_partition, child
+from components.interfaces import ClusterHandle
+from gpucloud.charts import lock as charts_lock
+
+
+class AddonsBase(pulumi.ComponentResource):
+    """State and helpers of GpuAddons that its concern mixins (devices, observability, ...) use."""
+
+    _name: str
+    _config: Any
+    _cluster: ClusterHandle
+    releases: dict[str, k8s.helm.v3.Release]
+    namespaces: dict[str, k8s.core.v1.Namespace]
+    gpu_namespace: str
+    monitoring_namespace: str
+    autoscaler: str
+    # Outputs the concern mixins fill in (None where the concern is switched off).
+    prometheus_server_url: pulumi.Output[str] | str | None
+    alert_topic_arn: pulumi.Input[str] | None
+    storage_class: k8s.storage.v1.StorageClass | None
+    ebs_csi_driver: aws.eks.Addon | None
+    keda_trigger_authentication: str | None
+    amp_workspace_arn: pulumi.Output[str] | None
+    amp_workspace_id: pulumi.Output[str] | None
+    scraper: aws.amp.Scraper | None
+    prometheus_rule: k8s.apiextensions.CustomResource | None
+    dashboard: k8s.core.v1.ConfigMap | None
+    container_insights: aws.eks.Addon | None
+    log_group_name: pulumi.Output[str] | None
+    cluster_autoscaler_role_arn: pulumi.Output[str] | None
+    mpi_operator: dict[str, pulumi.CustomResource]
+
+    def _k8s(self, **kwargs: Any) -> pulumi.ResourceOptions:
+        return child(self, provider=self._cluster.k8s_provider, **kwargs)
+
+    def _namespace(self, role: str, name: str) -> k8s.core.v1.Namespace:
+        ns = k8s.core.v1.Namespace(
+            f"{self._name}-{role}-ns",
+            metadata={"name": name, "labels": {"app.kubernetes.io/managed-by": "gpucloud"}},
+            opts=self._k8s(),
+        )
+        self.namespaces[name] = ns
+        return ns
+
+    def _release(
+        self,
+        role: str,
+        chart: str,
+        version: str,
+        namespace: str,
+        values: dict[str, Any],
+        depends_on: list[pulumi.Resource] | None = None,
+    ) -> k8s.helm.v3.Release:
+        # Coordinates from the charts lock: an OCI chart is its URL with no repository_opts.
+        pinned = charts_lock.pin(chart, version)
+        chart_ref, repository_opts = pinned.release_chart, pinned.repository_opts
+        deps: list[pulumi.Resource] = list(depends_on or [])
+        if namespace in self.namespaces:
+            deps.append(self.namespaces[namespace])
+        release = k8s.helm.v3.Release(
+            f"{self._name}-{role}",
+            name=role,
+            chart=chart_ref,
+            version=version,
+            repository_opts=repository_opts,
+            namespace=namespace,
+            create_namespace=False,
+            # Rolled-back failed upgrades leave the previous working version running on the GPU nodes.
+            atomic=True,
+            cleanup_on_fail=True,
+            timeout=900,
+            values=values,
+            opts=self._k8s(depends_on=deps),
+        )
+        self.releases[role] = release
+        return release
+
+    def _pod_identity_role(
+        self, role: str, namespace: str, service_account: str, policy: pulumi.Input[str] | None, managed: list[str]
+    ) -> aws.iam.Role:
+        iam_role = aws.iam.Role(
+            f"{self._name}-{role}-role",
+            assume_role_policy=POD_IDENTITY_TRUST,
+            description=f"Pod Identity role of {namespace}/{service_account}",
+            tags=self._config.tags,
+            opts=child(self),
+        )
+        if policy is not None:
+            aws.iam.RolePolicy(f"{self._name}-{role}-policy", role=iam_role.name, policy=policy, opts=child(self))
+        for i, arn in enumerate(managed):
+            aws.iam.RolePolicyAttachment(
+                f"{self._name}-{role}-managed-{i}", role=iam_role.name, policy_arn=arn, opts=child(self)
+            )
+        aws.eks.PodIdentityAssociation(
+            f"{self._name}-{role}-pod-identity",
+            cluster_name=self._cluster.name,
+            namespace=namespace,
+            service_account=service_account,
+            role_arn=iam_role.arn,
+            tags=self._config.tags,
+            opts=child(self),
+        )
+        return iam_role
+
+    def _arn_prefix(self, service: str) -> pulumi.Output[str]:
+        account, partition = account_and_partition(self)
+        return pulumi.Output.concat("arn:", partition, f":{service}:{self._config.region}:", account)

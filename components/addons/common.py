@@ -1,0 +1,69 @@
+"""Constants and manifest helpers shared by the add-on modules (labels, taints, tolerations, fatal XIDs)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pulumi_kubernetes as k8s
+import yaml
+
+from components.base import pod_identity_trust
+from components.nodepools.pool import GPU_TAINT, LABEL_PREFIX, NEURON_TAINT
+from gpucloud.charts import lock as charts_lock
+
+GPU_TAINT_KEY = GPU_TAINT.key
+GPU_TOLERATION = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
+NEURON_TOLERATION = {"key": NEURON_TAINT.key, "operator": "Exists", "effect": "NoSchedule"}
+# Set by the GPU Operator only (not in the device-plugin setup), so nothing here selects on it.
+GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
+# NFD's PCI label for vendor 10de (NVIDIA); the device plugin chart's own affinity selects on it.
+NVIDIA_PCI_LABEL = "feature.node.kubernetes.io/pci-10de.present"
+POOL_LABEL = f"{LABEL_PREFIX}/pool"
+EFA_PRESENT_LABEL = "vpc.amazonaws.com/efa.present"
+EFA_RESOURCE = "vpc.amazonaws.com/efa"
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+
+# Chart coordinates come from the charts lock (gpucloud/charts/lock.yaml), never from constants here.
+NEURON_CHART = "neuron-helm-chart"
+
+# Typed resource classes for the kinds the MPI operator manifest ships; anything else fails loudly so an
+# upgraded manifest cannot silently drop an object.
+_MANIFEST_KINDS: dict[tuple[str, str], Any] = {
+    ("v1", "Namespace"): k8s.core.v1.Namespace,
+    ("v1", "ServiceAccount"): k8s.core.v1.ServiceAccount,
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"): k8s.apiextensions.v1.CustomResourceDefinition,
+    ("rbac.authorization.k8s.io/v1", "ClusterRole"): k8s.rbac.v1.ClusterRole,
+    ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"): k8s.rbac.v1.ClusterRoleBinding,
+    ("apps/v1", "Deployment"): k8s.apps.v1.Deployment,
+}
+
+GRAFANA_ADMIN_SECRET = "grafana-admin"
+ALERTMANAGER_SERVICE_ACCOUNT = "alertmanager"
+EBS_STORAGE_CLASS = "gpucloud-gp3"
+EBS_CSI_SERVICE_ACCOUNT = "ebs-csi-controller-sa"
+
+KPS_RELEASE = "kube-prometheus-stack"
+DCGM_PORT = 9400
+# XIDs that mean the GPU or its NVLink/memory is broken and the node should be drained and replaced
+# (NVIDIA XID catalogue: 48 DBE, 63/64 row-remap, 74 NVLink, 79 fell off the bus, 94/95 contained/uncontained ECC).
+FATAL_XIDS = (48, 63, 64, 74, 79, 94, 95)
+POD_IDENTITY_TRUST = pod_identity_trust()
+
+
+def _snake(key: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
+
+
+def manifest_objects(path: Path) -> list[dict[str, Any]]:
+    """The Kubernetes objects of a vendored release manifest, in file order."""
+    with path.open(encoding="utf-8") as fh:
+        return [doc for doc in yaml.safe_load_all(fh) if isinstance(doc, dict)]
+
+
+def mpi_operator_manifest(version: str) -> Path:
+    pinned = charts_lock.artifact("mpi-operator")
+    if version != pinned.version:  # the spec already refuses this; a direct caller gets the same answer
+        raise ValueError(f"mpi-operator {version!r} is not pinned; the lock pins {pinned.version}")
+    return pinned.artifact_dir / "mpi-operator.yaml"

@@ -1,0 +1,35 @@
+"""The MPI operator (v2), installed from its vendored release manifest as typed resources."""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.addons.base import AddonsBase
+from components.addons.common import _MANIFEST_KINDS, _snake, manifest_objects, mpi_operator_manifest
+
+
+class MpiOperatorMixin(AddonsBase):
+    """MPIJob support for multi-node training templates."""
+
+    def _mpi_operator(self) -> None:
+        """The MPI operator v2 release manifest as typed resources (it ships no chart), CRD and RBAC first."""
+        version = self._config.addons.mpi_operator.version
+        path = mpi_operator_manifest(version)
+        namespace: k8s.core.v1.Namespace | None = None
+        for doc in manifest_objects(path):
+            api_version, kind = doc["apiVersion"], doc["kind"]
+            cls = _MANIFEST_KINDS.get((api_version, kind))
+            if cls is None:
+                raise ValueError(f"{path}: {api_version} {kind} is not a kind GpuAddons knows how to create")
+            name = doc["metadata"]["name"]
+            args = {_snake(k): v for k, v in doc.items() if k not in ("apiVersion", "kind")}
+            namespaced = "namespace" in doc["metadata"]
+            deps: list[pulumi.Resource] = [namespace] if namespace is not None and namespaced else []
+            if kind == "Deployment":
+                # The controller starts only once its CRD and RBAC exist, or it crash-loops on its informers.
+                deps += list(self.mpi_operator.values())
+            resource = cls(f"{self._name}-mpi-operator-{kind.lower()}-{name}", **args, opts=self._k8s(depends_on=deps))
+            if kind == "Namespace":
+                namespace = resource
+            self.mpi_operator[f"{kind}/{name}"] = resource

@@ -1,0 +1,43 @@
+"""GPU workload templates a team stack instantiates: distributed training, inference, and node acceptance jobs.
+
+Every template derives its GPU, EFA and NCCL settings from the catalog entry of the pool's instance type, so a
+job asks for exactly the devices a node has and gets the libfabric/NCCL environment that type needs.
+Kubernetes objects are written in the API's own camelCase so they read like the manifests they become.
+"""
+
+from components.workloads.common import (
+    DO_NOT_DISRUPT,
+    JOB_LABEL_KEY,
+    POD_SOCKET_IFNAME,
+    POOL_LABEL_KEY,
+    PREEMPT_FILE,
+    RDZV_PORT,
+    SPOT_NOTICE_SECONDS,
+    GpuWorkloadConfig,
+    nccl_env,
+)
+from components.workloads.dcgm_diag import DcgmDiag, DcgmDiagConfig
+from components.workloads.inference import InferenceDeployment, InferenceDeploymentConfig
+from components.workloads.nccl_test import NcclTest, NcclTestConfig
+from components.workloads.training import TrainingJob, TrainingJobConfig, training_pdb_policy
+
+__all__ = [
+    "DO_NOT_DISRUPT",
+    "JOB_LABEL_KEY",
+    "POD_SOCKET_IFNAME",
+    "POOL_LABEL_KEY",
+    "PREEMPT_FILE",
+    "RDZV_PORT",
+    "SPOT_NOTICE_SECONDS",
+    "DcgmDiag",
+    "DcgmDiagConfig",
+    "GpuWorkloadConfig",
+    "InferenceDeployment",
+    "InferenceDeploymentConfig",
+    "NcclTest",
+    "NcclTestConfig",
+    "TrainingJob",
+    "TrainingJobConfig",
+    "nccl_env",
+    "training_pdb_policy",
+]

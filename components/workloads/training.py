@@ -1,0 +1,226 @@
+"""TrainingJob: a multi-node distributed training gang (Indexed Job, rendezvous, PDB, checkpoint on drain)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pydantic import Field
+
+from components.addons.common import GPU_TOLERATION
+from components.base import child
+from components.workloads.common import (
+    JOB_LABEL_KEY,
+    PREEMPT_FILE,
+    RDZV_PORT,
+    GpuWorkloadConfig,
+    _device_resources,
+    _env_list,
+    _node_affinity,
+    _pdb,
+    _pod_metadata,
+    _shm_volume,
+    nccl_env,
+)
+
+
+def training_pdb_policy(nodes: int) -> dict[str, Any]:
+    """PDB spec of a training gang: admits the eviction of one rank at a time.
+
+    The interruption handlers (aws-node-termination-handler, Karpenter) drain through the Eviction API, which
+    honours PDBs; eviction is what runs the preStop hook and SIGTERM that write the emergency checkpoint. The
+    old `minAvailable: nodes` allowed zero disruptions, so every drain was refused until the instance died under
+    the job with no checkpoint. One rank at a time is enough: each node holds one rank and the ranks agree to
+    stop together (examples/train_ddp.py), so the first evicted rank checkpoints the whole gang. It must be an
+    integer `minAvailable`: a Job has no scale subresource, and for such pods the disruption controller supports
+    neither `maxUnavailable` nor a percentage (it then allows no eviction at all; Kubernetes "Specifying a
+    Disruption Budget for your Application", arbitrary controllers). `AlwaysAllow` (policy/v1, GA in 1.31) lets a
+    drain evict a rank that is not Ready instead of waiting for it. Voluntary disruption is kept off by other
+    means: WhenEmpty consolidation and do-not-disrupt on Karpenter pools, fully requested GPUs for
+    cluster-autoscaler's utilisation-based scale-down.
+    """
+    return {"minAvailable": nodes - 1, "unhealthyPodEvictionPolicy": "AlwaysAllow"}
+
+
+class TrainingJobConfig(GpuWorkloadConfig):
+    """Inputs of TrainingJob."""
+
+    nodes: int = Field(ge=1, le=1000, description="Nodes (pods); each runs torchrun over all its GPUs.")
+    script: str = Field(min_length=1, description="Training script torchrun starts, e.g. /workspace/train_ddp.py.")
+    script_args: list[str] = Field(default_factory=list, description="Arguments after the script.")
+    claim_name: str = Field(
+        min_length=1, description="PersistentVolumeClaim of the Lustre file system (data and checkpoints)."
+    )
+    mount_path: str = Field(default="/fsx", description="Where the Lustre volume is mounted.")
+    checkpoint_dir: str | None = Field(
+        default=None, description="Checkpoint directory; defaults to <mountPath>/checkpoints/<jobName>."
+    )
+    use_pytorch_job: bool = Field(
+        default=False, description="Render a Kubeflow PyTorchJob (training operator) instead of an indexed Job."
+    )
+    termination_grace_period_seconds: int = Field(
+        default=110,
+        ge=30,
+        le=3600,
+        description="Time to write an emergency checkpoint after the preStop/SIGTERM; keep below 120 on spot.",
+    )
+    max_restarts: int = Field(default=3, ge=0, le=100, description="torchrun restarts and Job retries per node.")
+    hugepages_2mi: str = Field(default="5120Mi", description="2 MiB huge pages per pod for EFA (libfabric).")
+    memory: str | None = Field(default=None, description="Memory request/limit; default 80% of the node's memory.")
+    shm_size_gib: int | None = Field(default=None, ge=1, description="/dev/shm size; default 1/4 of node memory.")
+
+    @property
+    def resolved_checkpoint_dir(self) -> str:
+        return self.checkpoint_dir or f"{self.mount_path.rstrip('/')}/checkpoints/{self.job_name}"
+
+
+class TrainingJob(pulumi.ComponentResource):
+    """Multi-node torchrun training: indexed Job + headless Service (or PyTorchJob), PDB, checkpoint-on-preempt."""
+
+    def __init__(
+        self,
+        name: str,
+        config: TrainingJobConfig,
+        k8s_provider: pulumi.ProviderResource | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        super().__init__("gpucloud:workloads:TrainingJob", name, None, opts)
+        spec = config.spec
+        gpus = spec.accelerator_count
+        job = config.job_name
+        labels = {"app.kubernetes.io/name": job, JOB_LABEL_KEY: job}
+        memory = config.memory or f"{int(spec.memory_gib * 0.8)}Gi"
+        shm = config.shm_size_gib or max(1, int(spec.memory_gib / 4))
+        ckpt = config.resolved_checkpoint_dir
+        self.headless_service: k8s.core.v1.Service | None = None
+        self.job: k8s.batch.v1.Job | None = None
+        self.pytorch_job: k8s.apiextensions.CustomResource | None = None
+        self.master_addr = ""
+
+        if config.use_pytorch_job:
+            # The operator injects MASTER_ADDR/MASTER_PORT/RANK and creates the Service.
+            rendezvous = [
+                f"--nnodes={config.nodes}",
+                f"--nproc-per-node={gpus}",
+                "--node-rank=$(RANK)",
+                "--master-addr=$(MASTER_ADDR)",
+                "--master-port=$(MASTER_PORT)",
+            ]
+        else:
+            service = f"{job}-workers"
+            self.master_addr = f"{job}-0.{service}.{config.namespace}.svc.cluster.local"
+            # c10d rendezvous lets a replaced pod (spot reclaim) rejoin and every worker restart from the
+            # latest checkpoint, up to max-restarts.
+            rendezvous = [
+                f"--nnodes={config.nodes}",
+                f"--nproc-per-node={gpus}",
+                "--rdzv-backend=c10d",
+                f"--rdzv-endpoint={self.master_addr}:{RDZV_PORT}",
+                f"--rdzv-id={job}",
+                f"--max-restarts={config.max_restarts}",
+            ]
+        command = ["torchrun", *rendezvous, config.script, *config.script_args]
+        env = {
+            **nccl_env(config.instance_type, config.use_efa),
+            "CHECKPOINT_DIR": ckpt,
+            "GPUCLOUD_PREEMPT_FILE": PREEMPT_FILE,
+            "PYTHONUNBUFFERED": "1",
+            **config.env,
+        }
+        # preStop runs before SIGTERM: flag the script, then wait (within the grace period) until it reports
+        # the emergency checkpoint written.
+        wait = max(1, config.termination_grace_period_seconds - 10)
+        pre_stop = (
+            f"touch {PREEMPT_FILE}; i=0; while [ ! -f {PREEMPT_FILE}.done ] && [ $i -lt {wait} ]; "
+            "do sleep 1; i=$((i+1)); done"
+        )
+        container = {
+            "name": "pytorch" if config.use_pytorch_job else "trainer",
+            "image": config.image,
+            "command": command,
+            "env": _env_list(env),
+            "ports": [{"name": "rdzv", "containerPort": RDZV_PORT}],
+            "resources": _device_resources(config, gpus, config.hugepages_2mi, memory),
+            "volumeMounts": [
+                {"name": "dshm", "mountPath": "/dev/shm"},
+                {"name": "fsx", "mountPath": config.mount_path},
+            ],
+            "lifecycle": {"preStop": {"exec": {"command": ["/bin/sh", "-c", pre_stop]}}},
+        }
+        pod_spec: dict[str, Any] = {
+            "restartPolicy": "OnFailure" if config.use_pytorch_job else "Never",
+            "terminationGracePeriodSeconds": config.termination_grace_period_seconds,
+            "tolerations": [GPU_TOLERATION],
+            "affinity": _node_affinity(config),
+            "containers": [container],
+            "volumes": [
+                _shm_volume(shm),
+                {"name": "fsx", "persistentVolumeClaim": {"claimName": config.claim_name}},
+            ],
+        }
+        template = {"metadata": _pod_metadata(config, labels), "spec": pod_spec}
+        provider = k8s_provider
+
+        if config.use_pytorch_job:
+            replica_specs: dict[str, Any] = {
+                "Master": {"replicas": 1, "restartPolicy": "OnFailure", "template": template}
+            }
+            if config.nodes > 1:
+                replica_specs["Worker"] = {
+                    "replicas": config.nodes - 1,
+                    "restartPolicy": "OnFailure",
+                    "template": template,
+                }
+            self.pytorch_job = k8s.apiextensions.CustomResource(
+                f"{name}-pytorchjob",
+                api_version="kubeflow.org/v1",
+                kind="PyTorchJob",
+                metadata={"name": job, "namespace": config.namespace, "labels": labels},
+                spec={
+                    "runPolicy": {"cleanPodPolicy": "None", "backoffLimit": config.max_restarts * config.nodes},
+                    "nprocPerNode": str(gpus),
+                    "pytorchReplicaSpecs": replica_specs,
+                },
+                opts=child(self, provider=provider),
+            )
+        else:
+            self.headless_service = k8s.core.v1.Service(
+                f"{name}-workers",
+                metadata={"name": f"{job}-workers", "namespace": config.namespace, "labels": labels},
+                spec={
+                    "clusterIP": "None",
+                    # Workers must resolve each other before they pass readiness (there is no probe).
+                    "publishNotReadyAddresses": True,
+                    "selector": labels,
+                    "ports": [{"name": "rdzv", "port": RDZV_PORT, "targetPort": RDZV_PORT}],
+                },
+                opts=child(self, provider=provider),
+            )
+            pod_spec["subdomain"] = f"{job}-workers"
+            self.job = k8s.batch.v1.Job(
+                f"{name}-job",
+                metadata={"name": job, "namespace": config.namespace, "labels": labels},
+                spec={
+                    "completionMode": "Indexed",
+                    "completions": config.nodes,
+                    "parallelism": config.nodes,
+                    "backoffLimit": config.max_restarts * config.nodes,
+                    # A pod evicted by a drain or spot reclaim is not the job's fault: do not count it.
+                    "podFailurePolicy": {
+                        "rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]
+                    },
+                    "template": template,
+                },
+                opts=child(self, provider=provider, depends_on=[self.headless_service]),
+            )
+        self.pdb = _pdb(self, name, config.namespace, labels, provider, **training_pdb_policy(config.nodes))
+        self.checkpoint_dir = ckpt
+        self.register_outputs(
+            {
+                "job_name": job,
+                "checkpoint_dir": ckpt,
+                "master_addr": self.master_addr,
+                "kind": "PyTorchJob" if config.use_pytorch_job else "Job",
+            }
+        )
