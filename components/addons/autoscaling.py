@@ -1,8 +1,9 @@
-"""Node and workload autoscaling: Cluster Autoscaler (priority expander) and KEDA."""
+"""Node and workload autoscaling: Cluster Autoscaler (priority expander), KEDA and metrics-server."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -13,6 +14,16 @@ from components.addons.base import AddonsBase
 
 class AutoscalingMixin(AddonsBase):
     """Scales pools with the Cluster Autoscaler where Karpenter is not used, and workloads with KEDA."""
+
+    def _metrics_server(self) -> None:
+        spec = self._config.addons.autoscaling.metrics_server
+        values: dict[str, Any] = {"replicas": spec.replicas}
+        if spec.replicas > 1:
+            # Without a budget a node drain can evict every replica at once and the metrics API (HPA, kubectl
+            # top) goes dark until they reschedule.
+            values["podDisruptionBudget"] = {"enabled": True, "minAvailable": 1}
+        # No GPU toleration: it belongs on the system nodes, never on an accelerator a job paid for.
+        self._release("metrics-server", "metrics-server", spec.version, "kube-system", values)
 
     def _cluster_autoscaler(self) -> None:
         scaling = self._config.addons.autoscaling

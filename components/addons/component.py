@@ -97,6 +97,8 @@ class GpuAddons(DevicePluginsMixin, ObservabilityMixin, EbsStorageMixin, Autosca
             self._cluster_autoscaler()
         if addons.autoscaling.keda.enabled:
             self._keda()
+        if addons.autoscaling.metrics_server.enabled:
+            self._metrics_server()
         if addons.mpi_operator_enabled:
             self._mpi_operator()
 

@@ -77,6 +77,7 @@ FluentBitVersion = Annotated[str, pinned_chart("aws-for-fluent-bit")]
 DcgmExporterVersion = Annotated[str, pinned_chart("dcgm-exporter")]
 KubePrometheusStackVersion = Annotated[str, pinned_chart("kube-prometheus-stack")]
 KedaVersion = Annotated[str, pinned_chart("keda")]
+MetricsServerVersion = Annotated[str, pinned_chart("metrics-server")]
 ClusterAutoscalerVersion = Annotated[str, pinned_chart("cluster-autoscaler")]
 NeuronPluginVersion = Annotated[str, pinned_chart("neuron-helm-chart")]
 MpiOperatorVersion = Annotated[str, _pinned_artifact("mpi-operator")]
@@ -239,6 +240,21 @@ class KedaSpec(SpecModel):
     version: KedaVersion = Field(default=charts_lock.pinned_version("keda"), description="keda chart version.")
 
 
+class MetricsServerSpec(SpecModel):
+    """metrics-server: the resource metrics API (`kubectl top`, HorizontalPodAutoscaler on CPU/memory)."""
+
+    enabled: bool = Field(default=True, description="Install metrics-server (EKS does not ship it).")
+    version: MetricsServerVersion = Field(
+        default=charts_lock.pinned_version("metrics-server"), description="metrics-server chart version."
+    )
+    replicas: int = Field(
+        default=2,
+        ge=1,
+        le=5,
+        description="Replicas; two with a PodDisruptionBudget keep the metrics API up while system nodes drain.",
+    )
+
+
 class AutoscalingSpec(SpecModel):
     """Node autoscaling for managed / self-managed pools, and workload autoscaling."""
 
@@ -258,6 +274,9 @@ class AutoscalingSpec(SpecModel):
         default=".*-spot.*", description="Spot node groups (ASG names); tried after reserved ones."
     )
     keda: KedaSpec = Field(default_factory=KedaSpec, description="KEDA workload autoscaling.")
+    metrics_server: MetricsServerSpec = Field(
+        default_factory=MetricsServerSpec, description="metrics-server for the resource metrics API."
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -120,6 +120,7 @@ def test_defaults_render_device_plugin_prometheus_logs_and_cluster_autoscaler() 
         "aws-for-fluent-bit",
         "cluster-autoscaler",
         "keda",
+        "metrics-server",
     }
     assert names(plan, "kubernetes:core/v1:Namespace") == {
         "addons-gpu-ns",
@@ -498,6 +499,22 @@ def test_no_cluster_autoscaler_with_karpenter_pools_or_when_off(addons: dict[str
     plan = render(spec_of(addons, backend=backend))
     assert "cluster-autoscaler" not in releases(plan)
     assert "addons-ca-priorities" not in names(plan, "kubernetes:core/v1:ConfigMap")
+
+
+def test_metrics_server_runs_two_replicas_under_a_budget_on_system_nodes() -> None:
+    values = releases(render(spec_of()))["metrics-server"]
+    assert values["namespace"] == "kube-system"
+    assert values["chart"] == "metrics-server"
+    assert values["version"] == "3.13.1"
+    assert values["values"] == {"replicas": 2, "podDisruptionBudget": {"enabled": True, "minAvailable": 1}}
+
+
+def test_metrics_server_single_replica_has_no_budget_and_can_be_off() -> None:
+    one = releases(render(spec_of({"autoscaling": {"metricsServer": {"replicas": 1}}})))["metrics-server"]
+    assert one["values"] == {"replicas": 1}
+    assert "metrics-server" not in releases(render(spec_of({"autoscaling": {"metricsServer": {"enabled": False}}})))
+    with pytest.raises(SpecError, match=r"addons.autoscaling.metricsServer.version"):
+        spec_of({"autoscaling": {"metricsServer": {"version": "3.12.0"}}})
 
 
 def test_keda_off_and_mpi_operator_on_from_the_vendored_manifest() -> None:
