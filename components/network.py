@@ -22,6 +22,11 @@ class GpuNetworkConfig(ComponentConfig):
         min_length=1, description="EKS cluster name the subnets are tagged for (load balancers, Karpenter)."
     )
     network: NetworkSpec = Field(description="VPC layout, NAT mode, endpoints and flow logs from the stack spec.")
+    controller_services: list[str] = Field(
+        default_factory=list,
+        description="Interface endpoint services the platform's controllers need on top of "
+        "network.interfaceEndpointServices (PlatformSpec.controller_endpoint_services).",
+    )
 
     @model_validator(mode="after")
     def _layout(self) -> GpuNetworkConfig:
@@ -372,7 +377,8 @@ class GpuNetwork(pulumi.ComponentResource):
             opts=child(self),
         )
         self.endpoint_security_group_id = sg.id
-        for service in net.interface_endpoint_services:
+        services = list(dict.fromkeys([*net.interface_endpoint_services, *self._config.controller_services]))
+        for service in services:
             self.interface_endpoint_ids[service] = aws.ec2.VpcEndpoint(
                 f"{name}-vpce-{service.replace('.', '-')}",
                 vpc_id=self.vpc_id,

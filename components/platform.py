@@ -54,6 +54,7 @@ def _build_network_and_cluster(spec: PlatformSpec, platform: Platform) -> None:
             availability_zones=list(spec.availability_zones),
             cluster_name=cluster_name,
             network=spec.network,
+            controller_services=list(spec.controller_endpoint_services()),
         ),
     )
     cluster = GpuCluster(

@@ -36,6 +36,8 @@ InterfaceService = Literal[
     "monitoring",
     "fsx",
     "kms",
+    "aps",
+    "aps-workspaces",
 ]
 DEFAULT_INTERFACE_SERVICES: tuple[InterfaceService, ...] = (
     "ecr.api",
@@ -137,6 +139,13 @@ class NetworkSpec(SpecModel):
         default_factory=lambda: list(DEFAULT_INTERFACE_SERVICES),
         min_length=1,
         description="Services to create interface endpoints for (short names such as ecr.api, sts).",
+    )
+    controller_endpoints: bool = Field(
+        default=True,
+        description="Also create the interface endpoints of the AWS APIs the platform's own controllers call "
+        "(sqs for interruption queues, autoscaling for cluster-autoscaler, eks/ssm for Karpenter, "
+        "aps-workspaces for AMP, monitoring for Container Insights), derived from the rest of the spec; "
+        "without them a private cluster's controllers fail at their first API call.",
     )
     create_s3_gateway_endpoint: bool = Field(
         default=True,

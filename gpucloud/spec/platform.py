@@ -182,5 +182,31 @@ class PlatformSpec(SpecModel):
             return azs[0] if len(azs) == 1 else None
         return None
 
+    def controller_endpoint_services(self) -> dict[str, str]:
+        """Interface endpoint services the enabled controllers call, each with the controller that needs it.
+
+        Sources: EKS user guide "Deploy private clusters with limited internet access" (the endpoints nodes and
+        add-ons need) and Karpenter's troubleshooting guide for private clusters (sqs for interruption handling,
+        ssm for AMI resolution, eks for cluster discovery); AMP documents aps-workspaces for remote write/query.
+        """
+        if not (self.network.controller_endpoints and self.network.create_interface_endpoints):
+            return {}
+        needs: dict[str, str] = {}
+        pools = self.node_pools
+        karpenter = any(p.backend == "karpenter" for p in pools)
+        if karpenter or any(p.backend != "karpenter" and p.needs_interruption_handling for p in pools):
+            needs["sqs"] = "interruption queue consumers (Karpenter / aws-node-termination-handler)"
+        if karpenter:
+            needs["eks"] = "Karpenter (DescribeCluster)"
+            needs["ssm"] = "Karpenter (EKS-optimized AMI parameters)"
+        if self.addons.resolved_autoscaler(pools) == "cluster-autoscaler":
+            needs["autoscaling"] = "cluster-autoscaler (Auto Scaling group reads and resizes)"
+        obs = self.addons.observability
+        if obs.metrics == "amp":
+            needs["aps-workspaces"] = "Amazon Managed Prometheus remote write and KEDA queries"
+        if obs.enable_container_insights:
+            needs["monitoring"] = "CloudWatch Container Insights agent"
+        return needs
+
     def pool(self, name: str) -> NodePoolSpec:
         return next(p for p in self.node_pools if p.name == name)

@@ -428,3 +428,48 @@ def test_existing_subnets_must_cover_every_az() -> None:
             "remove them or add the AZs",
         ),
     ]
+
+
+def test_controller_services_are_added_once_after_the_listed_ones() -> None:
+    config = GpuNetworkConfig(
+        region="us-east-1",
+        tags=TAGS,
+        availability_zones=AZS,
+        cluster_name="gpu-test",
+        network=NetworkSpec.model_validate({"interfaceEndpointServices": ["sts", "ecr.api"]}),
+        controller_services=["sqs", "sts", "aps-workspaces"],
+    )
+    plan = run_callable(lambda: GpuNetwork("net", config), preview=True)
+    interface = [r.get("serviceName") for r in plan.of_type(ENDPOINT) if r.get("vpcEndpointType") == "Interface"]
+    assert sorted(interface) == [
+        "com.amazonaws.us-east-1.aps-workspaces",
+        "com.amazonaws.us-east-1.ecr.api",
+        "com.amazonaws.us-east-1.sqs",
+        "com.amazonaws.us-east-1.sts",
+    ]
+
+
+def _stack_spec(stack: str) -> dict[str, Any]:
+    root = Path(__file__).resolve().parents[2]
+    data = yaml.safe_load((root / "stacks" / f"Pulumi.{stack}.yaml").read_text())
+    return copy.deepcopy(data["config"]["gpucloud:platform"])
+
+
+def test_controller_endpoints_follow_the_controllers_each_stack_runs() -> None:
+    prod = parse_platform(_stack_spec("prod"))
+    # prod: managed pools (cluster-autoscaler), spot/reserved pools under NTH, Container Insights on.
+    assert set(prod.controller_endpoint_services()) == {"sqs", "autoscaling", "monitoring"}
+    staging = parse_platform(_stack_spec("staging"))
+    assert set(staging.controller_endpoint_services()) == {"sqs", "eks", "ssm", "autoscaling"}
+    # dev creates no interface endpoints at all (NAT only), so nothing is derived either.
+    assert parse_platform(_stack_spec("dev")).controller_endpoint_services() == {}
+
+
+def test_controller_endpoints_for_karpenter_and_amp_and_switched_off() -> None:
+    data = _stack_spec("staging")
+    data.setdefault("addons", {}).setdefault("observability", {})["metrics"] = "amp"
+    services = parse_platform(data).controller_endpoint_services()
+    assert services["aps-workspaces"] == "Amazon Managed Prometheus remote write and KEDA queries"
+    assert services["eks"] == "Karpenter (DescribeCluster)"
+    data["network"]["controllerEndpoints"] = False
+    assert parse_platform(data).controller_endpoint_services() == {}
