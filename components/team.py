@@ -1,7 +1,10 @@
-"""One ML team's tenancy on a shared platform: namespace, GPU/CPU/memory quota, container defaults, and an IAM
-role its pods assume through EKS Pod Identity. Team stacks create it from the platform's StackReference outputs."""
+"""One ML team's tenancy on a shared platform: namespace, GPU/CPU/memory quota, container defaults, an IAM role
+its pods assume through EKS Pod Identity, and its members' access (EKS access entries bound to namespace RBAC).
+Team stacks create it from the platform's StackReference outputs."""
 
 from __future__ import annotations
+
+import re
 
 import pulumi
 import pulumi_aws as aws
@@ -20,6 +23,17 @@ GPU_RESOURCE = "nvidia.com/gpu"
 # such containers off GPUs; it passes LimitRange validation (defaultRequest <= default <= max) and a
 # container's extended resources then still have request == limit, as they must.
 NO_GPUS = "0"
+# Kubernetes' built-in user-facing ClusterRoles, bound inside the team namespace only.
+MEMBER_CLUSTER_ROLES = {"admin": "admin", "edit": "edit", "view": "view"}
+
+
+def member_group(team: str, access: str) -> str:
+    """Kubernetes group an access entry puts a member in (EKS rejects groups starting with `system:`)."""
+    return f"gpucloud:{team}:{access}"
+
+
+def _slug(arn: str) -> str:
+    return re.sub(r"[^a-z0-9-]+", "-", arn.rsplit("/", 1)[-1].lower()).strip("-") or "principal"
 
 
 class GpuTeamConfig(ComponentConfig):
@@ -116,6 +130,7 @@ class GpuTeam(pulumi.ComponentResource):
             tags=named_tags(tags, f"{team.name}-pods"),
             opts=child(self, depends_on=[self.service_account]),
         )
+        self.access_entries = self._members(name, team, tags, ns, cluster_name, k8s_opts)
         self.namespace_name = ns
         self.service_account_name = team.service_account
         self.pod_role_arn = self.pod_role.arn
@@ -128,6 +143,57 @@ class GpuTeam(pulumi.ComponentResource):
                 "pod_role_name": self.pod_role_name,
             }
         )
+
+    def _members(
+        self,
+        name: str,
+        team: TeamSpec,
+        tags: dict[str, str],
+        ns: pulumi.Input[str],
+        cluster_name: pulumi.Input[str],
+        k8s_opts: pulumi.ResourceOptions,
+    ) -> list[aws.eks.AccessEntry]:
+        """An access entry per member, in a group bound to admin/edit/view in the team namespace and nowhere else.
+
+        No access policy is associated: EKS authorizes the entry through Kubernetes RBAC on its groups, so the
+        rights are the RoleBindings below, visible with kubectl in the namespace they apply to.
+        """
+        entries: list[aws.eks.AccessEntry] = []
+        seen: set[str] = set()
+        for i, member in enumerate(team.members):
+            slug = _slug(member.principal_arn)
+            slug = slug if slug not in seen else f"{slug}-{i}"
+            seen.add(slug)
+            entries.append(
+                aws.eks.AccessEntry(
+                    f"{name}-member-{slug}",
+                    cluster_name=cluster_name,
+                    principal_arn=member.principal_arn,
+                    type="STANDARD",
+                    kubernetes_groups=[member_group(team.name, member.access)],
+                    tags=named_tags(tags, f"{team.name}-member-{slug}"),
+                    opts=child(self),
+                )
+            )
+        for access in sorted({m.access for m in team.members}):
+            k8s.rbac.v1.RoleBinding(
+                f"{name}-{access}-binding",
+                metadata=k8s.meta.v1.ObjectMetaArgs(
+                    name=f"{team.name}-{access}",
+                    namespace=ns,
+                    labels={"gpucloud.io/team": team.name, "app.kubernetes.io/managed-by": "gpucloud"},
+                ),
+                role_ref=k8s.rbac.v1.RoleRefArgs(
+                    api_group="rbac.authorization.k8s.io", kind="ClusterRole", name=MEMBER_CLUSTER_ROLES[access]
+                ),
+                subjects=[
+                    k8s.rbac.v1.SubjectArgs(
+                        api_group="rbac.authorization.k8s.io", kind="Group", name=member_group(team.name, access)
+                    )
+                ],
+                opts=k8s_opts,
+            )
+        return entries
 
 
 class TeamLustreVolumeConfig(ComponentConfig):

@@ -31,6 +31,10 @@ def test_team_plan_resource_types(plan: Plan) -> None:
     assert sorted((r.type, r.name) for r in plan) == sorted(
         [
             ("aws:eks/podIdentityAssociation:PodIdentityAssociation", "vision-pod-identity"),
+            ("aws:eks/accessEntry:AccessEntry", "vision-member-vision-ml-engineers"),
+            ("aws:eks/accessEntry:AccessEntry", "vision-member-vision-analysts"),
+            ("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", "vision-edit-binding"),
+            ("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", "vision-view-binding"),
             ("aws:iam/role:Role", "vision-pod-role"),
             ("gpucloud:team:GpuTeam", "vision"),
             ("kubernetes:core/v1:LimitRange", "vision-limits"),
@@ -133,6 +137,34 @@ def test_pod_identity_role_and_association(plan: Plan) -> None:
     assert assoc.property_dependencies["roleArn"] == [role.urn]
 
 
+def test_members_get_access_entries_bound_to_namespace_roles_only(plan: Plan) -> None:
+    entries = {r.get("principalArn"): r for r in plan.of_type("aws:eks/accessEntry:AccessEntry")}
+    assert {arn: (r.get("type"), r.get("kubernetesGroups"), r.get("clusterName")) for arn, r in entries.items()} == {
+        "arn:aws:iam::123456789012:role/vision-ml-engineers": ("STANDARD", ["gpucloud:vision:edit"], "gpucloud-dev"),
+        "arn:aws:iam::123456789012:role/vision-analysts": ("STANDARD", ["gpucloud:vision:view"], "gpucloud-dev"),
+    }
+    # No access policy association: rights come only from the namespace RoleBindings.
+    assert plan.of_type("aws:eks/accessPolicyAssociation:AccessPolicyAssociation") == []
+    assert plan.of_type("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding") == []
+    bindings = {
+        r.inputs["metadata"]["name"]: (r.inputs["metadata"]["namespace"], r.inputs["roleRef"], r.inputs["subjects"])
+        for r in plan.of_type("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding")
+    }
+    group = {"apiGroup": "rbac.authorization.k8s.io", "kind": "Group"}
+    assert bindings == {
+        "vision-edit": (
+            "vision",
+            {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "edit"},
+            [{**group, "name": "gpucloud:vision:edit"}],
+        ),
+        "vision-view": (
+            "vision",
+            {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+            [{**group, "name": "gpucloud:vision:view"}],
+        ),
+    }
+
+
 def test_offline_references_carry_every_platform_export() -> None:
     import re
 
@@ -209,4 +241,31 @@ def test_team_spec_rules() -> None:
     ]
     assert team_issues(tags={"Team": "vision"}) == [
         ("gpucloud:team.tags", "missing required cost-allocation tags ['CostCenter', 'Project']")
+    ]
+
+
+def test_team_member_rules_name_the_field_and_the_fix() -> None:
+    session = "arn:aws:sts::123456789012:assumed-role/vision-ml-engineers/alice"
+    assert team_issues(members=[{"principalArn": session}]) == [
+        (
+            "gpucloud:team.members[0].principalArn",
+            f"'{session}' is a session ARN; give the IAM role itself, arn:aws:iam::<account>:role/<name>",
+        )
+    ]
+    assert team_issues(members=[{"principalArn": "vision-ml-engineers"}]) == [
+        (
+            "gpucloud:team.members[0].principalArn",
+            "'vision-ml-engineers' is not an IAM role/user ARN; use arn:aws:iam::<account>:role/<name>",
+        )
+    ]
+    role = "arn:aws:iam::123456789012:role/vision-ml-engineers"
+    assert team_issues(members=[{"principalArn": role}, {"principalArn": role, "access": "view"}]) == [
+        ("gpucloud:team.members", f"['{role}'] listed more than once; one entry per principal with its access level")
+    ]
+    assert team_issues(members=[{"principalArn": role, "access": "owner"}])[0][0] == "gpucloud:team.members[0].access"
+    # A user ARN and the default access level (edit) are accepted.
+    team = copy.deepcopy(STACK_FILE["gpucloud:team"])
+    team["members"] = [{"principalArn": "arn:aws:iam::123456789012:user/bob"}]
+    assert [(m.principal_arn, m.access) for m in parse_team(team).members] == [
+        ("arn:aws:iam::123456789012:user/bob", "edit")
     ]

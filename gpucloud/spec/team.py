@@ -25,6 +25,33 @@ def _quantity(value: str) -> str:
 
 Quantity = Annotated[str, Field(description="Kubernetes resource quantity, e.g. 500m, 64, 512Gi.")]
 
+# An access entry names the IAM role or user itself; a session (assumed-role/...) ARN changes per login.
+_MEMBER_ARN = re.compile(r"^arn:aws(-cn|-us-gov)?:iam::\d{12}:(role|user)/[\w+=,.@/-]{1,512}$")
+# What each member role may do in the team namespace: the Kubernetes built-in user-facing ClusterRoles
+# (admin, edit, view; "User-facing roles" in the Kubernetes RBAC docs), bound per namespace.
+MemberAccess = Literal["admin", "edit", "view"]
+
+
+class TeamMemberSpec(SpecModel):
+    """An IAM principal of the team and what it may do in the team namespace."""
+
+    principal_arn: str = Field(description="IAM role or user ARN, e.g. arn:aws:iam::123456789012:role/vision-ml.")
+    access: MemberAccess = Field(
+        default="edit",
+        description="Namespace rights: admin (also RBAC inside the namespace), edit (workloads, secrets) or view.",
+    )
+
+    @field_validator("principal_arn")
+    @classmethod
+    def _arn(cls, value: str) -> str:
+        if ":assumed-role/" in value or ":sts::" in value:
+            raise ValueError(
+                f"'{value}' is a session ARN; give the IAM role itself, arn:aws:iam::<account>:role/<name>"
+            )
+        if not _MEMBER_ARN.match(value):
+            raise ValueError(f"'{value}' is not an IAM role/user ARN; use arn:aws:iam::<account>:role/<name>")
+        return value
+
 
 class TeamQuotaSpec(SpecModel):
     """Namespace-wide ceilings on what the team's pods may request (a ResourceQuota)."""
@@ -123,6 +150,11 @@ class TeamSpec(SpecModel):
     tags: TagMap = Field(description="Cost-allocation tags; CostCenter, Team and Project required.")
     quota: TeamQuotaSpec = Field(description="Namespace-wide GPU, CPU and memory ceilings.")
     limits: TeamLimitsSpec = Field(default_factory=TeamLimitsSpec, description="Per-container defaults and ceilings.")
+    members: list[TeamMemberSpec] = Field(
+        default_factory=list,
+        description="IAM principals of the team: each gets an EKS access entry and a RoleBinding in the team "
+        "namespace only (no cluster-wide rights).",
+    )
     training: TeamTrainingSpec | None = Field(
         default=None, description="Distributed training job on a platform pool, mounting the platform's Lustre."
     )
@@ -153,6 +185,10 @@ class TeamSpec(SpecModel):
         if missing:
             rules.add("tags", f"missing required cost-allocation tags {missing}")
         self._gpu_rules(rules)
+        arns = [m.principal_arn for m in self.members]
+        dupes = sorted({a for a in arns if arns.count(a) > 1})
+        if dupes:
+            rules.add("members", f"{dupes} listed more than once; one entry per principal with its access level")
         stack = self.platform_stack.rsplit("/", 1)[-1]
         if _STACK_NAME.match(self.platform_stack) and stack != self.environment:
             rules.add(
