@@ -97,9 +97,12 @@ class GpuCluster(pulumi.ComponentResource):
         vpc_cidr: pulumi.Input[str],
         subnet_ids_by_az: Mapping[str, pulumi.Input[str]],
         efa_security_group_id: pulumi.Input[str] | None = None,
+        pod_subnet_ids_by_az: Mapping[str, pulumi.Input[str]] | None = None,
+        pod_cidr: str | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         super().__init__("gpucloud:cluster:GpuCluster", name, None, opts)
+        pod_subnets = dict(pod_subnet_ids_by_az or {})
         spec = config.cluster
         tags = config.tags
         self._tags = tags
@@ -369,6 +372,15 @@ class GpuCluster(pulumi.ComponentResource):
             cidr=vpc_cidr,
             description="Pods, DNS, kubelet, endpoints and FSx inside the VPC",
         )
+        if pod_cidr is not None:
+            self._rule(
+                "out",
+                f"{name}-node-pods-out",
+                node_sg,
+                "-1",
+                cidr=pod_cidr,
+                description="Pods on custom networking (the VPC's secondary pod CIDR)",
+            )
         self.node_security_group_id = node_sg
 
         # --- add-ons a node needs to become Ready ---
@@ -382,7 +394,31 @@ class GpuCluster(pulumi.ComponentResource):
                 ]
                 # EKS wants the Pod Identity agent in place before an add-on's association is used.
                 depends = [cni_policy, self.addons["eks-pod-identity-agent"]]
+                if pod_subnets:
+                    # Custom networking: pod ENIs go to the ENIConfig named after the node's zone label
+                    # (EKS user guide, "Deploy pods in alternate subnets with custom networking").
+                    extra["configuration_values"] = json.dumps(
+                        {
+                            "env": {
+                                "AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG": "true",
+                                "ENI_CONFIG_LABEL_DEF": "topology.kubernetes.io/zone",
+                            }
+                        }
+                    )
             self.addons[addon] = self._addon(name, addon, spec, tags, depends, **extra)
+
+        # --- Kubernetes access ---
+        self.kubeconfig: pulumi.Output[str] = pulumi.Output.secret(
+            pulumi.Output.all(self.cluster.name, self.endpoint, self.certificate_authority).apply(
+                lambda a: kubeconfig_json(a[0] or cluster_name, a[1] or "", a[2] or "", region)
+            )
+        )
+        self.k8s_provider = k8s.Provider(
+            f"{name}-k8s",
+            kubeconfig=self.kubeconfig,
+            opts=child(self, depends_on=[*self.admin_access_entries]),
+        )
+        self.eni_configs = self._eni_configs(name, pod_subnets, node_sg)
 
         # --- system node group ---
         ng = spec.system_node_group
@@ -443,7 +479,8 @@ class GpuCluster(pulumi.ComponentResource):
             tags=named_tags(tags, f"{cluster_name}-system"),
             opts=child(
                 self,
-                depends_on=[*node_policies, *self.addons.values()],
+                # ENIConfigs first: a node that joins before its zone's ENIConfig exists gets no pod IPs.
+                depends_on=[*node_policies, *self.addons.values(), *self.eni_configs],
                 # The cluster autoscaler or an operator owns the current size after creation.
                 ignore_changes=["scalingConfig.desiredSize"],
             ),
@@ -451,17 +488,6 @@ class GpuCluster(pulumi.ComponentResource):
         for addon in _AFTER_NODES:
             self.addons[addon] = self._addon(name, addon, spec, tags, [self.system_node_group])
 
-        # --- Kubernetes access ---
-        self.kubeconfig: pulumi.Output[str] = pulumi.Output.secret(
-            pulumi.Output.all(self.cluster.name, self.endpoint, self.certificate_authority).apply(
-                lambda a: kubeconfig_json(a[0] or cluster_name, a[1] or "", a[2] or "", region)
-            )
-        )
-        self.k8s_provider = k8s.Provider(
-            f"{name}-k8s",
-            kubeconfig=self.kubeconfig,
-            opts=child(self, depends_on=[*self.admin_access_entries]),
-        )
         self.subnet_ids_by_az = dict(subnet_ids_by_az)
         self.efa_security_group_id = efa_security_group_id
 
@@ -484,6 +510,29 @@ class GpuCluster(pulumi.ComponentResource):
                 "kms_key_arn": self.kms_key_arn,
             }
         )
+
+    def _eni_configs(
+        self, name: str, pod_subnets: Mapping[str, pulumi.Input[str]], node_sg: pulumi.Input[str]
+    ) -> list[k8s.apiextensions.CustomResource]:
+        """One ENIConfig per AZ, named after the zone (ENI_CONFIG_LABEL_DEF), placing pod ENIs in the pod subnet.
+
+        Pod ENIs carry the cluster and node security groups, the groups the node's own ENI has, so every rule
+        written for nodes applies to pods too.
+        """
+        configs = []
+        for az, subnet_id in pod_subnets.items():
+            configs.append(
+                k8s.apiextensions.CustomResource(
+                    f"{name}-eniconfig-{az}",
+                    api_version="crd.k8s.amazonaws.com/v1alpha1",
+                    kind="ENIConfig",
+                    metadata={"name": az},
+                    spec={"subnet": subnet_id, "securityGroups": [self.cluster_security_group_id, node_sg]},
+                    # The ENIConfig CRD ships with the vpc-cni add-on.
+                    opts=child(self, provider=self.k8s_provider, depends_on=[self.addons["vpc-cni"]]),
+                )
+            )
+        return configs
 
     def _rule(
         self,

@@ -110,6 +110,10 @@ class GpuNetwork(pulumi.ComponentResource):
             self.private_route_table_ids = list(existing.private_route_table_ids)
 
         self.private_subnet_ids: list[pulumi.Input[str]] = list(self.private_subnet_ids_by_az.values())
+        self.pod_cidr: str | None = net.pod_cidr
+        self.pod_subnet_ids_by_az: dict[str, pulumi.Input[str]] = {}
+        if net.pod_cidr is not None and net.existing is None:
+            self._create_pod_subnets(azs, tags)
         self._create_endpoints(tags)
         self._create_efa_security_group(tags)
 
@@ -119,6 +123,7 @@ class GpuNetwork(pulumi.ComponentResource):
                 "vpc_cidr": self.vpc_cidr,
                 "private_subnet_ids": self.private_subnet_ids,
                 "private_subnet_ids_by_az": self.private_subnet_ids_by_az,
+                "pod_subnet_ids_by_az": self.pod_subnet_ids_by_az,
                 "public_subnet_ids": self.public_subnet_ids,
                 "nat_gateway_ids": self.nat_gateway_ids,
                 "efa_security_group_id": self.efa_security_group_id,
@@ -252,6 +257,33 @@ class GpuNetwork(pulumi.ComponentResource):
         if net.enable_flow_logs:
             self._create_flow_logs(tags, logs_kms_key_arn)
 
+    def _create_pod_subnets(self, azs: list[str], tags: dict[str, str]) -> None:
+        """Secondary CIDR and one pod subnet per AZ, routed like the AZ's node subnet (same NAT, same endpoints).
+
+        Not tagged for Karpenter or load-balancer discovery: nodes and NLBs stay in the node subnets; only the
+        VPC CNI places pod ENIs here, through the ENIConfigs the cluster writes.
+        """
+        name, net = self._name, self._config.network
+        assert net.pod_cidr is not None
+        association = aws.ec2.VpcIpv4CidrBlockAssociation(
+            f"{name}-pod-cidr", vpc_id=self.vpc_id, cidr_block=net.pod_cidr, opts=child(self)
+        )
+        for (az, cidr), rt in zip(net.pod_subnets(azs).items(), self.private_route_table_ids, strict=True):
+            subnet = aws.ec2.Subnet(
+                f"{name}-pods-{az}",
+                vpc_id=self.vpc_id,
+                availability_zone=az,
+                cidr_block=cidr,
+                map_public_ip_on_launch=False,
+                tags={**named_tags(tags, f"{name}-pods-{az}"), "gpucloud/subnet-tier": "pods"},
+                # The block must be associated before a subnet can be carved from it.
+                opts=child(self, depends_on=[association]),
+            )
+            aws.ec2.RouteTableAssociation(
+                f"{name}-pods-rta-{az}", route_table_id=rt, subnet_id=subnet.id, opts=child(self)
+            )
+            self.pod_subnet_ids_by_az[az] = subnet.id
+
     def _create_flow_logs(self, tags: dict[str, str], logs_kms_key_arn: pulumi.Input[str] | None) -> None:
         name, net = self._name, self._config.network
         region = self._config.region
@@ -376,6 +408,19 @@ class GpuNetwork(pulumi.ComponentResource):
             tags=named_tags(tags, f"{name}-endpoints-https-in"),
             opts=child(self),
         )
+        if self.pod_cidr is not None:
+            # Pods on custom networking call AWS APIs from the secondary block, not from vpcCidr.
+            aws.vpc.SecurityGroupIngressRule(
+                f"{name}-endpoints-https-pods-in",
+                security_group_id=sg.id,
+                ip_protocol="tcp",
+                from_port=443,
+                to_port=443,
+                cidr_ipv4=self.pod_cidr,
+                description="HTTPS to AWS service endpoints from pod IPs",
+                tags=named_tags(tags, f"{name}-endpoints-https-pods-in"),
+                opts=child(self),
+            )
         self.endpoint_security_group_id = sg.id
         services = list(dict.fromkeys([*net.interface_endpoint_services, *self._config.controller_services]))
         for service in services:

@@ -70,6 +70,8 @@ def _build_network_and_cluster(spec: PlatformSpec, platform: Platform) -> None:
         vpc_cidr=network.vpc_cidr,
         subnet_ids_by_az=network.private_subnet_ids_by_az,
         efa_security_group_id=network.efa_security_group_id,
+        pod_subnet_ids_by_az=network.pod_subnet_ids_by_az,
+        pod_cidr=network.pod_cidr,
     )
     platform.components["network"] = network
     platform.components["cluster"] = cluster

@@ -53,6 +53,7 @@ DEFAULT_INTERFACE_SERVICES: tuple[InterfaceService, ...] = (
 # The values CloudWatch Logs accepts for retentionInDays.
 LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922,
                       3288, 3653)  # fmt: skip
+POD_CIDR_SPACES = (ipaddress.IPv4Network("100.64.0.0/10"), ipaddress.IPv4Network("198.19.0.0/16"))
 _SUBNET_ID = re.compile(r"^subnet-[0-9a-f]{8}([0-9a-f]{9})?$")
 _RTB_ID = re.compile(r"^rtb-[0-9a-f]{8}([0-9a-f]{9})?$")
 
@@ -159,6 +160,11 @@ class NetworkSpec(SpecModel):
     flow_log_retention_days: int = Field(
         default=90, description="Days CloudWatch Logs keeps flow logs (one of the values CloudWatch accepts)."
     )
+    pod_cidr: str | None = Field(
+        default=None,
+        description="Secondary VPC CIDR for pod IPs (VPC CNI custom networking), e.g. 100.64.0.0/16: pods stop "
+        "consuming the node subnets' addresses. Carved into one pod subnet per AZ.",
+    )
     existing: ExistingVpcSpec | None = Field(default=None, description="Use an existing VPC instead of creating one.")
 
     @field_validator("vpc_cidr")
@@ -208,8 +214,44 @@ class NetworkSpec(SpecModel):
                     ipaddress.IPv4Network(cidr, strict=True)
                 except ValueError as exc:
                     rules.add(f"{key}.{i}", f"'{cidr}' is not an IPv4 network CIDR such as 10.0.0.0/19 ({exc})")
+        self._pod_cidr_rules(rules)
         rules.raise_if_any()
         return self
+
+    def _pod_cidr_rules(self, rules: RuleViolations) -> None:
+        if self.pod_cidr is None:
+            return
+        try:
+            pods = ipaddress.IPv4Network(self.pod_cidr, strict=True)
+        except ValueError as exc:
+            rules.add("podCidr", f"'{self.pod_cidr}' is not an IPv4 network CIDR such as 100.64.0.0/16 ({exc})")
+            return
+        if self.existing is not None:
+            rules.add("podCidr", "an existing VPC's CIDRs are managed with that VPC; associate the pod CIDR there")
+        # EKS custom networking guidance: pod CIDRs from the shared address space (RFC 6598) or 198.19.0.0/16,
+        # which do not collide with corporate RFC 1918 ranges; VPC secondary blocks are /16 to /28.
+        if not any(pods.subnet_of(space) for space in POD_CIDR_SPACES):
+            rules.add(
+                "podCidr",
+                f"{self.pod_cidr} is outside {[str(s) for s in POD_CIDR_SPACES]}; pick e.g. 100.64.0.0/16",
+            )
+        if not 16 <= pods.prefixlen <= 24:
+            rules.add("podCidr", f"/{pods.prefixlen} is outside /16../24; a /16 gives each AZ thousands of pod IPs")
+        try:
+            overlaps = pods.overlaps(ipaddress.IPv4Network(self.vpc_cidr))
+        except ValueError:
+            overlaps = False
+        if overlaps:
+            rules.add("podCidr", f"{self.pod_cidr} overlaps vpcCidr {self.vpc_cidr}; pick a disjoint block")
+
+    def pod_subnets(self, azs: Sequence[str]) -> dict[str, str]:
+        """One pod subnet per AZ, the pod CIDR split evenly (power-of-two parts), in AZ order."""
+        if self.pod_cidr is None:
+            return {}
+        pods = ipaddress.IPv4Network(self.pod_cidr)
+        bits = max(0, (len(azs) - 1).bit_length())
+        parts = list(pods.subnets(prefixlen_diff=bits))
+        return {az: str(parts[i]) for i, az in enumerate(azs)}
 
     def subnet_layout(self, azs: Sequence[str]) -> SubnetLayout:
         """The subnet CIDRs of this network for these AZs; raises SubnetLayoutError listing every problem."""

@@ -473,3 +473,88 @@ def test_controller_endpoints_for_karpenter_and_amp_and_switched_off() -> None:
     assert services["eks"] == "Karpenter (DescribeCluster)"
     data["network"]["controllerEndpoints"] = False
     assert parse_platform(data).controller_endpoint_services() == {}
+
+
+def test_pod_cidr_is_carved_per_az_routed_like_the_nodes_and_open_to_endpoints() -> None:
+    plan = plan_network(podCidr="100.64.0.0/16")
+    (assoc,) = plan.of_type("aws:ec2/vpcIpv4CidrBlockAssociation:VpcIpv4CidrBlockAssociation")
+    assert assoc.get("cidrBlock") == "100.64.0.0/16"
+    pods = {r.get("availabilityZone"): r for r in plan.of_type(SUBNET) if r.name.startswith("net-pods-")}
+    assert {az: r.get("cidrBlock") for az, r in pods.items()} == {
+        "us-east-1a": "100.64.0.0/18",
+        "us-east-1b": "100.64.64.0/18",
+        "us-east-1c": "100.64.128.0/18",
+    }
+    for r in pods.values():
+        # Not discoverable by Karpenter or the load-balancer controller: only pod ENIs live here.
+        assert r.get("tags")["gpucloud/subnet-tier"] == "pods"
+        assert "karpenter.sh/discovery" not in r.get("tags")
+        assert "kubernetes.io/role/internal-elb" not in r.get("tags")
+        assert assoc.urn in r.dependencies
+    rta = {
+        r.name: r.property_dependencies["routeTableId"]
+        for r in plan.of_type("aws:ec2/routeTableAssociation:RouteTableAssociation")
+        if r.name.startswith("net-pods-rta-")
+    }
+    assert rta == {
+        f"net-pods-rta-{az}": [urn_of(plan, "aws:ec2/routeTable:RouteTable", f"net-private-rt-{az}")] for az in AZS
+    }
+    https = [(r.name, r.get("cidrIpv4")) for r in plan.of_type(INGRESS) if r.name.startswith("net-endpoints-https")]
+    assert sorted(https) == [
+        ("net-endpoints-https-in", "10.0.0.0/16"),
+        ("net-endpoints-https-pods-in", "100.64.0.0/16"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (
+            {"podCidr": "10.1.0.0/16"},
+            "10.1.0.0/16 is outside ['100.64.0.0/10', '198.19.0.0/16']; pick e.g. 100.64.0.0/16",
+        ),
+        ({"podCidr": "100.64.0.0/12"}, "/12 is outside /16../24; a /16 gives each AZ thousands of pod IPs"),
+        ({"podCidr": "100.64.0.1/16"}, "'100.64.0.1/16' is not an IPv4 network CIDR such as 100.64.0.0/16"),
+        (
+            {"podCidr": "100.64.0.0/16", "vpcCidr": "100.64.0.0/16"},
+            "100.64.0.0/16 overlaps vpcCidr 100.64.0.0/16; pick a disjoint block",
+        ),
+    ],
+)
+def test_pod_cidr_rules(changes: dict[str, Any], message: str) -> None:
+    with pytest.raises(SpecError) as err:
+        parse_platform({**_minimal_platform(), "network": changes})
+    assert [(i.path, i.message.split(" (")[0]) for i in err.value.issues] == [
+        ("gpucloud:platform.network.podCidr", message)
+    ]
+
+
+def _minimal_platform() -> dict[str, Any]:
+    data = _stack_spec("dev")
+    data.pop("network", None)
+    return data
+
+
+def test_platform_with_pod_cidr_turns_on_custom_networking() -> None:
+    from gpucloud.plan import run_program
+
+    root = Path(__file__).resolve().parents[2]
+    data = _stack_spec("prod")
+    data.setdefault("network", {})["podCidr"] = "198.19.0.0/16"
+    plan = run_program(root, "prod", config_overrides={"gpucloud:platform": data})
+    (cni,) = [r for r in plan if r.name == "gpucloud-prod-eks-addon-vpc-cni"]
+    assert json.loads(cni.get("configurationValues")) == {
+        "env": {"AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG": "true", "ENI_CONFIG_LABEL_DEF": "topology.kubernetes.io/zone"}
+    }
+    eni = {r.inputs["metadata"]["name"]: r for r in plan.of_type("kubernetes:crd.k8s.amazonaws.com/v1alpha1:ENIConfig")}
+    azs = data["availabilityZones"]
+    assert sorted(eni) == sorted(azs)
+    for az, r in eni.items():
+        assert (
+            r.property_dependencies["spec"] and urn_of(plan, SUBNET, f"gpucloud-prod-net-pods-{az}") in r.dependencies
+        )
+        assert cni.urn in r.dependencies
+    (system,) = [r for r in plan if r.name == "gpucloud-prod-eks-system"]
+    assert {r.urn for r in eni.values()} <= set(system.dependencies)
+    egress = {r.name: r.get("cidrIpv4") for r in plan.of_type(EGRESS) if r.name.startswith("gpucloud-prod-eks-node-")}
+    assert egress["gpucloud-prod-eks-node-pods-out"] == "198.19.0.0/16"
