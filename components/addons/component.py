@@ -10,6 +10,7 @@ import pulumi
 from pydantic import Field
 
 from components.addons.autoscaling import AutoscalingMixin
+from components.addons.cost_allocation import CostAllocationMixin
 from components.addons.devices import DevicePluginsMixin
 from components.addons.mpi import MpiOperatorMixin
 from components.addons.observability import ObservabilityMixin
@@ -36,7 +37,9 @@ class GpuAddonsConfig(ComponentConfig):
     )
 
 
-class GpuAddons(DevicePluginsMixin, ObservabilityMixin, EbsStorageMixin, AutoscalingMixin, MpiOperatorMixin):
+class GpuAddons(
+    DevicePluginsMixin, ObservabilityMixin, EbsStorageMixin, AutoscalingMixin, MpiOperatorMixin, CostAllocationMixin
+):
     """Device plugins, observability and autoscaling for one cluster's GPU nodes."""
 
     def __init__(
@@ -101,6 +104,9 @@ class GpuAddons(DevicePluginsMixin, ObservabilityMixin, EbsStorageMixin, Autosca
             self._metrics_server()
         if addons.mpi_operator_enabled:
             self._mpi_operator()
+        self.opencost_unpriced_types: list[str] = []
+        if addons.cost_allocation.enabled:
+            self._cost_allocation()
 
         self.register_outputs(
             {

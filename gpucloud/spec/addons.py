@@ -78,6 +78,7 @@ DcgmExporterVersion = Annotated[str, pinned_chart("dcgm-exporter")]
 KubePrometheusStackVersion = Annotated[str, pinned_chart("kube-prometheus-stack")]
 KedaVersion = Annotated[str, pinned_chart("keda")]
 MetricsServerVersion = Annotated[str, pinned_chart("metrics-server")]
+OpenCostVersion = Annotated[str, pinned_chart("opencost")]
 ClusterAutoscalerVersion = Annotated[str, pinned_chart("cluster-autoscaler")]
 NeuronPluginVersion = Annotated[str, pinned_chart("neuron-helm-chart")]
 MpiOperatorVersion = Annotated[str, _pinned_artifact("mpi-operator")]
@@ -335,6 +336,23 @@ class AcceptanceSpec(SpecModel):
     )
 
 
+class CostAllocationSpec(SpecModel):
+    """OpenCost: cost per namespace (team) from the catalog's dated prices, and a per-team GPU cost dashboard."""
+
+    enabled: bool = Field(default=False, description="Install OpenCost and the per-team cost dashboard.")
+    version: OpenCostVersion = Field(
+        default=charts_lock.pinned_version("opencost"), description="opencost chart version."
+    )
+    gpu_price_share: float = Field(
+        default=1.0,
+        gt=0,
+        le=1,
+        description="Share of a GPU node's hourly price charged per GPU (split evenly over its GPUs); the rest "
+        "is charged to CPU and memory requests. 1.0: the GPUs carry the whole node, as they are why it runs.",
+    )
+    ui: bool = Field(default=True, description="Run the OpenCost UI next to its API (port-forward to reach it).")
+
+
 class AddonsSpec(SpecModel):
     """Everything the cluster runs so GPU nodes can be scheduled, watched, scaled and accepted."""
 
@@ -356,6 +374,9 @@ class AddonsSpec(SpecModel):
         default_factory=MpiOperatorSpec, description="Kubeflow MPI operator v2 (MPIJob kubeflow.org/v2beta1)."
     )
     acceptance: AcceptanceSpec = Field(default_factory=AcceptanceSpec, description="GPU node acceptance tests.")
+    cost_allocation: CostAllocationSpec = Field(
+        default_factory=CostAllocationSpec, description="OpenCost per-team cost allocation."
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -395,6 +416,12 @@ class AddonsSpec(SpecModel):
             rules.add(
                 "observability.alerts.emails",
                 "alerts go to the existing snsTopicArn; subscribe the addresses to that topic and drop emails here",
+            )
+        if self.cost_allocation.enabled and self.observability.metrics != "kube-prometheus-stack":
+            rules.add(
+                "costAllocation.enabled",
+                "OpenCost reads cAdvisor and kube-state-metrics series from the in-cluster Prometheus; set "
+                "observability.metrics: kube-prometheus-stack or turn costAllocation off",
             )
         acc = self.acceptance
         if acc.enable_nccl_test and not acc.nccl_test_image:

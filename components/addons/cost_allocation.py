@@ -1,0 +1,214 @@
+"""Per-team GPU cost after deploy: OpenCost priced from the catalog's dated prices, and a Grafana dashboard of
+GPU-hours and dollars per team namespace.
+
+OpenCost allocates each node's hourly price to the pods on it by their requests. It gets the price from a CSV
+(its CSV pricing provider, `USE_CSV_PROVIDER` / `CSV_PATH`, opencost pkg/cloud/provider/csvprovider.go) that
+gpucloud writes from the same dated prices the plan's cost section uses, so the dashboard and `gpucloud plan`
+agree on what an hour of each instance type costs.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import pulumi_kubernetes as k8s
+
+from components.addons.base import AddonsBase
+from components.addons.common import KPS_RELEASE
+from gpucloud import catalog
+
+# OpenCost's CSV columns, in its struct's order (csvutil header of `price`); EndTimestamp and Version are unused.
+CSV_HEADER = (
+    "EndTimestamp",
+    "InstanceID",
+    "Region",
+    "AssetClass",
+    "InstanceIDField",
+    "InstanceType",
+    "MarketPriceHourly",
+    "Version",
+)
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+# NodeValueFromMapField joins everything after `metadata.labels.` with dots, so the label key keeps its dots.
+NODE_ID_FIELD = f"metadata.labels.{INSTANCE_TYPE_LABEL}"
+PRICING_CONFIGMAP = "gpucloud-pricing"
+PRICING_MOUNT = "/var/gpucloud/pricing"
+TEAM_LABEL = "gpucloud.io/team"
+
+
+def _on_demand_hourly(instance_type: str, region: str) -> float | None:
+    """The catalog's dated on-demand $/h of a type in a region; None where the catalog has no such price."""
+    spec = catalog.get_catalog().find(instance_type)
+    if spec is None or spec.on_demand_usd is None:
+        return None
+    # The shipped catalog prices one region; another region's rate is never borrowed.
+    return spec.on_demand_usd if region == catalog.get_catalog().price_region else None
+
+
+def pricing_rows(
+    instance_types: Iterable[str], region: str, gpu_share: float
+) -> tuple[list[dict[str, str]], list[str]]:
+    """OpenCost CSV rows for these instance types, and the types left unpriced.
+
+    A GPU type gets two rows: a node row (region-scoped) with the CPU/memory part of the hourly price, and a gpu
+    row (no region: OpenCost looks GPU classes up without one) keyed by the same instance-type label with the
+    per-GPU part. OpenCost adds GPU count x gpu row to the node row, so the node still costs its full price and
+    a pod's share follows the GPUs it requests.
+    """
+    rows: list[dict[str, str]] = []
+    unpriced: list[str] = []
+    for itype in sorted(set(instance_types)):
+        hourly = _on_demand_hourly(itype, region)
+        if hourly is None:
+            unpriced.append(itype)
+            continue
+        spec = catalog.get_catalog().get(itype)
+        gpus = spec.accelerator_count if spec.accelerator_kind == "gpu" else 0
+        gpu_part = hourly * gpu_share if gpus else 0.0
+        base = {"EndTimestamp": "", "Region": region, "InstanceType": itype, "Version": ""}
+        rows.append(
+            {
+                **base,
+                "InstanceID": itype,
+                "AssetClass": "node",
+                "InstanceIDField": NODE_ID_FIELD,
+                "MarketPriceHourly": f"{hourly - gpu_part:.6f}",
+            }
+        )
+        if gpus:
+            rows.append(
+                {
+                    **base,
+                    "Region": "",
+                    "InstanceID": itype,
+                    "AssetClass": "gpu",
+                    "InstanceIDField": INSTANCE_TYPE_LABEL,
+                    "MarketPriceHourly": f"{gpu_part / gpus:.6f}",
+                }
+            )
+    return rows, unpriced
+
+
+def pricing_csv(rows: list[dict[str, str]]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_HEADER, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def team_cost_dashboard() -> dict[str, Any]:
+    """GPU-hours and dollars per team namespace, from kube-state-metrics requests and OpenCost's prices."""
+    gpu_requests = 'kube_pod_container_resource_requests{resource="nvidia_com_gpu"}'
+    # OpenCost's allocation x its per-GPU hourly price of the node (node_gpu_hourly_cost is per GPU; one series per
+    # node is kept in case several scrapes carry it).
+    dollars_per_hour = (
+        "sum by (namespace) (container_gpu_allocation * on (node) group_left() max by (node) (node_gpu_hourly_cost))"
+    )
+
+    def panel(pid: int, title: str, expr: str, unit: str, x: int, y: int, kind: str) -> dict[str, Any]:
+        return {
+            "id": pid,
+            "type": kind,
+            "title": title,
+            "datasource": {"type": "prometheus", "uid": "${datasource}"},
+            "gridPos": {"h": 8, "w": 12, "x": x, "y": y},
+            "fieldConfig": {"defaults": {"unit": unit}, "overrides": []},
+            "options": {"legend": {"displayMode": "table", "placement": "right"}},
+            "targets": [{"refId": "A", "expr": expr, "legendFormat": "{{namespace}}"}],
+        }
+
+    return {
+        "uid": "gpucloud-team-cost",
+        "title": "GPU cost per team",
+        "tags": ["gpu", "cost", "opencost", "gpucloud"],
+        "timezone": "browser",
+        "schemaVersion": 39,
+        "version": 1,
+        "refresh": "5m",
+        "time": {"from": "now-7d", "to": "now"},
+        "templating": {
+            "list": [{"name": "datasource", "type": "datasource", "query": "prometheus", "label": "Data source"}]
+        },
+        "panels": [
+            panel(1, "GPUs allocated per team", f"sum by (namespace) ({gpu_requests})", "none", 0, 0, "timeseries"),
+            panel(
+                2,
+                "GPU-hours per team (range)",
+                f"sum by (namespace) (sum_over_time((sum by (namespace) ({gpu_requests}))[$__range:1h]))",
+                "none",
+                12,
+                0,
+                "bargauge",
+            ),
+            panel(3, "GPU $/h per team", dollars_per_hour, "currencyUSD", 0, 8, "timeseries"),
+            panel(
+                4,
+                "GPU $ per team (range)",
+                f"sum by (namespace) (sum_over_time(({dollars_per_hour})[$__range:1h]))",
+                "currencyUSD",
+                12,
+                8,
+                "bargauge",
+            ),
+        ],
+    }
+
+
+class CostAllocationMixin(AddonsBase):
+    """OpenCost with catalog prices, reading the in-cluster Prometheus, and the per-team cost dashboard."""
+
+    def _cost_allocation(self) -> None:
+        spec = self._config.addons.cost_allocation
+        namespace = f"{self._config.addons.namespace_prefix}opencost"
+        self._namespace("opencost", namespace)
+        types = [t for p in self._config.pools for t in p.instance_types]
+        rows, unpriced = pricing_rows(types, self._config.region, spec.gpu_price_share)
+        self.opencost_unpriced_types = unpriced
+        pricing = k8s.core.v1.ConfigMap(
+            f"{self._name}-opencost-pricing",
+            metadata={"name": PRICING_CONFIGMAP, "namespace": namespace},
+            data={"pricing.csv": pricing_csv(rows)},
+            opts=self._k8s(depends_on=[self.namespaces[namespace]]),
+        )
+        values: dict[str, Any] = {
+            "opencost": {
+                "exporter": {
+                    "defaultClusterId": self._cluster.name,
+                    "extraEnv": {"USE_CSV_PROVIDER": "true", "CSV_PATH": f"{PRICING_MOUNT}/pricing.csv"},
+                    "extraVolumeMounts": [{"name": "pricing", "mountPath": PRICING_MOUNT, "readOnly": True}],
+                },
+                "prometheus": {
+                    "internal": {
+                        "enabled": True,
+                        "serviceName": f"{KPS_RELEASE}-prometheus",
+                        "namespaceName": self.monitoring_namespace,
+                        "port": 9090,
+                    }
+                },
+                # OpenCost's own series (node_gpu_hourly_cost, ...) feed the dashboard; the platform's Prometheus
+                # selects every ServiceMonitor.
+                "metrics": {"serviceMonitor": {"enabled": True}},
+                "ui": {"enabled": spec.ui},
+            },
+            "extraVolumes": [{"name": "pricing", "configMap": {"name": PRICING_CONFIGMAP}}],
+        }
+        deps: list[Any] = [pricing]
+        kps = self.releases.get(KPS_RELEASE)
+        if kps is not None:
+            deps.append(kps)
+        self._release("opencost", "opencost", spec.version, namespace, values, depends_on=deps)
+        self.team_cost_dashboard = k8s.core.v1.ConfigMap(
+            f"{self._name}-team-cost-dashboard",
+            metadata={
+                "name": "gpucloud-team-cost-dashboard",
+                "namespace": self.monitoring_namespace,
+                "labels": {"grafana_dashboard": "1"},
+            },
+            data={"gpucloud-team-cost.json": json.dumps(team_cost_dashboard(), indent=1)},
+            opts=self._k8s(depends_on=[self.namespaces[self.monitoring_namespace]]),
+        )
