@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import NoReturn
 
 from gpucloud import __version__
+from gpucloud.cli import cost as cost_cmd
 from gpucloud.cli import mix as mix_cmd
 from gpucloud.cli import plan as plan_cmd
 from gpucloud.cli import preflight as preflight_cmd
@@ -25,7 +26,7 @@ from gpucloud.cli.errors import EXIT_INTERNAL, EXIT_INVALID, CliError
 # Each sub-command module exposes register(subparsers); its parser sets `func(args) -> int`. The modules import
 # their heavy dependencies (the plan engine, provider SDKs, rich) inside `func`, so `--help` and the light
 # commands do not pay for what `plan` needs.
-COMMANDS = [plan_cmd, recommend_cmd, mix_cmd, preflight_cmd, prices_cmd]
+COMMANDS = [plan_cmd, recommend_cmd, mix_cmd, preflight_cmd, prices_cmd, cost_cmd]
 
 # Input errors raised below the CLI, by module: printed as one message with exit 2. Looked up in sys.modules
 # rather than imported, because a class whose module was never imported cannot have been raised.
