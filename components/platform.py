@@ -16,6 +16,7 @@ from components.addons import GpuAddons, GpuAddonsConfig
 from components.base import child
 from components.budget import GpuBudget, GpuBudgetConfig
 from components.cluster import GpuCluster, GpuClusterConfig
+from components.cost_reporting import GpuCostReporting, GpuCostReportingConfig
 from components.interfaces import ClusterHandle
 from components.interruption import (
     Consumer,
@@ -129,6 +130,21 @@ def _build_cost_controls(spec: PlatformSpec, platform: Platform) -> None:
         f"{spec.name}-cost",
         GpuBudgetConfig(region=spec.region, tags=spec.all_tags, environment=spec.environment, budget=spec.budget),
     )
+    reporting = spec.budget.cost_reporting
+    if reporting.enabled:
+        billing = GpuCostReporting(
+            f"{spec.name}-billing",
+            GpuCostReportingConfig(
+                region=spec.region,
+                tags=spec.all_tags,
+                name_prefix=spec.name,
+                reporting=reporting,
+                tag_keys=sorted(spec.all_tags),
+                protect=spec.environment == "prod",
+            ),
+        )
+        platform.components["cost_reporting"] = billing
+        platform.exports["billingExportBucket"] = billing.bucket_name
 
 
 def _build_node_pools(spec: PlatformSpec, platform: Platform) -> None:

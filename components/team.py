@@ -32,6 +32,11 @@ def member_group(team: str, access: str) -> str:
     return f"gpucloud:{team}:{access}"
 
 
+def _label_value(value: str) -> str:
+    """A tag value as a Kubernetes label value: [A-Za-z0-9._-], alphanumeric at both ends, at most 63 chars."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", value)[:63].strip("-._")
+
+
 def _slug(arn: str) -> str:
     return re.sub(r"[^a-z0-9-]+", "-", arn.rsplit("/", 1)[-1].lower()).strip("-") or "principal"
 
@@ -59,13 +64,16 @@ class GpuTeam(pulumi.ComponentResource):
         tags = config.tags
         k8s_opts = child(self, provider=k8s_provider)
         labels = {"gpucloud.io/team": team.name, "app.kubernetes.io/managed-by": "gpucloud"}
+        # OpenCost aggregates by namespace labels: the team's cost center rides on its namespace.
+        cost_center = _label_value(team.tags.get("CostCenter", ""))
+        namespace_labels = {**labels, **({"gpucloud.io/cost-center": cost_center} if cost_center else {})}
 
         self.namespace = k8s.core.v1.Namespace(
             f"{name}-namespace",
             metadata=k8s.meta.v1.ObjectMetaArgs(
                 name=team.namespace,
                 labels={
-                    **labels,
+                    **namespace_labels,
                     # Baseline blocks privileged and host-namespace pods; GPUs and EFA arrive through device
                     # plugins, which baseline allows.
                     "pod-security.kubernetes.io/enforce": "baseline",

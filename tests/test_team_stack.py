@@ -102,6 +102,11 @@ def test_namespace_quota_limits(plan: Plan) -> None:
     ns = plan.find("kubernetes:core/v1:Namespace", "vision-namespace")
     assert ns.get("metadata.name") == "vision"
     assert ns.get("metadata.labels")["pod-security.kubernetes.io/enforce"] == "baseline"
+    # Cost allocation by namespace label: the team and its CostCenter tag (ml-vision).
+    assert (ns.get("metadata.labels")["gpucloud.io/team"], ns.get("metadata.labels")["gpucloud.io/cost-center"]) == (
+        "vision",
+        "ml-vision",
+    )
     quota = plan.find("kubernetes:core/v1:ResourceQuota", "vision-quota")
     assert quota.get("metadata.namespace") == "vision"
     # Derived from the team's own workloads: finetune 2 nodes x 4 GPUs (g6.12xlarge) + detector 4 replicas x 1.
@@ -269,3 +274,12 @@ def test_team_member_rules_name_the_field_and_the_fix() -> None:
     assert [(m.principal_arn, m.access) for m in parse_team(team).members] == [
         ("arn:aws:iam::123456789012:user/bob", "edit")
     ]
+
+
+def test_cost_center_label_values_are_valid_kubernetes_labels() -> None:
+    from components.team import _label_value
+
+    assert _label_value("ML Vision / EU") == "ML-Vision-EU"
+    assert _label_value("-x-") == "x"
+    assert len(_label_value("a" * 80)) == 63
+    assert _label_value("***") == ""

@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from gpucloud.spec.base import SpecModel
+
+
+class CostReportingSpec(SpecModel):
+    """Billing data that attributes the shared GPU nodes to the teams using them (CUR 2.0 with split cost
+    allocation data for EKS) and the cost allocation tags Cost Explorer filters on."""
+
+    enabled: bool = Field(default=False, description="Create the billing export and its encrypted bucket.")
+    activate_tags: bool = Field(
+        default=False,
+        description="Activate the stack's tag keys and the EKS split-cost tags (aws:eks:cluster-name, "
+        "aws:eks:namespace, aws:eks:workload-name) as cost allocation tags. Payer account only, and only once the "
+        "keys appear in billing data (up to 24 h after first use), so it is off until then.",
+    )
+    granularity: Literal["HOURLY", "DAILY", "MONTHLY"] = Field(
+        default="HOURLY", description="TIME_GRANULARITY of the COST_AND_USAGE_REPORT table."
+    )
+    expire_after_days: int = Field(
+        default=400, ge=30, le=3650, description="Days S3 keeps export files (13 months covers a year-on-year view)."
+    )
 
 
 class BudgetSpec(SpecModel):
@@ -22,4 +41,7 @@ class BudgetSpec(SpecModel):
     )
     actual_threshold_percent: float = Field(
         default=80, gt=0, le=1000, description="Alert when actual spend reaches this % of the limit."
+    )
+    cost_reporting: CostReportingSpec = Field(
+        default_factory=CostReportingSpec, description="CUR 2.0 export with split cost allocation data for EKS."
     )
