@@ -178,6 +178,12 @@ def test_every_release_pins_chart_version_repo_and_namespace() -> None:
             "kube-system",
         ),
         "keda": ("keda", "2.17.2", "https://kedacore.github.io/charts", "keda"),
+        "metrics-server": (
+            "metrics-server",
+            "3.13.1",
+            "https://kubernetes-sigs.github.io/metrics-server",
+            "kube-system",
+        ),
     }
     assert all(v["name"] == k and v["atomic"] is True for k, v in rel.items())
 
@@ -207,6 +213,7 @@ def test_namespace_prefix_applies_to_our_namespaces_not_kube_system() -> None:
         "aws-for-fluent-bit": "gpc-logging",
         "cluster-autoscaler": "kube-system",
         "keda": "gpc-keda",
+        "metrics-server": "kube-system",
     }
 
 
@@ -711,6 +718,8 @@ def test_prod_stack_gets_addons_observability_autoscaling_and_acceptance_jobs() 
         "aws-for-fluent-bit",
         "cluster-autoscaler",
         "keda",
+        "metrics-server",
+        "opencost",
     }
     assert names(plan, "aws:eks/addon:Addon") == {
         "gpucloud-prod-addons-container-insights",

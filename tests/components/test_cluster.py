@@ -356,7 +356,7 @@ def test_two_clusters_in_one_program_do_not_collide() -> None:
 # --- the stacks: network + cluster composed by the platform --------------------------------------------------------
 
 
-@pytest.mark.parametrize(("stack", "nats", "endpoints"), [("dev", 1, 1), ("staging", 1, 10), ("prod", 3, 10)])
+@pytest.mark.parametrize(("stack", "nats", "endpoints"), [("dev", 1, 1), ("staging", 1, 13), ("prod", 3, 13)])
 def test_stacks_compose_network_and_cluster(stack: str, nats: int, endpoints: int) -> None:
     plan = run_program(ROOT, stack)
     assert plan.warnings == []
