@@ -28,3 +28,31 @@ def write_output(text: str, out: str | None) -> None:
         Path(out).write_text(text)
     except OSError as exc:
         raise CliError(f"cannot write --out {out}: {exc.strerror}") from None
+
+
+NOT_A_TERMINAL_WIDTH = 80
+MIN_WIDTH = 40
+
+
+def output_width(requested: int | None, to_file: bool = False) -> int:
+    """Columns for text output: --width when given, the terminal's width on a terminal, else 80."""
+    import shutil
+
+    if requested is not None:
+        return requested
+    if not to_file and sys.stdout.isatty():
+        return max(MIN_WIDTH, shutil.get_terminal_size((NOT_A_TERMINAL_WIDTH, 24)).columns)
+    return NOT_A_TERMINAL_WIDTH
+
+
+def width_arg(value: str) -> int:
+    """argparse type of --width: an integer of at least 40 columns."""
+    import argparse
+
+    try:
+        width = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{value}' is not a number of columns, e.g. --width 100") from None
+    if width < MIN_WIDTH:
+        raise argparse.ArgumentTypeError(f"{width} columns is too narrow; use --width {MIN_WIDTH} or more")
+    return width

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from gpucloud.cli.errors import EXIT_CONFORMANCE, EXIT_OK, EXIT_VIOLATIONS, CliError
-from gpucloud.cli.io import read_json, write_output
+from gpucloud.cli.io import output_width, read_json, width_arg, write_output
 
-FORMATS = ("text", "json", "markdown", "sarif")
+FORMATS = ("text", "json", "markdown", "sarif", "html")
 
 
 def register(sub: Any) -> None:
@@ -26,6 +26,12 @@ def register(sub: Any) -> None:
     p.add_argument("--policy-config", metavar="FILE", help="policy pack config JSON (as for --policy-pack-config)")
     p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     p.add_argument("--out", metavar="FILE", help="write the output to FILE instead of stdout")
+    p.add_argument(
+        "--width",
+        type=width_arg,
+        metavar="COLUMNS",
+        help="text output width (default: the terminal's width, 80 when not a terminal)",
+    )
     p.add_argument("--compare", metavar="BASE.json", help="a base plan (--format json) to diff cost against")
     p.set_defaults(func=run)
 
@@ -61,10 +67,15 @@ def run(args: argparse.Namespace) -> int:
         text = render_markdown(report)
     elif args.format == "sarif":
         text = _sarif(report)
+    elif args.format == "html":
+        from gpucloud.report.visual import render_html
+
+        text = render_html(report)
     else:
         from gpucloud.report.render import render_text  # rich: only the text format needs it
 
-        text = render_text(report, color=args.out is None and sys.stdout.isatty())
+        to_file = args.out not in (None, "-")
+        text = render_text(report, width=output_width(args.width, to_file), color=not to_file and sys.stdout.isatty())
     write_output(text, args.out)
     return exit_code(report)
 

@@ -3,18 +3,36 @@
 from __future__ import annotations
 
 import io
+import json
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
 from gpucloud.plan.model import UNKNOWN, UNKNOWN_OUTPUT
+from gpucloud.report.visual import mermaid_cost, mermaid_platform, platform_model, shorten_names
 
 STACK_TYPE = "pulumi:pulumi:Stack"
+
+
+def _fold_table(title: str, narrow: bool = False) -> Table:
+    """A table whose cells wrap (fold) instead of cutting text with an ellipsis: names stay whole.
+
+    Narrow terminals get a lighter frame (no outer edge padding, one rule under the header), which gives the
+    cells about a column of space per column back.
+    """
+    if narrow:
+        return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    return Table(title=title, title_justify="left")
+
+
+def _col(table: Table, name: str, right: bool = False, no_wrap: bool = False, max_width: int | None = None) -> None:
+    table.add_column(name, justify="right" if right else "left", overflow="fold", no_wrap=no_wrap, max_width=max_width)
 
 
 def _money(value: float) -> str:
@@ -48,7 +66,8 @@ def _detail(r: Mapping[str, Any]) -> str:
     return " ".join(bits)
 
 
-def render_text(report: Mapping[str, Any], width: int = 120, color: bool = False) -> str:
+def render_text(report: Mapping[str, Any], width: int = 80, color: bool = False) -> str:
+    """The terminal view, `width` columns wide (the CLI passes the terminal's width, 80 when not a terminal)."""
     buf = io.StringIO()
     console = Console(file=buf, width=width, color_system="standard" if color else None, highlight=False)
     resources: list[Mapping[str, Any]] = report["resources"]
@@ -71,21 +90,21 @@ def render_text(report: Mapping[str, Any], width: int = 120, color: bool = False
     console.print(tree)
 
     counts = Counter(r["type"] for r in resources if r.get("custom"))
-    table = Table(title="Resources by type", title_justify="left")
-    table.add_column("type")
-    table.add_column("count", justify="right")
+    table = _fold_table("Resources by type")
+    _col(table, "type")
+    _col(table, "count", right=True)
     for type_, n in sorted(counts.items()):
         table.add_row(type_, str(n))
     table.add_row("[bold]total (custom resources)[/bold]", f"[bold]{sum(counts.values())}[/bold]")
     console.print(table)
 
-    _component_text(console, report)
-    _cost_text(console, report["cost"])
+    _component_text(console, report, width)
+    _cost_text(console, report["cost"], width)
     outputs = {k: v for k, v in (report.get("outputs") or {}).items() if v not in (UNKNOWN, UNKNOWN_OUTPUT)}
     if outputs:
-        out_table = Table(title="Stack outputs known at plan time", title_justify="left")
-        out_table.add_column("output")
-        out_table.add_column("value")
+        out_table = _fold_table("Stack outputs known at plan time")
+        _col(out_table, "output")
+        _col(out_table, "value")
         for k, v in sorted(outputs.items()):
             out_table.add_row(k, str(v))
         console.print(out_table)
@@ -98,20 +117,33 @@ def render_text(report: Mapping[str, Any], width: int = 120, color: bool = False
     return buf.getvalue()
 
 
-def _cost_text(console: Console, cost: Mapping[str, Any]) -> None:
+def _cost_text(console: Console, cost: Mapping[str, Any], width: int = 80) -> None:
     items = cost.get("items") or []
     if items:
-        table = Table(title="Estimated cost (USD per month)", title_justify="left")
-        for col in ("resource", "instance type", "pricing", "qty", "max", "unit $", "monthly", "ceiling"):
-            table.add_column(col, justify="right" if col in ("qty", "max", "unit $", "monthly", "ceiling") else "left")
+        table = _fold_table("Estimated cost (USD per month)", narrow=width < 120)
+        # Narrow terminals drop the unit price (the monthly figures carry the result) and show nodes as
+        # desired/max; figures never wrap, names and types fold in their cells instead of being cut.
+        wide = width >= 120
+        cols = ["resource", "instance type", "pricing"]
+        cols += ["qty", "max", "unit $"] if wide else ["qty/max"]
+        cols += ["monthly", "ceiling"]
+        for col in cols:
+            numeric = col in ("qty", "max", "qty/max", "unit $", "monthly", "ceiling")
+            # Instance types and pricing kinds are at most 14 characters; the rest of the line goes to the name.
+            _col(table, col, right=numeric, no_wrap=numeric, max_width=14 if col in cols[1:3] else None)
+        names = shorten_names([str(i.get("name")) for i in items], max(14, width - (92 if wide else 50)))
         for item in items:
+            qty, most = f"{item.get('quantity', 0):g}", f"{item.get('max_quantity', 0):g}"
+            sizes = (
+                [qty, most, f"{item.get('unit_price', 0):,.4g}/{item.get('unit', 'hour')}"]
+                if wide
+                else [f"{qty}/{most}"]
+            )
             table.add_row(
-                str(item.get("name")),
+                names[str(item.get("name"))],
                 str(item.get("instance_type") or ""),
                 str(item.get("pricing")),
-                f"{item.get('quantity', 0):g}",
-                f"{item.get('max_quantity', 0):g}",
-                f"{item.get('unit_price', 0):,.4g}/{item.get('unit', 'hour')}",
+                *sizes,
                 _money(item.get("monthly", 0.0)),
                 _money(item.get("monthly_ceiling", 0.0)),
             )
@@ -128,9 +160,9 @@ def _cost_text(console: Console, cost: Mapping[str, Any]) -> None:
         console.print("[dim]capacity-block: the block is prepaid at purchase; shown as its hourly rate x 730 h[/dim]")
     diff = cost.get("diff")
     if isinstance(diff, Mapping):
-        table = Table(title="Cost change against the base plan (USD per month)", title_justify="left")
+        table = _fold_table("Cost change against the base plan (USD per month)")
         for col in ("resource", "change", "monthly delta", "ceiling delta"):
-            table.add_column(col, justify="right" if "delta" in col else "left")
+            _col(table, col, right="delta" in col)
         for c in diff.get("items") or []:
             table.add_row(
                 str(c.get("name")),
@@ -183,15 +215,18 @@ def _has_components(report: Mapping[str, Any]) -> bool:
     return any(not r.get("custom") and r.get("type") != STACK_TYPE for r in report.get("resources") or [])
 
 
-def _component_text(console: Console, report: Mapping[str, Any]) -> None:
+def _component_text(console: Console, report: Mapping[str, Any], width: int = 80) -> None:
     rows = cost_by_component(report)
     if not rows or not _has_components(report):
         return
-    table = Table(title="Cost per pool / component (USD per month)", title_justify="left")
+    table = _fold_table("Cost per pool / component (USD per month)")
     for col in ("component", "type", "monthly", "ceiling"):
-        table.add_column(col, justify="right" if col in ("monthly", "ceiling") else "left")
+        _col(table, col, right=col in ("monthly", "ceiling"), no_wrap=col in ("monthly", "ceiling"))
+    names = shorten_names([r[0] for r in rows], max(16, (width - 34) // 2))
     for name, type_, monthly, ceiling in rows:
-        table.add_row(name, type_, _money(monthly), _money(ceiling))
+        # gpucloud:nodepool:GpuNodePool -> GpuNodePool when narrow: the class name is the part people read.
+        shown = type_ if width >= 120 else type_.rsplit(":", 1)[-1]
+        table.add_row(names[name], shown, _money(monthly), _money(ceiling))
     console.print(table)
 
 
@@ -235,9 +270,9 @@ def _conformance_text(console: Console, conformance: Mapping[str, Any] | None) -
         )
     placements = conformance.get("placements") or []
     if placements:
-        table = Table(title="Where each workload can run", title_justify="left")
+        table = _fold_table("Where each workload can run")
         for col in ("workload", "pods", "pools"):
-            table.add_column(col, justify="right" if col == "pods" else "left")
+            _col(table, col, right=col == "pods")
         for p in placements:
             pools = ", ".join(p.get("pools") or []) or f"[dim]{escape(str(p.get('note') or 'none'))}[/dim]"
             table.add_row(escape(str(p.get("workload"))), str(p.get("pods") or ""), pools)
@@ -266,6 +301,8 @@ def _conformance_markdown(conformance: Mapping[str, Any] | None) -> list[str]:
     ]
     if findings:
         lines += [
+            f"<details{' open' if errors else ''}><summary>Conformance findings ({len(findings)})</summary>",
+            "",
             "| severity | check | resource | field | problem | expected | source |",
             "|---|---|---|---|---|---|---|",
         ]
@@ -279,7 +316,7 @@ def _conformance_markdown(conformance: Mapping[str, Any] | None) -> list[str]:
                 f"| {f.get('severity')} | `{f.get('check')}` | {where} | `{cell(f.get('field'))}` | "
                 f"{cell(f.get('message'))} | {cell(f.get('expected'))} | {cell(f.get('source'))} |"
             )
-        lines.append("")
+        lines += ["", "</details>", ""]
     placements = conformance.get("placements") or []
     if placements:
         lines += ["<details><summary>Where each workload can run</summary>", "", "| workload | pods | pools |"]
@@ -291,79 +328,122 @@ def _conformance_markdown(conformance: Mapping[str, Any] | None) -> list[str]:
     return lines
 
 
+def _cell(value: Any) -> str:
+    return str(value if value is not None else "").replace("\n", " ").replace("|", "\\|")
+
+
+def _details(summary: str, body: list[str], open_: bool = False) -> list[str]:
+    """A collapsible section; GitHub needs the blank line after <summary> to render the markdown inside."""
+    return [f"<details{' open' if open_ else ''}><summary>{summary}</summary>", "", *body, "", "</details>", ""]
+
+
+def _remediations(policies: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """(policy, resource, change) for every violation that carries what `remediate` would change."""
+    out = []
+    for v in policies.get("violations") or []:
+        change = v.get("remediation")
+        if change:
+            text = change if isinstance(change, str) else json.dumps(change, sort_keys=True)
+            out.append((str(v.get("policy")), _short(str(v.get("urn", ""))), text))
+    for r in policies.get("remediations") or []:
+        change = r.get("change", r.get("changes"))
+        text = change if isinstance(change, str) else json.dumps(change, sort_keys=True)
+        out.append((str(r.get("policy")), _short(str(r.get("urn", ""))), text))
+    return out
+
+
 def render_markdown(report: Mapping[str, Any]) -> str:
+    """The PR comment: a one-screen summary with the platform and cost diagrams, details in collapsible parts."""
     resources = report["resources"]
     cost = report["cost"]
     policies = report["policies"]
     mandatory = int(policies.get("mandatory_violations", 0))
+    violations = policies.get("violations") or []
+    conformance = report.get("conformance") or {}
+    unpriced = cost.get("unpriced") or []
+    undecided = policies.get("not_evaluated") or []
     lines = [
         f"### gpucloud plan: `{report['project']}` / `{report['stack']}`",
         "",
         f"{'❌' if mandatory else '✅'} **Guardrails:** {mandatory} mandatory, "
-        f"{len(policies.get('violations') or []) - mandatory} advisory violations · "
+        f"{len(violations) - mandatory} advisory violations · "
         f"**{len(resources)}** resources · **{_money(cost.get('monthly', 0.0))}**/month "
         f"(ceiling {_money(cost.get('monthly_ceiling', 0.0))})",
         "",
     ]
+    if conformance:
+        errors = int(conformance.get("errors", 0))
+        lines += [
+            f"{'❌' if errors else '✅'} **Conformance:** {errors} errors, {int(conformance.get('warnings', 0))} "
+            f"warnings · {len(unpriced)} not priced · {len(undecided)} policy checks not decided",
+            "",
+        ]
+    diff = cost.get("diff")
+    if isinstance(diff, Mapping):
+        lines += [
+            f"**Cost change:** {_signed(float(diff.get('monthly_delta', 0.0)))}/month · ceiling "
+            f"{_signed(float(diff.get('monthly_ceiling_delta', 0.0)))}/month",
+            "",
+        ]
+    model = platform_model(report)
+    if model.pools or model.clusters:
+        lines += ["```mermaid", mermaid_platform(model), "```", ""]
+    if model.cost_split:
+        lines += ["```mermaid", mermaid_cost(model), "```", ""]
+    if violations:
+        body = ["| enforcement | policy | severity | resource | message |", "|---|---|---|---|---|"]
+        for v in violations:
+            body.append(
+                f"| {v.get('enforcement')} | `{v.get('policy')}` | {v.get('severity')} | "
+                f"`{_short(str(v.get('urn', '')))}` | {_cell(v.get('message'))} |"
+            )
+        lines += _details(f"Guardrail violations ({len(violations)})", body, open_=mandatory > 0)
+    fixes = _remediations(policies)
+    if fixes:
+        body = ["| policy | resource | what `remediate` would change |", "|---|---|---|"]
+        body += [f"| `{p}` | `{r}` | {_cell(c)} |" for p, r, c in fixes]
+        lines += _details(f"Remediations ({len(fixes)})", body)
+    if undecided:
+        body = ["| policy | resource | why it could not be decided |", "|---|---|---|"]
+        body += [f"| `{n.get('policy')}` | `{_short(str(n.get('urn', '')))}` | {_cell(n.get('reason'))} |"
+                 for n in undecided]  # fmt: skip
+        lines += _details(f"Policy checks not decided ({len(undecided)})", body)
     items = cost.get("items") or []
     if items:
-        lines += [
-            "#### Cost (USD per month)",
-            "",
+        body = [
             "| resource | instance type | pricing | qty | max | monthly | ceiling |",
             "|---|---|---|--:|--:|--:|--:|",
         ]
         for item in items:
-            lines.append(
+            body.append(
                 f"| `{item.get('name')}` | {item.get('instance_type') or ''} | {item.get('pricing')} | "
                 f"{item.get('quantity', 0):g} | {item.get('max_quantity', 0):g} | {_money(item.get('monthly', 0.0))} | "
                 f"{_money(item.get('monthly_ceiling', 0.0))} |"
             )
-        lines.append("")
+        lines += _details(f"Cost (USD per month): {len(items)} priced items", body)
     groups = cost_by_component(report)
     if groups and _has_components(report):
-        lines += ["#### Cost per pool / component (USD per month)", "", "| component | type | monthly | ceiling |"]
-        lines += ["|---|---|--:|--:|"]
-        lines += [f"| `{n}` | `{t}` | {_money(m)} | {_money(c)} |" for n, t, m, c in groups]
-        lines.append("")
-    diff = cost.get("diff")
+        body = ["| component | type | monthly | ceiling |", "|---|---|--:|--:|"]
+        body += [f"| `{n}` | `{t}` | {_money(m)} | {_money(c)} |" for n, t, m, c in groups]
+        lines += _details("Cost per pool / component (USD per month)", body)
+    if unpriced:
+        body = ["| resource | why it is not priced |", "|---|---|"]
+        body += [f"| `{_short(str(u.get('urn', '')))}` | {_cell(u.get('reason'))} |" for u in unpriced]
+        lines += _details(f"Not priced ({len(unpriced)})", body)
     if isinstance(diff, Mapping):
-        lines += [
-            "#### Cost change against the base plan",
-            "",
-            f"Monthly: {_money(diff.get('monthly_delta', 0.0))} · ceiling: "
-            f"{_money(diff.get('monthly_ceiling_delta', 0.0))}",
-            "",
-        ]
         changes = diff.get("items") or []
         if changes:
-            lines += ["| resource | change | monthly Δ | ceiling Δ |", "|---|---|--:|--:|"]
+            body = ["| resource | change | monthly Δ | ceiling Δ |", "|---|---|--:|--:|"]
             for c in changes:
-                lines.append(
+                body.append(
                     f"| `{c.get('name')}` | {c.get('change')} | {_money(c.get('monthly_delta', 0.0))} | "
                     f"{_money(c.get('monthly_ceiling_delta', 0.0))} |"
                 )
-            lines.append("")
-    violations = policies.get("violations") or []
-    if violations:
-        lines += [
-            "#### Guardrail violations",
-            "",
-            "| enforcement | policy | severity | resource | message |",
-            "|---|---|---|---|---|",
-        ]
-        for v in violations:
-            message = str(v.get("message", "")).replace("\n", " ").replace("|", "\\|")
-            name = str(v.get("urn", "")).rsplit("::", 1)[-1]
-            lines.append(
-                f"| {v.get('enforcement')} | `{v.get('policy')}` | {v.get('severity')} | `{name}` | {message} |"
-            )
-        lines.append("")
+            lines += _details(f"Cost change against the base plan ({len(changes)} resources)", body)
     lines += _conformance_markdown(report.get("conformance"))
     counts = Counter(r["type"] for r in resources if r.get("custom"))
-    lines += ["<details><summary>Resources by type</summary>", "", "| type | count |", "|---|--:|"]
-    lines += [f"| `{t}` | {n} |" for t, n in sorted(counts.items())]
-    lines += ["", "</details>", ""]
+    body = ["| type | count |", "|---|--:|", *(f"| `{t}` | {n} |" for t, n in sorted(counts.items()))]
+    lines += _details("Resources by type", body)
     for entry in report.get("log") or []:
         lines.append(f"> {entry['severity']}: {entry['message']}")
     for w in report.get("warnings") or []:

@@ -143,8 +143,9 @@ def test_sarif_schema_rejects_what_it_must():
 
 def test_bad_program_markdown_has_the_violation_rows(bad_outputs):
     md = bad_outputs[1]["markdown"]
-    assert "#### Guardrail violations" in md
     violations = json.loads(bad_outputs[1]["json"])["policies"]["violations"]
+    # Mandatory violations: the section is collapsible but open.
+    assert f"<details open><summary>Guardrail violations ({len(violations)})</summary>" in md
     rows = [line for line in md.splitlines() if line.startswith("| mandatory |") or line.startswith("| advisory |")]
     assert len(rows) == len(violations)
     assert any("`lt-imdsv2`" in r and "`gpu-lt`" in r for r in rows)
