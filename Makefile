@@ -25,7 +25,8 @@ typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
 unit: $(STAMP)
-	$(VENV)/bin/pytest
+	@scripts/ensure_chromium.sh
+	GPUCLOUD_REQUIRE_BROWSER=1 $(VENV)/bin/pytest
 
 test: lint typecheck unit
 
