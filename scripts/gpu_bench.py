@@ -151,10 +151,11 @@ def bench_h2d(torch: Any, device: Any, mib: int, iters: int) -> float | None:
 def metric(measured: float | None, peak: float | None, unit: str) -> dict[str, Any]:
     ratio = measured / peak if measured is not None and peak else None
     return {
-        "measured": None if measured is None else round(measured, 3),
+        # Four significant figures, not three decimals: a slow CPU's TFLOPS must not round to zero.
+        "measured": None if measured is None else float(f"{measured:.4g}"),
         "theoretical": peak,
         "unit": unit,
-        "ratio": None if ratio is None else round(ratio, 4),
+        "ratio": None if ratio is None else float(f"{ratio:.4g}"),
     }
 
 
