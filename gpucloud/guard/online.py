@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
+import importlib
 import json
 import os
 import selectors
@@ -804,13 +806,39 @@ def engine_resources(plan: Plan) -> list[EngineResource]:
     return out
 
 
+@functools.cache
+def computed_outputs(type_: str) -> frozenset[str]:
+    """Outputs the provider computes when the program leaves them unset, from the provider SDK's resource class:
+    an output typed ``Output[T]`` (not ``Output[Optional[T]]``) is required in the provider schema, which for a
+    bridged provider means computed (Optional+Computed or output-only). Empty when the SDK is not installed."""
+    package, _, rest = type_.partition(":")
+    module_token, _, class_name = rest.partition(":")
+    parts = module_token.split("/")[:-1]
+    module_name = f"pulumi_{package.replace('-', '_')}" + "".join(f".{p}" for p in parts if p != "index")
+    try:
+        cls = getattr(importlib.import_module(module_name), class_name)
+    except (ImportError, AttributeError, ValueError):
+        return frozenset()
+    out = set()
+    for attr in vars(cls).values():
+        getter = attr.fget if isinstance(attr, property) else None
+        name = getattr(getter, "_pulumi_name", None)
+        if name and "Optional" not in str(getattr(getter, "__annotations__", {}).get("return", "Optional")):
+            out.add(name)
+    return frozenset(out)
+
+
 def preview_outputs(r: EngineResource) -> dict[str, Any]:
-    """What a preview holds as the resource's outputs: the provider's preview of Create returns the (remediated)
-    checked inputs it echoes, and the values only it computes stay unknown, which the recorded plan does not
-    list; the root stack's outputs are its exports."""
-    if r.outputs is not None and r.type == STACK_TYPE:
-        return r.outputs
-    return dict(r.inputs)
+    """What a preview holds as a resource's outputs (CreateStep.Apply with Preview: the provider's planned state):
+    the (remediated) checked inputs echoed, and every computed output the program left unset as unknown. The root
+    stack's outputs are its exports; a component's are what it registered, which the recorded plan does not keep,
+    so its inputs stand in (no policy reads a component's properties)."""
+    if r.type == STACK_TYPE:
+        return dict(r.outputs or {})
+    if not r.custom or r.type.startswith(PROVIDER_PREFIX):
+        return dict(r.inputs)
+    unknown = {name: UNKNOWN for name in computed_outputs(r.type) if name not in r.inputs}
+    return {**unknown, **r.inputs}
 
 
 # ---------------------------------------------------------------------------------------------------------------
