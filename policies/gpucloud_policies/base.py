@@ -9,7 +9,7 @@ so a malformed program produces a violation (or nothing), never a crashed policy
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast
 
 from pulumi_policy import (
@@ -60,6 +60,8 @@ class Guardrail:
     resource_types: frozenset[str] = frozenset()
     config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     remediate: Any = None
+    # For a guardrail that needs the priced plan: cost section -> validate function (gpucloud.guard passes it).
+    bind_cost: Any = None
 
     def defaults(self) -> dict[str, Any]:
         return {k: v["default"] for k, v in self.config.items() if "default" in v}
@@ -69,6 +71,10 @@ class Guardrail:
         if given:
             merged.update({k: v for k, v in given.items() if k != "enforcementLevel"})
         return merged
+
+    def with_cost(self, cost: Mapping[str, Any]) -> Guardrail:
+        """This guardrail checking against a priced plan handed in, instead of pricing the resources itself."""
+        return replace(self, validate=self.bind_cost(cost)) if self.bind_cost is not None else self
 
     def schema(self) -> PolicyConfigSchema | None:
         if not self.config:
