@@ -22,7 +22,8 @@ What each step mirrors (Pulumi v3.260 sources; the installed SDK is 3.272):
   default_providers.go does, when the program named none); the root stack and the default providers are resources
   of the stack too.
 
-The process stops by itself: it dies with the process that started it (PR_SET_PDEATHSIG on Linux), is killed
+The process stops by itself: it dies with the process that started it (PR_SET_PDEATHSIG through setpriv on
+Linux), is killed
 when the server object closes, and a watchdog kills it after ``lifetime`` seconds whatever happens. Every RPC has a
 deadline, so a hung pack fails a caller within a bounded time.
 """
@@ -36,6 +37,7 @@ import importlib
 import json
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
@@ -188,12 +190,12 @@ def parse_port(text: str) -> int:
     return port
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    # Linux only: the kernel sends SIGKILL when the process that started the pack exits, however it exits.
-    import ctypes
-
-    with contextlib.suppress(Exception):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+def _with_parent(command: list[str]) -> list[str]:
+    """The command, made to die with this process where Linux allows: ``setpriv --pdeathsig KILL`` sets the
+    parent-death signal and execs the pack (the signal survives exec). A preexec_fn would do it in-process, but
+    forking a process that runs gRPC threads with Python code between fork and exec can crash."""
+    setpriv = shutil.which("setpriv") if sys.platform == "linux" else None
+    return [setpriv, "--pdeathsig", "KILL", "--", *command] if setpriv else command
 
 
 class PackServer:
@@ -220,7 +222,7 @@ class PackServer:
         from pulumi.runtime.proto import analyzer_pb2_grpc
 
         self.proc = subprocess.Popen(
-            [self.launch.python, *self.launch.args],
+            _with_parent([self.launch.python, *self.launch.args]),
             cwd=self.launch.cwd,
             env=self.launch.env,
             stdin=subprocess.DEVNULL,
@@ -228,7 +230,6 @@ class PackServer:
             stderr=subprocess.PIPE,
             bufsize=0,
             start_new_session=True,
-            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
         )
         self._watchdog = threading.Timer(self.lifetime, self.kill)
         self._watchdog.daemon = True

@@ -368,6 +368,22 @@ def _fake_pack(tmp_path: Path, body: str) -> online.Launch:
     return launch
 
 
+HUNG_PACK = (
+    "import time, grpc\n"
+    "from concurrent import futures\n"
+    "from pulumi.runtime.proto import analyzer_pb2_grpc\n"
+    "class Hung(analyzer_pb2_grpc.AnalyzerServicer):\n"
+    "    def GetAnalyzerInfo(self, request, context):\n"
+    "        time.sleep(60)\n"
+    "server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))\n"
+    "analyzer_pb2_grpc.add_AnalyzerServicer_to_server(Hung(), server)\n"
+    "port = server.add_insecure_port('127.0.0.1:0')\n"
+    "server.start()\n"
+    "print(port, flush=True)\n"
+    "time.sleep(60)\n"
+)
+
+
 def test_a_pack_that_never_prints_a_port_fails_within_the_startup_timeout(tmp_path: Path) -> None:
     launch = _fake_pack(tmp_path, "import time\ntime.sleep(60)\n")
     server = online.PackServer(launch, startup_timeout=2)
@@ -380,21 +396,7 @@ def test_a_pack_that_never_prints_a_port_fails_within_the_startup_timeout(tmp_pa
 
 def test_a_hung_pack_fails_the_rpc_within_its_deadline(tmp_path: Path) -> None:
     # A server that accepts the connection and never answers: the RPC deadline, not the test runner, ends it.
-    launch = _fake_pack(
-        tmp_path,
-        "import time, grpc\n"
-        "from concurrent import futures\n"
-        "from pulumi.runtime.proto import analyzer_pb2_grpc\n"
-        "class Hung(analyzer_pb2_grpc.AnalyzerServicer):\n"
-        "    def GetAnalyzerInfo(self, request, context):\n"
-        "        time.sleep(60)\n"
-        "server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))\n"
-        "analyzer_pb2_grpc.add_AnalyzerServicer_to_server(Hung(), server)\n"
-        "port = server.add_insecure_port('127.0.0.1:0')\n"
-        "server.start()\n"
-        "print(port, flush=True)\n"
-        "time.sleep(60)\n",
-    )
+    launch = _fake_pack(tmp_path, HUNG_PACK)
     started = time.monotonic()
     with online.PackServer(launch, rpc_timeout=1.5) as server:
         with pytest.raises(online.OnlineError, match="did not answer GetAnalyzerInfo within 2 s"):
@@ -430,3 +432,36 @@ def test_pack_virtualenv_is_resolved_against_the_pack_directory(tmp_path: Path) 
     (tmp_path / "PulumiPolicy.yaml").write_text("runtime: nodejs\n")
     with pytest.raises(online.OnlineError, match="runtime is 'nodejs'"):
         online.pack_virtualenv(tmp_path)
+
+
+def test_the_pack_dies_with_the_process_that_started_it(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+
+    _fake_pack(tmp_path, HUNG_PACK)
+    # A parent that starts the pack as the harness does, reports the pack's pid, and is then killed outright.
+    script = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from gpucloud.guard import online\n"
+        f"launch = online.launch_spec(Path({str(tmp_path)!r}), project='p', stack='s', python=sys.executable)\n"
+        "server = online.PackServer(launch).start()\n"
+        "print(server.proc.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, cwd=ROOT)
+    assert parent.stdout is not None
+    pid = int(parent.stdout.readline())
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        pytest.fail("the pack outlived the process that started it")
