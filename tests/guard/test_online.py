@@ -128,7 +128,21 @@ def _stack_cases() -> list[Any]:
         pytest.param((ROOT, "prod", "prod"), id="stack-prod"),
         pytest.param((ROOT / "stacks" / "teams" / "vision", "dev", "dev"), id="team-vision"),
         pytest.param((ROOT / "tests" / "fixtures" / "bad_program", "dev", "dev"), id="bad-program"),
+        pytest.param((ROOT / "tests" / "fixtures" / "bad_program", "dev", REMEDIATING), id="bad-program-remediate"),
     ]
+
+
+# The shipped configs remediate nothing; this one makes both remediating policies rewrite the bad program.
+REMEDIATING = (
+    "dev",
+    {
+        "cost-tags": {
+            "enforcementLevel": "remediate",
+            "tagDefaults": {"CostCenter": "ml", "Team": "ml", "Project": "p", "Env": "dev", "ExpiresOn": "2027-01-01"},
+        },
+        "lt-imdsv2": "remediate",
+    },
+)
 
 
 def _corpus_cases() -> list[Any]:
@@ -141,13 +155,15 @@ def _corpus_cases() -> list[Any]:
 
 
 @pytest.mark.parametrize("case", _stack_cases())
-def test_stack_verdicts_agree(case: tuple[Path, str, str], servers: Servers) -> None:
+def test_stack_verdicts_agree(case: tuple[Path, str, Any], servers: Servers) -> None:
     program, stack, config_name = case
     plan = run_program(program, stack)
-    config = _load_config(config_name)
+    config = _load_config(*config_name) if isinstance(config_name, tuple) else _load_config(config_name)
     off = offline(plan, config)
     on = online.preview(servers.get(config, plan.project, plan.stack), plan)
     assert differences(off, on) == []
+    if config_name is REMEDIATING:
+        assert online.keys(on.remediations, "policy") == {("cost-tags",), ("lt-imdsv2",)}
     # The pack answered for every resource the engine holds: the program's, the root stack and default providers.
     assert on.analyze_calls == len(online.engine_resources(plan))
 
