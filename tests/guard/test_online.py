@@ -87,15 +87,19 @@ def differences(off: Any, on: online.OnlineResult) -> list[str]:
     off_u = online.keys(off.not_evaluated, "policy", "urn")
     on_u = online.keys(on.not_evaluated, "policy", "urn")
     for policy, field in ENGINE_INVISIBLE.items():
-        # Online, each resource the offline path decided must be undecided for want of the option, never passed.
-        for name, urn, _level in {v for v in off_v if v[0] == policy}:
-            if (name, urn) not in on_u:
-                problems.append(f"{name} on {urn}: offline violation, online neither a violation nor undecided")
+        # Online the option is missing, so each resource the offline path flagged must be flagged or undecided
+        # online, and whatever the online path says beyond the offline verdict must be for want of that option
+        # (a fail-closed pack may turn it into a violation).
+        said = {(n["policy"], n["urn"]): n["reason"] for n in on.not_evaluated if n["policy"] == policy}
+        said.update({(v["policy"], v["urn"]): v["message"] for v in on.violations if v["policy"] == policy})
+        flagged = {(name, urn) for name, urn, _level in off_v if name == policy}
+        for name, urn in sorted(flagged - set(said)):
+            problems.append(f"{name} on {urn}: offline violation, online neither a violation nor undecided")
+        for (name, urn), text in sorted(said.items()):
+            if (name, urn) not in flagged and field not in text:
+                problems.append(f"{name} on {urn}: online verdict without an offline one: {text}")
         off_v = {v for v in off_v if v[0] != policy}
-        reasons = {(n["policy"], n["urn"]): n["reason"] for n in on.not_evaluated if n["policy"] == policy}
-        for (name, urn), reason in reasons.items():
-            if field not in reason:
-                problems.append(f"{name} on {urn}: online undecided for another reason: {reason}")
+        on_v = {v for v in on_v if v[0] != policy}
         on_u = {u for u in on_u if u[0] != policy}
         off_u = {u for u in off_u if u[0] != policy}
     for policy, urn, level in sorted(off_v - on_v):
