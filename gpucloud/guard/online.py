@@ -23,9 +23,8 @@ What each step mirrors (Pulumi v3.260 sources; the installed SDK is 3.272):
   of the stack too.
 
 The process stops by itself: it dies with the process that started it (PR_SET_PDEATHSIG through setpriv on
-Linux), is killed
-when the server object closes, and a watchdog kills it after ``lifetime`` seconds whatever happens. Every RPC has a
-deadline, so a hung pack fails a caller within a bounded time.
+Linux), is killed when the server object closes, and a watchdog kills it after ``lifetime`` seconds whatever
+happens. Every RPC has a deadline, so a hung pack fails a caller within a bounded time.
 """
 
 from __future__ import annotations
