@@ -362,3 +362,148 @@ def test_a_server_that_is_not_running_refuses_calls() -> None:
     with pytest.raises(online.OnlineError, match="not running"):
         server.analyzer_info()
     server.close()
+
+
+class Recorder:
+    """An in-process Analyzer: what the engine side sent, and the pack's answers."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, Any]] = []
+
+    def _keep(self, name: str, request: Any) -> None:
+        self.requests.append((name, request))
+
+    def GetAnalyzerInfo(self, request: Any, context: Any) -> Any:
+        self._keep("GetAnalyzerInfo", request)
+        return _info()
+
+    def GetPluginInfo(self, request: Any, context: Any) -> Any:
+        from pulumi.runtime.proto import plugin_pb2
+
+        return plugin_pb2.PluginInfo(version="9.9.9")
+
+    def ConfigureStack(self, request: Any, context: Any) -> Any:
+        self._keep("ConfigureStack", request)
+        return analyzer_pb2.AnalyzerStackConfigureResponse()
+
+    def Configure(self, request: Any, context: Any) -> Any:
+        from google.protobuf import empty_pb2
+
+        self._keep("Configure", request)
+        return empty_pb2.Empty()
+
+    def Analyze(self, request: Any, context: Any) -> Any:
+        self._keep("Analyze", request)
+        return analyzer_pb2.AnalyzeResponse()
+
+    def Remediate(self, request: Any, context: Any) -> Any:
+        self._keep("Remediate", request)
+        return analyzer_pb2.RemediateResponse()
+
+    def AnalyzeStack(self, request: Any, context: Any) -> Any:
+        import grpc
+
+        context.abort(grpc.StatusCode.INTERNAL, "stack policy crashed")
+
+
+@pytest.fixture(scope="module")
+def in_process() -> Any:
+    from concurrent import futures
+
+    import grpc
+    from pulumi.runtime.proto import analyzer_pb2_grpc
+
+    recorder = Recorder()
+    servicer = type("Servicer", (analyzer_pb2_grpc.AnalyzerServicer,), {})()
+    for name in (
+        "GetAnalyzerInfo",
+        "GetPluginInfo",
+        "ConfigureStack",
+        "Configure",
+        "Analyze",
+        "Remediate",
+        "AnalyzeStack",
+    ):
+        setattr(servicer, name, getattr(recorder, name))
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    analyzer_pb2_grpc.add_AnalyzerServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    client = online.PackServer(online.Launch("python3", (), Path("/pack"), {}, None), rpc_timeout=10)
+    client.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    client.stub = analyzer_pb2_grpc.AnalyzerStub(client.channel)
+    yield client, recorder
+    client.channel.close()
+    server.stop(0)
+
+
+def test_rpcs_carry_what_the_engine_sends(in_process: Any) -> None:
+    client, recorder = in_process
+    # Handshake is not implemented by the Python SDK: optional, so no error.
+    assert client.handshake() is None
+    client.configure_stack(project="p", stack="s", organization="org", dry_run=True)
+    name, request = recorder.requests[-1]
+    assert (name, request.project, request.stack, request.organization, request.dry_run) == (
+        "ConfigureStack",
+        "p",
+        "s",
+        "org",
+        True,
+    )
+    assert client.analyzer_info().name == "pack"
+    assert client.plugin_info().version == "9.9.9"
+    client.configure({})
+    assert recorder.requests[-1][0] == "GetAnalyzerInfo"
+    client.configure({"cap": online.PolicyConfig("remediate", {"max": 2}), "a-tags": online.PolicyConfig("disabled")})
+    name, request = recorder.requests[-1]
+    assert name == "Configure"
+    assert request.policyConfig["cap"].enforcementLevel == analyzer_pb2.REMEDIATE
+    assert json_format.MessageToDict(request.policyConfig["cap"].properties) == {"max": 2.0}
+    assert request.policyConfig["a-tags"].enforcementLevel == analyzer_pb2.DISABLED
+    _stack, _comp, _k8s, _default, bucket, _ns = online.engine_resources(_plan())
+    bucket.inputs["__defaults"] = []
+    client.analyze(bucket)
+    name, request = recorder.requests[-1]
+    assert name == "Analyze"
+    assert "__defaults" not in request.properties.fields
+    assert request.options.protect is True
+    assert request.options.deleteBeforeReplaceDefined is False
+    assert request.options.HasField("customTimeouts")
+    assert request.provider.urn == "urn:pulumi:prod::proj::pulumi:providers:aws::default_7_51_1"
+    assert request.provider.type == "pulumi:providers:aws"
+    client.remediate(bucket)
+    name, request = recorder.requests[-1]
+    assert (name, "__defaults" in request.properties.fields) == ("Remediate", True)
+    with pytest.raises(online.OnlineError, match=r"AnalyzeStack failed: StatusCode\.INTERNAL: stack policy crashed"):
+        client.analyze_stack([bucket])
+
+
+def test_launch_defaults_and_the_callers_environment_winning(tmp_path: Path) -> None:
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "PulumiPolicy.yaml").write_text("runtime:\n  name: python\n  options:\n    virtualenv: ../venv\n")
+    assert online.pack_virtualenv(pack) == tmp_path.resolve() / "venv"
+    launch = online.launch_spec(pack, project="p", stack="s", environ={"PULUMI_STACK": "from-cli", "HOME": "/h"})
+    venv = tmp_path.resolve() / "venv"
+    assert launch.python == str(venv / "bin" / "python")
+    assert launch.cwd == pack.resolve()
+    assert launch.args == ("-u", "-m", "pulumi.policy", "127.0.0.1:0", str(pack.resolve()))
+    assert launch.env == {
+        "VIRTUAL_ENV": str(venv),
+        "PULUMI_ORGANIZATION": "organization",
+        "PULUMI_PROJECT": "p",
+        "PULUMI_DRY_RUN": "true",
+        "PULUMI_STACK": "from-cli",
+        "HOME": "/h",
+        "PATH": str(venv / "bin"),
+    }
+    assert list(launch.env) == [
+        "PATH",
+        "VIRTUAL_ENV",
+        "PULUMI_ORGANIZATION",
+        "PULUMI_PROJECT",
+        "PULUMI_DRY_RUN",
+        "PULUMI_STACK",
+        "HOME",
+    ]
+    assert online.launch_spec(pack, project="p", stack="s", python="/x/python", environ={}).python == "/x/python"
