@@ -119,3 +119,85 @@ def test_a_registered_pack_is_the_one_evaluated() -> None:
     # The priced plan reached the pack as an argument.
     assert calls == [{"monthly_ceiling": 1.0, "items": []}]
     assert packs.load() is not Pack
+
+
+def _pack_dir(tmp_path: Path, name: str, init: str) -> Path:
+    d = tmp_path / name
+    d.mkdir()
+    (d / "PulumiPolicy.yaml").write_text("runtime: python\n")
+    (d / "__init__.py").write_text(init)
+    (d / "impl.py").write_text("PACK = object()\nLOADS = []\n")
+    return d
+
+
+def test_a_pack_directory_is_loaded_once_with_its_relative_imports(tmp_path: Path, monkeypatch: Any) -> None:
+    import sys
+
+    d = _pack_dir(
+        tmp_path,
+        "grpc17_pack",
+        "from . import impl\nimpl.LOADS.append(1)\ndef gpucloud_pack():\n    return impl.PACK\n",
+    )
+    monkeypatch.setenv("GPUCLOUD_POLICY_PACK", str(d))
+    monkeypatch.setattr(packs, "_from_entry_points", lambda: None)
+    monkeypatch.delitem(sys.modules, "grpc17_pack", raising=False)
+    try:
+        first = packs.load()
+        module = sys.modules["grpc17_pack"]
+        assert first is module.impl.PACK
+        assert packs.load() is first
+        assert module.impl.LOADS == [1]
+        assert sys.modules["grpc17_pack.impl"] is module.impl
+    finally:
+        sys.modules.pop("grpc17_pack.impl", None)
+
+
+def test_a_pack_directory_without_the_hook_is_refused(tmp_path: Path, monkeypatch: Any) -> None:
+    import sys
+
+    d = _pack_dir(tmp_path, "grpc17_nohook", "X = 1\n")
+    monkeypatch.setenv("GPUCLOUD_POLICY_PACK", str(d))
+    monkeypatch.setattr(packs, "_from_entry_points", lambda: None)
+    monkeypatch.delitem(sys.modules, "grpc17_nohook", raising=False)
+    with pytest.raises(packs.PackNotFoundError, match=r"__init__\.py has no gpucloud_pack\(\)"):
+        packs.load()
+    (d / "PulumiPolicy.yaml").unlink()
+    with pytest.raises(packs.PackNotFoundError, match=r"no policy pack at .*grpc17_nohook"):
+        packs.load()
+
+
+def test_entry_points_come_before_the_directory_and_the_first_by_name_wins(monkeypatch: Any) -> None:
+    from importlib import metadata
+
+    class EP:
+        def __init__(self, name: str, target: Any) -> None:
+            self.name, self.target = name, target
+
+        def load(self) -> Any:
+            return self.target
+
+    made = object()
+    seen: list[str] = []
+
+    def entry_points(group: str) -> list[EP]:
+        seen.append(group)
+        return [EP("zz", "late"), EP("aa", lambda: made)]
+
+    monkeypatch.setattr(metadata, "entry_points", entry_points)
+    assert packs.load() is made
+    assert seen == ["gpucloud.policy_packs"]
+    monkeypatch.setattr(metadata, "entry_points", lambda group: [EP("only", "plain-object")])
+    assert packs.load() == "plain-object"
+
+
+def test_the_last_registered_pack_wins() -> None:
+    first, second = object(), object()
+    packs.register(first)
+    packs.register(second)
+    try:
+        assert packs.load() is second
+        packs.unregister(second)
+        assert packs.load() is first
+    finally:
+        packs.unregister(first)
+        packs.unregister(second)
