@@ -35,10 +35,10 @@ PACK_DEFAULT_LEVEL = "advisory"
 
 
 def load_pack() -> Any:
-    """The pack's registry module (policies.gpucloud_policies), imported lazily: it loads the catalog."""
-    from policies import gpucloud_policies
+    """The policy pack that plugged in (gpucloud.guard.packs), loaded lazily: it loads the catalog."""
+    from gpucloud.guard import packs
 
-    return gpucloud_policies
+    return packs.load()
 
 
 class PlanResourceOptions(PolicyResourceOptions):
@@ -106,8 +106,6 @@ def evaluate(
 ) -> Evaluation:
     """Run every enabled policy of the pack on the plan; see the module docstring for the semantics."""
     pack = load_pack()
-    from policies.gpucloud_policies.cost import spend_cap
-
     guardrails = pack.by_name()
     if policy_config is not None:
         check_config(policy_config, guardrails)
@@ -115,7 +113,9 @@ def evaluate(
     out = Evaluation()
     resource_policies: list[tuple[Any, Any, str, dict[str, Any]]] = []
     stack_policies: list[tuple[Any, Any, str, dict[str, Any]]] = []
-    for policy in pack.policies():
+    # The priced plan reaches the policies that need it as an argument; without one they price the resources.
+    priced = cost if cost is not None and _cost_engine_present() else None
+    for policy in pack.policies(cost=priced) if priced is not None else pack.policies():
         g = guardrails[policy.name]
         eff = effective(g, PACK_DEFAULT_LEVEL, policy_config, initial)
         if eff.level == "disabled":
@@ -171,19 +171,15 @@ def evaluate(
         policy_resources.append(PolicyResource(record.type, props, record.urn, record.name, opts, None, None, [], {}))
     _link(plan, policy_resources)
 
-    token = spend_cap.set_cost_section(cost if cost is not None and _cost_engine_present() else None)
-    try:
-        for policy, g, level, cfg in stack_policies:
-            stack_args = StackValidationArgs(policy_resources, cfg)
-            out.checks += 1
-            try:
-                run_awaitable(policy.validate(stack_args, reporter(policy, g, level, stack_urn)))
-            except UnknownValueError as exc:
-                out.not_evaluated.append(
-                    {"policy": policy.name, "urn": stack_urn, "reason": _reason(exc, policy.name, pack.PACK_NAME)}
-                )
-    finally:
-        spend_cap.reset_cost_section(token)
+    for policy, g, level, cfg in stack_policies:
+        stack_args = StackValidationArgs(policy_resources, cfg)
+        out.checks += 1
+        try:
+            run_awaitable(policy.validate(stack_args, reporter(policy, g, level, stack_urn)))
+        except UnknownValueError as exc:
+            out.not_evaluated.append(
+                {"policy": policy.name, "urn": stack_urn, "reason": _reason(exc, policy.name, pack.PACK_NAME)}
+            )
     return out
 
 

@@ -55,11 +55,11 @@ class Res:
     retain_on_delete: bool | None = False
 
 
-def _guardrail(name: str) -> tuple[Any, Any]:
+def _guardrail(name: str, cost: Mapping[str, Any] | None = None) -> tuple[Any, Any]:
     from gpucloud.guard import load_pack
 
     pack = load_pack()
-    policy = next(p for p in pack.policies() if p.name == name)
+    policy = next(p for p in (pack.policies(cost=cost) if cost is not None else pack.policies()) if p.name == name)
     return pack.by_name()[name], policy
 
 
@@ -94,10 +94,14 @@ def remediate(policy_name: str, r: Res, config: Mapping[str, Any] | None = None)
 
 
 def stack_messages(
-    policy_name: str, resources: Iterable[Res], config: Mapping[str, Any] | None = None
+    policy_name: str,
+    resources: Iterable[Res],
+    config: Mapping[str, Any] | None = None,
+    cost: Mapping[str, Any] | None = None,
 ) -> list[tuple[str, str]]:
-    """(resource name or "", message) for each violation a stack policy reports."""
-    g, policy = _guardrail(policy_name)
+    """(resource name or "", message) for each violation a stack policy reports; ``cost`` is the priced plan a
+    policy that needs one gets (as `gpucloud plan` hands it over)."""
+    g, policy = _guardrail(policy_name, cost)
     items = list(resources)
     prs = {
         r.name: PolicyResource(

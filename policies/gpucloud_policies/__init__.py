@@ -5,6 +5,7 @@ The same policy objects run in the Pulumi CLI (``pulumi preview --policy-pack po
 """
 
 from .base import PACK_NAME, Guardrail
+from .pack import PACK
 from .registry import GUARDRAILS, by_name, initial_config, policies
 
-__all__ = ["GUARDRAILS", "PACK_NAME", "Guardrail", "by_name", "initial_config", "policies"]
+__all__ = ["GUARDRAILS", "PACK", "PACK_NAME", "Guardrail", "by_name", "initial_config", "policies"]

@@ -9,7 +9,7 @@ so a malformed program produces a violation (or nothing), never a crashed policy
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast
 
 from pulumi_policy import (
@@ -22,7 +22,8 @@ from pulumi_policy import (
     StackValidationArgs,
     StackValidationPolicy,
 )
-from pulumi_policy.proxy import UNKNOWN_BOOLEAN_VALUE, UnknownValueError
+from pulumi_policy import proxy as _proxy
+from pulumi_policy.proxy import UNKNOWN_BOOLEAN_VALUE, UnknownValueError, unknown_checking_proxy
 from pulumi_policy.proxy import _DictProxy as _PolicyDictProxy
 from pulumi_policy.proxy import _ListProxy as _PolicyListProxy
 
@@ -59,6 +60,8 @@ class Guardrail:
     resource_types: frozenset[str] = frozenset()
     config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     remediate: Any = None
+    # For a guardrail that needs the priced plan: cost section -> validate function (gpucloud.guard passes it).
+    bind_cost: Any = None
 
     def defaults(self) -> dict[str, Any]:
         return {k: v["default"] for k, v in self.config.items() if "default" in v}
@@ -68,6 +71,10 @@ class Guardrail:
         if given:
             merged.update({k: v for k, v in given.items() if k != "enforcementLevel"})
         return merged
+
+    def with_cost(self, cost: Mapping[str, Any]) -> Guardrail:
+        """This guardrail checking against a priced plan handed in, instead of pricing the resources itself."""
+        return replace(self, validate=self.bind_cost(cost)) if self.bind_cost is not None else self
 
     def schema(self) -> PolicyConfigSchema | None:
         if not self.config:
@@ -99,6 +106,7 @@ class Guardrail:
         types, check, settings = self.resource_types, self.validate, self.settings
 
         def validate(args: ResourceValidationArgs, report_violation: Callable[..., None]) -> None:
+            remember_inputs(args.urn, args.props)
             if args.resource_type not in types:
                 return
             name = args.name
@@ -128,9 +136,48 @@ class Guardrail:
             def report(urn: str, message: str) -> None:
                 report_violation(f"{urn_name(urn) or 'stack'}: {message}", urn or None)
 
+            for r in args.resources:
+                r.props = with_inputs(r.urn, r.props)
             check(args, report, settings(args.get_config()))
 
         return validate
+
+
+# ---------------------------------------------------------------------------------------------------------
+# What the engine showed the pack of each resource. A stack policy gets the preview's *outputs*
+# (step_generator.go AnalyzeResources): the provider's planned state, where every computed attribute the program
+# left unset (a node group's capacityType, a bucket's versioning) is unknown until AWS fills in its default. The
+# same engine called Analyze on each resource's checked *inputs* first, in this process; an unknown output whose
+# input was not computed is put back to that input (absent when unset), so a stack policy decides what the inputs
+# decide, exactly as offline, and stays undecided where the input itself was unknown.
+
+_SENTINELS = frozenset(getattr(_proxy, n) for n in dir(_proxy) if n.startswith("UNKNOWN_") and n.endswith("_VALUE"))
+_INPUTS: dict[str, Any] = {}
+_MAX_REMEMBERED = 100_000
+
+
+def remember_inputs(urn: str, props: Any) -> None:
+    if len(_INPUTS) >= _MAX_REMEMBERED:
+        _INPUTS.clear()
+    _INPUTS[urn] = props["__target"] if _is_proxy(props) else props
+
+
+def with_inputs(urn: str, props: Any) -> Any:
+    """Stack-policy props with each wholly unknown output replaced by the input Analyze saw (dropped if unset)."""
+    inputs = _INPUTS.get(urn)
+    target = props["__target"] if _is_proxy(props) else props
+    if not isinstance(inputs, Mapping) or not isinstance(target, Mapping):
+        return props
+    unknown_keys = [k for k, v in target.items() if isinstance(v, str) and v in _SENTINELS]
+    if not unknown_keys:
+        return props
+    merged = dict(target)
+    for k in unknown_keys:
+        if k in inputs:
+            merged[k] = inputs[k]
+        else:
+            del merged[k]
+    return unknown_checking_proxy(merged)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -58,9 +58,14 @@ def pools(resources: list[PolicyResource]) -> list[Pool]:
     out = []
     for r in of_type(resources, NODE_GROUP, ASG):
         lt = _launch_template(r)
-        types = [ref.instance_type for ref in type_refs(r.resource_type, r.props)]
-        if not types and lt is not None:
-            types = [ref.instance_type for ref in type_refs(LAUNCH_TEMPLATE, lt.props)]
+        lt_types = [ref.instance_type for ref in type_refs(LAUNCH_TEMPLATE, lt.props)] if lt is not None else []
+        if r.resource_type == NODE_GROUP and lt_types:
+            # EKS rejects instanceTypes on a node group whose launch template names the type, so the template
+            # decides; in a preview the node group's instanceTypes output is unknown until EKS copies it from
+            # the template, and reading it would stop the policy for every pool.
+            types = lt_types
+        else:
+            types = [ref.instance_type for ref in type_refs(r.resource_type, r.props)] or lt_types
         subnet_prop = "subnetIds" if r.resource_type == NODE_GROUP else "vpcZoneIdentifiers"
         out.append(
             Pool(

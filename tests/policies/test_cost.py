@@ -194,21 +194,21 @@ def test_monthly_spend_cap_reads_the_cost_section():
         "items": [{"urn": "urn:pulumi:test::test::aws:eks/nodeGroup:NodeGroup::pool", "monthly_ceiling": 250_000.0}],
         "diff": {"monthly_ceiling_delta": 120_000.0},
     }
-    token = spend_cap.set_cost_section(cost)
-    try:
-        found = stack_messages(
-            "monthly-spend-cap",
-            [pool],
-            {"maxMonthlyUsd": 200_000, "maxPoolMonthlyUsd": 100_000, "maxMonthlyDeltaUsd": 100_000},
-        )
-        assert [w for w, _ in found] == ["pool", "", ""]
-        assert (
-            stack_messages("monthly-spend-cap", [pool], {"maxMonthlyUsd": 400_000, "maxPoolMonthlyUsd": 300_000}) == []
-        )
-        # Caps unset (0): nothing to check, the cost is not needed.
-        assert stack_messages("monthly-spend-cap", [pool]) == []
-    finally:
-        spend_cap.reset_cost_section(token)
+    found = stack_messages(
+        "monthly-spend-cap",
+        [pool],
+        {"maxMonthlyUsd": 200_000, "maxPoolMonthlyUsd": 100_000, "maxMonthlyDeltaUsd": 100_000},
+        cost=cost,
+    )
+    assert [w for w, _ in found] == ["pool", "", ""]
+    assert (
+        stack_messages("monthly-spend-cap", [pool], {"maxMonthlyUsd": 400_000, "maxPoolMonthlyUsd": 300_000}, cost=cost)
+        == []
+    )
+    # Caps unset (0): nothing to check, the cost is not needed.
+    assert stack_messages("monthly-spend-cap", [pool], cost=cost) == []
+    # The priced plan is an argument, not state: without it the policy prices the resources itself again.
+    assert spend_cap.GUARDRAIL.bind_cost is spend_cap.make_validate
 
 
 def test_monthly_spend_cap_without_cost_engine_is_not_evaluated(monkeypatch):

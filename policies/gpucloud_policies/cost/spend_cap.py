@@ -1,30 +1,19 @@
 """GC-COST-033 monthly-spend-cap: per-pool and per-stack monthly ceilings from the cost engine.
 
 Prices come from gpucloud's cost engine, never from AWS at policy time: offline, ``gpucloud plan`` hands the
-cost section it already computed (``set_cost_section``); inside the Pulumi CLI the policy prices the stack's
-resources itself with the pure ``gpucloud.cost.price_resources``. With neither available the policy cannot
-decide and says so (reported as not evaluated), rather than passing.
+cost section it already computed to the pack (``PACK.policies(cost=...)``, which binds it with ``make_validate``);
+inside the Pulumi CLI the policy prices the stack's resources itself with the pure
+``gpucloud.cost.price_resources``. With neither available the policy cannot decide and says so (reported as not
+evaluated), rather than passing.
 """
 
 from __future__ import annotations
 
-import contextvars
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, number, plain, unknown
-
-_COST: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.ContextVar("gpucloud_cost", default=None)
-
-
-def set_cost_section(cost: Mapping[str, Any] | None) -> contextvars.Token[Mapping[str, Any] | None]:
-    """Offline evaluation: the cost section `gpucloud plan` computed for this plan (design.md shape)."""
-    return _COST.set(cost)
-
-
-def reset_cost_section(token: contextvars.Token[Mapping[str, Any] | None]) -> None:
-    _COST.reset(token)
 
 
 def _price(resources: list[Any]) -> Mapping[str, Any]:
@@ -62,15 +51,22 @@ def _pool_ceilings(resources: list[Any], cost: Mapping[str, Any]) -> dict[str, f
     return totals
 
 
-def validate(args: Any, report: StackReport, cfg: Config) -> None:
+def make_validate(priced: Mapping[str, Any] | None) -> Callable[[Any, StackReport, Config], None]:
+    """The check against a priced plan (design.md ``cost`` section), or pricing the resources when None."""
+
+    def validate(args: Any, report: StackReport, cfg: Config) -> None:
+        check(args, report, cfg, priced)
+
+    return validate
+
+
+def check(args: Any, report: StackReport, cfg: Config, priced: Mapping[str, Any] | None) -> None:
     stack_cap = number(cfg["maxMonthlyUsd"], 0) or 0
     pool_cap = number(cfg["maxPoolMonthlyUsd"], 0) or 0
     delta_cap = number(cfg["maxMonthlyDeltaUsd"], 0) or 0
     if not (stack_cap or pool_cap or delta_cap):
         return
-    cost = _COST.get()
-    if cost is None:
-        cost = _price(list(args.resources))
+    cost = priced if priced is not None else _price(list(args.resources))
     if pool_cap:
         for urn, ceiling in _pool_ceilings(list(args.resources), cost).items():
             if ceiling > pool_cap:
@@ -108,7 +104,8 @@ GUARDRAIL = Guardrail(
     "a reviewed config change. Capacity Block fees count in full.",
     references=("HCP Terraform Sentinel cost_estimation",),
     kind="stack",
-    validate=validate,
+    validate=make_validate(None),
+    bind_cost=make_validate,
     config={
         "maxMonthlyUsd": {
             "type": "number",

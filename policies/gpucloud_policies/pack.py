@@ -1,0 +1,42 @@
+"""The pack as gpucloud's library sees it (gpucloud.guard.packs): the registry plus the priced plan as an argument."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pulumi_policy import Policy
+
+from . import registry
+from .base import PACK_NAME, Guardrail
+
+
+class GuardrailPack:
+    PACK_NAME = PACK_NAME
+
+    @property
+    def GUARDRAILS(self) -> tuple[Guardrail, ...]:
+        return registry.GUARDRAILS
+
+    @staticmethod
+    def by_name() -> dict[str, Guardrail]:
+        return registry.by_name()
+
+    @staticmethod
+    def initial_config() -> dict[str, Any]:
+        return registry.initial_config()
+
+    @staticmethod
+    def policies(cost: Mapping[str, Any] | None = None) -> list[Policy]:
+        """The policy objects; with ``cost`` (the plan's priced cost section) the guardrails that need the priced
+        plan read it instead of pricing the resources themselves, as they do inside the Pulumi CLI."""
+        shared = registry.policies()
+        if cost is None:
+            return shared
+        return [
+            g.with_cost(cost).policy() if g.bind_cost is not None else p
+            for g, p in zip(registry.GUARDRAILS, shared, strict=True)
+        ]
+
+
+PACK = GuardrailPack()
