@@ -106,6 +106,7 @@ def evaluate(
 ) -> Evaluation:
     """Run every enabled policy of the pack on the plan; see the module docstring for the semantics."""
     pack = load_pack()
+    from policies.gpucloud_policies import k8s
     from policies.gpucloud_policies.cost import spend_cap
 
     guardrails = pack.by_name()
@@ -172,6 +173,8 @@ def evaluate(
     _link(plan, policy_resources)
 
     token = spend_cap.set_cost_section(cost if cost is not None and _cost_engine_present() else None)
+    # Objects rendered from charts (conformance, plan.derived) reach the Kubernetes policies through k8s.py.
+    derived_token = k8s.set_derived([(d.owner, d.source, d.manifest) for d in plan.derived] if plan.derived else None)
     try:
         for policy, g, level, cfg in stack_policies:
             stack_args = StackValidationArgs(policy_resources, cfg)
@@ -183,6 +186,7 @@ def evaluate(
                     {"policy": policy.name, "urn": stack_urn, "reason": _reason(exc, policy.name, pack.PACK_NAME)}
                 )
     finally:
+        k8s.reset_derived(derived_token)
         spend_cap.reset_cost_section(token)
     return out
 
