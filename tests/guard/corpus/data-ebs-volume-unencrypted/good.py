@@ -1,0 +1,19 @@
+"""The good twin of data-ebs-volume-unencrypted."""
+
+import pulumi
+import pulumi_aws as aws
+
+TAGS = {"CostCenter": "ml-platform", "Team": "platform", "Project": "corpus", "Env": "prod"}
+KEEP = pulumi.ResourceOptions(retain_on_delete=True)
+
+key = aws.kms.Key("data-key", description="corpus data", enable_key_rotation=True, deletion_window_in_days=30)
+aws.ebs.Volume(
+    "scratch-vol",
+    availability_zone="us-east-1a",
+    size=500,
+    type="gp3",
+    encrypted=True,
+    kms_key_id=key.arn,
+    tags=TAGS,
+    opts=KEEP,
+)

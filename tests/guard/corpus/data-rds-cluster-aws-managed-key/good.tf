@@ -1,0 +1,22 @@
+provider "aws" {
+  region = "us-east-1"
+}
+
+locals {
+  tags = { CostCenter = "ml-platform", Team = "platform", Project = "corpus", Env = "prod" }
+}
+
+resource "aws_kms_key" "data_key" {
+  description             = "corpus data"
+  enable_key_rotation     = true
+  deletion_window_in_days = 30
+}
+
+resource "aws_rds_cluster" "feature_store" {
+  engine                      = "aurora-postgresql"
+  master_username             = "features"
+  manage_master_user_password = true
+  storage_encrypted           = true
+  kms_key_id                  = aws_kms_key.data_key.arn
+  tags                        = local.tags
+}

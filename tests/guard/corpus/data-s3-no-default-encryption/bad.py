@@ -1,0 +1,39 @@
+"""A dataset bucket with no SSE-KMS default encryption (S3 falls back to SSE-S3)."""
+
+import json
+
+import pulumi
+import pulumi_aws as aws
+
+TAGS = {"CostCenter": "ml-platform", "Team": "platform", "Project": "corpus", "Env": "prod"}
+KEEP = pulumi.ResourceOptions(retain_on_delete=True)
+
+key = aws.kms.Key("data-key", description="corpus data", enable_key_rotation=True, deletion_window_in_days=30)
+bucket = aws.s3.Bucket("datasets", bucket="corpus-datasets-prod", tags=TAGS, opts=KEEP)
+aws.s3.BucketPublicAccessBlock(
+    "datasets-pab",
+    bucket=bucket.id,
+    block_public_acls=True,
+    block_public_policy=True,
+    ignore_public_acls=True,
+    restrict_public_buckets=True,
+)
+aws.s3.BucketPolicy(
+    "datasets-tls",
+    bucket=bucket.id,
+    policy=json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Sid": "DenyPlaintext",
+                    "Effect": "Deny",
+                    "Principal": "*",
+                    "Action": "s3:*",
+                    "Resource": ["arn:aws:s3:::corpus-datasets-prod", "arn:aws:s3:::corpus-datasets-prod/*"],
+                    "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+                }
+            ],
+        }
+    ),
+)

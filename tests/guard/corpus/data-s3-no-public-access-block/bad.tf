@@ -1,0 +1,45 @@
+provider "aws" {
+  region = "us-east-1"
+}
+
+locals {
+  tags = { CostCenter = "ml-platform", Team = "platform", Project = "corpus", Env = "prod" }
+}
+
+resource "aws_kms_key" "data_key" {
+  description             = "corpus data"
+  enable_key_rotation     = true
+  deletion_window_in_days = 30
+}
+
+
+resource "aws_s3_bucket" "datasets" {
+  bucket = "corpus-datasets-prod"
+  tags   = local.tags
+}
+
+resource "aws_s3_bucket_server_side_encryption_configuration" "datasets_sse" {
+  bucket = aws_s3_bucket.datasets.id
+  rule {
+    apply_server_side_encryption_by_default {
+      sse_algorithm     = "aws:kms"
+      kms_master_key_id = aws_kms_key.data_key.arn
+    }
+    bucket_key_enabled = true
+  }
+}
+
+resource "aws_s3_bucket_policy" "datasets_tls" {
+  bucket = aws_s3_bucket.datasets.id
+  policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [{
+      Sid       = "DenyPlaintext"
+      Effect    = "Deny"
+      Principal = "*"
+      Action    = "s3:*"
+      Resource  = ["arn:aws:s3:::corpus-datasets-prod", "arn:aws:s3:::corpus-datasets-prod/*"]
+      Condition = { Bool = { "aws:SecureTransport" = "false" } }
+    }]
+  })
+}
