@@ -252,3 +252,52 @@ def test_s3_inline_encryption_policy_and_versioning_count():
     }
     assert stack_flagged("s3-tls-only", rs) == {"v2-checkpoints-unversioned", "no-bucket-key"}
     assert stack_flagged("checkpoint-bucket-versioning", rs) == {"v2-checkpoints-unversioned", "aes-checkpoints"}
+
+
+def test_inline_versioning_on_bucket_and_bucket_v2():
+    rs = [
+        Res(BUCKET, "ckpt-on", {"versioning": {"enabled": True}}),
+        Res(BUCKET, "ckpt-off", {"versioning": {"enabled": False}}),
+        Res(BUCKET, "ckpt-string", {"versioning": {"enabled": "true"}}),
+        Res(BUCKET, "ckpt-none", {}),
+        Res(BUCKET_V2, "ckpt-v2-on", {"versionings": [{"enabled": False}, {"enabled": True}]}),
+        Res(BUCKET_V2, "ckpt-v2-off", {"versionings": [{"enabled": False}]}),
+        Res(BUCKET_V2, "ckpt-v2-bucket-form", {"versioning": {"enabled": True}}),
+        Res(BUCKET, "ckpt-bucket-v2-form", {"versionings": [{"enabled": True}]}),
+    ]
+    assert stack_flagged("checkpoint-bucket-versioning", rs) == {
+        "ckpt-off",
+        "ckpt-none",
+        "ckpt-v2-off",
+        "ckpt-v2-bucket-form",
+        "ckpt-bucket-v2-form",
+    }
+
+
+def test_inline_sse_rules_shapes():
+    from policies.gpucloud_policies.security import s3_inline
+
+    class R:
+        def __init__(self, type_, props):
+            self.resource_type, self.props = type_, props
+
+    v2 = R(
+        BUCKET_V2,
+        {
+            "serverSideEncryptionConfigurations": [
+                {
+                    "rules": [
+                        {"applyServerSideEncryptionByDefaults": [{"sseAlgorithm": "AES256"}], "bucketKeyEnabled": False}
+                    ]
+                }
+            ]
+        },
+    )
+    assert s3_inline.sse_rules(v2) == [
+        {"applyServerSideEncryptionByDefault": {"sseAlgorithm": "AES256"}, "bucketKeyEnabled": False}
+    ]
+    v1 = R(BUCKET, {"serverSideEncryptionConfiguration": {"rule": {"bucketKeyEnabled": True}}})
+    assert s3_inline.sse_rules(v1) == [{"applyServerSideEncryptionByDefault": None, "bucketKeyEnabled": True}]
+    assert s3_inline.sse_rules(R(BUCKET, {})) == []
+    assert s3_inline.sse_rules(R(BUCKET, {"serverSideEncryptionConfigurations": [{"rules": [{}]}]})) == []
+    assert s3_inline.policy(R(BUCKET_V2, {"policy": "{}"})) == "{}"
