@@ -6,10 +6,9 @@ locals {
   tags = { CostCenter = "ml-platform", Team = "platform", Project = "corpus", Env = "prod" }
 }
 
-resource "aws_kms_key" "data_key" {
-  description             = "corpus data"
-  enable_key_rotation     = true
-  deletion_window_in_days = 30
+locals {
+  # The platform data key, created and rotated by the platform stack.
+  key_arn = "arn:aws:kms:us-east-1:123456789012:key/0a1b2c3d-4e5f-6789-abcd-ef0123456789"
 }
 
 resource "aws_ebs_encryption_by_default" "ebs_default" {
@@ -17,5 +16,5 @@ resource "aws_ebs_encryption_by_default" "ebs_default" {
 }
 
 resource "aws_ebs_default_kms_key" "ebs_default_key" {
-  key_arn = aws_kms_key.data_key.arn
+  key_arn = aws_kms_key.data_KEY_ARN
 }

@@ -6,10 +6,9 @@ locals {
   tags = { CostCenter = "ml-platform", Team = "platform", Project = "corpus", Env = "prod" }
 }
 
-resource "aws_kms_key" "data_key" {
-  description             = "corpus data"
-  enable_key_rotation     = true
-  deletion_window_in_days = 30
+locals {
+  # The platform data key, created and rotated by the platform stack.
+  key_arn = "arn:aws:kms:us-east-1:123456789012:key/0a1b2c3d-4e5f-6789-abcd-ef0123456789"
 }
 
 resource "aws_fsx_lustre_file_system" "train_lustre" {
@@ -17,6 +16,6 @@ resource "aws_fsx_lustre_file_system" "train_lustre" {
   per_unit_storage_throughput = 250
   storage_capacity            = 2400
   subnet_ids                  = ["subnet-0a1b2c3d4e5f60718"]
-  kms_key_id                  = aws_kms_key.data_key.arn
+  kms_key_id                  = aws_kms_key.data_KEY_ARN
   tags                        = local.tags
 }

@@ -6,7 +6,8 @@ import pulumi_aws as aws
 TAGS = {"CostCenter": "ml-platform", "Team": "platform", "Project": "corpus", "Env": "prod"}
 KEEP = pulumi.ResourceOptions(retain_on_delete=True)
 
-key = aws.kms.Key("data-key", description="corpus data", enable_key_rotation=True, deletion_window_in_days=30)
+# The platform data key, created and rotated by the platform stack.
+KEY_ARN = "arn:aws:kms:us-east-1:123456789012:key/0a1b2c3d-4e5f-6789-abcd-ef0123456789"
 bucket = aws.s3.Bucket("datasets", bucket="corpus-datasets-prod", tags=TAGS, opts=KEEP)
 aws.s3.BucketPublicAccessBlock(
     "datasets-pab",
@@ -21,7 +22,7 @@ aws.s3.BucketServerSideEncryptionConfiguration(
     bucket=bucket.id,
     rules=[
         {
-            "apply_server_side_encryption_by_default": {"sse_algorithm": "aws:kms", "kms_master_key_id": key.arn},
+            "apply_server_side_encryption_by_default": {"sse_algorithm": "aws:kms", "kms_master_key_id": KEY_ARN},
             "bucket_key_enabled": True,
         }
     ],

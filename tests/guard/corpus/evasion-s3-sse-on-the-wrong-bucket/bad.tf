@@ -6,10 +6,9 @@ locals {
   tags = { CostCenter = "ml-platform", Team = "platform", Project = "corpus", Env = "prod" }
 }
 
-resource "aws_kms_key" "data_key" {
-  description             = "corpus data"
-  enable_key_rotation     = true
-  deletion_window_in_days = 30
+locals {
+  # The platform data key, created and rotated by the platform stack.
+  key_arn = "arn:aws:kms:us-east-1:123456789012:key/0a1b2c3d-4e5f-6789-abcd-ef0123456789"
 }
 
 
@@ -31,7 +30,7 @@ resource "aws_s3_bucket_server_side_encryption_configuration" "datasets_sse" {
   rule {
     apply_server_side_encryption_by_default {
       sse_algorithm     = "aws:kms"
-      kms_master_key_id = aws_kms_key.data_key.arn
+      kms_master_key_id = aws_kms_key.data_KEY_ARN
     }
     bucket_key_enabled = true
   }
@@ -70,7 +69,7 @@ resource "aws_s3_bucket_server_side_encryption_configuration" "raw_dumps_sse" {
   rule {
     apply_server_side_encryption_by_default {
       sse_algorithm     = "aws:kms"
-      kms_master_key_id = aws_kms_key.data_key.arn
+      kms_master_key_id = aws_kms_key.data_KEY_ARN
     }
     bucket_key_enabled = true
   }
