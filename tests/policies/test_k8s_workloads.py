@@ -365,3 +365,32 @@ def test_is_world():
     assert not is_world(["0.0.0.0/2", "64.0.0.0/3"])
     assert not is_world(["10.0.0.0/8", "::1/128"])
     assert not is_world([])
+
+
+def test_offline_evaluation_hands_chart_objects_to_the_pack():
+    from gpucloud.conformance import DerivedObject
+    from gpucloud.guard import evaluate
+    from gpucloud.plan.model import Plan, ResourceRecord
+
+    urn = "urn:pulumi:prod::p::kubernetes:helm.sh/v3:Release::monitoring"
+    release = ResourceRecord(urn, RELEASE, "monitoring", None, True, [], {"chart": "exporter", "namespace": "mon"})
+    plan = Plan("p", "prod", [release])
+    only = {"all": "disabled", "k8s-pod-security": "mandatory"}
+    before = evaluate(plan, only)
+    assert before.violations == []
+    assert [n["policy"] for n in before.not_evaluated] == ["k8s-pod-security"]
+    ds = {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "exporter", "namespace": "mon"},
+        "spec": template({**SAFE, "hostNetwork": True}),
+    }
+    plan.derived = [DerivedObject(urn, "chart exporter@1.2.3", ds)]
+    after = evaluate(plan, only)
+    assert after.not_evaluated == []
+    assert [(v["policy"], v["urn"], v["enforcement"]) for v in after.violations] == [
+        ("k8s-pod-security", urn, "mandatory")
+    ]
+    assert "DaemonSet mon/exporter (from chart exporter@1.2.3)" in after.violations[0]["message"]
+    # The hand-over is scoped to the evaluation: nothing leaks into the next one.
+    assert k8s.derived() is None
