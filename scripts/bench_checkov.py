@@ -169,9 +169,7 @@ def run_gpucloud(dirs: list[Path]) -> tuple[dict[tuple[str, str], set[str]], flo
 # ------------------------------------------------------------------------------------------------- scoring
 
 
-def score(
-    dirs: list[Path], found: dict[tuple[str, str], set[str]], classes: dict[str, set[str]]
-) -> dict[str, Any]:
+def score(dirs: list[Path], found: dict[tuple[str, str], set[str]], classes: dict[str, set[str]]) -> dict[str, Any]:
     bad = good = hits = fp = 0
     missed: list[str] = []
     flagged: list[str] = []
@@ -219,7 +217,9 @@ def main() -> int:
         parser.error(f"--corpus {args.corpus}: no case directories with expect.json")
     expected = {d.name: {p for p, _ in json.loads((d / "expect.json").read_text())["bad"]} for d in dirs}
     unmapped = sorted({p for ps in expected.values() for p in ps} - set(CHECKOV_IDS))
-    checkov_classes = {name: set().union(*(CHECKOV_IDS.get(p, frozenset()) for p in ps)) for name, ps in expected.items()}
+    checkov_classes = {
+        name: set().union(*(CHECKOV_IDS.get(p, frozenset()) for p in ps)) for name, ps in expected.items()
+    }
 
     ck_found, ck_wall = run_checkov(checkov_bin(args.venv), dirs)
     gc_found, gc_wall = run_gpucloud(dirs)
@@ -232,7 +232,11 @@ def main() -> int:
         ("cases (bad / good twins)", f"{ck['bad']} / {ck['good']}", f"{gc['bad']} / {gc['good']}"),
         ("bad twins found", f"{ck['hits']}/{ck['bad']}", f"{gc['hits']}/{gc['bad']}"),
         ("recall", f"{ck['recall']:.1%}", f"{gc['recall']:.1%}"),
-        ("good twins flagged (any finding)", f"{ck['false_positives']}/{ck['good']}", f"{gc['false_positives']}/{gc['good']}"),
+        (
+            "good twins flagged (any finding)",
+            f"{ck['false_positives']}/{ck['good']}",
+            f"{gc['false_positives']}/{gc['good']}",
+        ),
         ("precision (strict)", f"{ck['precision']:.1%}", f"{gc['precision']:.1%}"),
         ("good twins flagged (mapped checks only)", f"{ck_mapped['false_positives']}/{ck['good']}", "-"),
         ("precision (mapped checks only)", f"{ck_mapped['precision']:.1%}", "-"),
@@ -250,7 +254,15 @@ def main() -> int:
         print(f"policies with no Checkov mapping (Checkov counts as a miss): {', '.join(unmapped)}")
     if args.json:
         args.json.write_text(
-            json.dumps({"checkov": ck, "checkov_mapped": ck_mapped, "gpucloud": gc, "wall_s": {"checkov": ck_wall, "gpucloud": gc_wall}}, indent=2)
+            json.dumps(
+                {
+                    "checkov": ck,
+                    "checkov_mapped": ck_mapped,
+                    "gpucloud": gc,
+                    "wall_s": {"checkov": ck_wall, "gpucloud": gc_wall},
+                },
+                indent=2,
+            )
         )
     return 0
 

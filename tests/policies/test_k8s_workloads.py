@@ -394,3 +394,140 @@ def test_offline_evaluation_hands_chart_objects_to_the_pack():
     assert "DaemonSet mon/exporter (from chart exporter@1.2.3)" in after.violations[0]["message"]
     # The hand-over is scoped to the evaluation: nothing leaks into the next one.
     assert k8s.derived() is None
+
+
+def test_is_world_boundaries():
+    import ipaddress
+
+    # Half of a family is the threshold: one address short of it is not the world.
+    assert is_world(["0.0.0.0/1"])
+    assert is_world(["::/1"])
+    short = [
+        str(n) for n in ipaddress.summarize_address_range(*map(ipaddress.ip_address, ("0.0.0.0", "127.255.255.254")))
+    ]
+    assert not is_world(short)
+    # Non-adjacent ranges add up.
+    assert is_world(["0.0.0.0/2", "128.0.0.0/2"])
+    assert is_world(["::/2", "8000::/2"])
+    assert not is_world(["2001:db8::/120"])
+    # Host bits set are accepted as the controller accepts them; garbage counts as the world.
+    assert not is_world(["10.0.0.1/8"])
+    assert is_world(["10.0.0.0/33"])
+
+
+def test_load_balancer_scheme_rules_and_messages():
+    rs = [
+        svc("class-default", cls="service.k8s.aws/nlb"),
+        svc("legacy-internal-cidr", {A + "aws-load-balancer-internal": "0.0.0.0/0"}),
+        svc(
+            "conflicting", {A + "aws-load-balancer-internal": "true", A + "aws-load-balancer-scheme": "internet-facing"}
+        ),
+        svc(
+            "ann-restricted",
+            {A + "aws-load-balancer-scheme": "internet-facing", A + "load-balancer-source-ranges": "203.0.113.0/24"},
+        ),
+        svc("nlb-ip-default", {A + "aws-load-balancer-type": "nlb-ip"}),
+    ]
+    assert stack_flagged("k8s-no-public-load-balancer", rs) == {"conflicting"}
+    [(_, in_tree)] = stack_messages("k8s-no-public-load-balancer", [svc("legacy")])
+    assert in_tree.startswith(
+        "legacy: Service default/legacy is an internet-facing load balancer open to the world (type LoadBalancer, "
+        "the in-tree AWS provider makes LoadBalancer Services internet-facing without aws-load-balancer-internal, "
+        "no loadBalancerSourceRanges). Fix:"
+    )
+    [(_, conflicting)] = stack_messages("k8s-no-public-load-balancer", [rs[2]])
+    assert "(type LoadBalancer, aws-load-balancer-scheme: internet-facing, no loadBalancerSourceRanges)" in conflicting
+    split = svc("split", {A + "aws-load-balancer-scheme": "internet-facing"}, ["0.0.0.0/1", "128.0.0.0/1"])
+    [(_, message)] = stack_messages("k8s-no-public-load-balancer", [split])
+    assert "source ranges ['0.0.0.0/1', '128.0.0.0/1'] cover the internet)" in message
+    # An allowance names namespace and name together.
+    other_ns = {"allowedPublic": [{"namespace": "web", "name": "legacy", "reason": "x"}]}
+    assert stack_flagged("k8s-no-public-load-balancer", [svc("legacy")], other_ns) == {"legacy"}
+
+
+def test_ingress_messages():
+    def ing(ann):
+        return Res(ING, "nb", {"kind": "Ingress", "metadata": {"name": "nb", "namespace": "web", "annotations": ann}})
+
+    s = "alb.ingress.kubernetes.io/scheme"
+    [(_, bare)] = stack_messages("k8s-no-public-load-balancer", [ing({s: "internet-facing"})])
+    assert "(alb.ingress.kubernetes.io/scheme: internet-facing, no alb.ingress.kubernetes.io/inbound-cidrs)" in bare
+    world = ing({s: "internet-facing", "alb.ingress.kubernetes.io/inbound-cidrs": "0.0.0.0/0"})
+    [(_, message)] = stack_messages("k8s-no-public-load-balancer", [world])
+    assert "(alb.ingress.kubernetes.io/scheme: internet-facing, inbound-cidrs ['0.0.0.0/0'] cover the internet)" in (
+        message
+    )
+
+
+def test_objects_names_namespaces_and_kinds():
+    from pulumi_policy import PolicyResource
+
+    from gpucloud.guard.harness import options, urn
+
+    def pr(type_, name, props):
+        return PolicyResource(type_, props, urn(type_, name), name, options(), None, None, [], {})
+
+    rs = [
+        pr(DEPLOY, "autonamed", {"spec": {}}),
+        pr(DEPLOY, "named", {"metadata": {"name": "api", "namespace": "web"}}),
+        pr("kubernetes:core/v1:Namespace", "ns", {"metadata": {"name": "ml", "namespace": "ignored"}}),
+        pr(RELEASE, "chart", {"chart": "x"}),
+        pr("kubernetes:yaml:ConfigFile", "yaml", {}),
+        pr("aws:s3/bucket:Bucket", "bucket", {}),
+    ]
+    got = [(o.kind, o.namespace, o.name, o.urn.rsplit("::", 1)[-1], o.source) for o in k8s.objects(rs)]
+    assert got == [
+        ("Deployment", "default", "autonamed", "autonamed", None),
+        ("Deployment", "web", "api", "named", None),
+        ("Namespace", "", "ml", "ns", None),
+    ]
+    assert [o.name for o in k8s.objects(rs, {"Namespace"})] == ["ml"]
+    token = k8s.set_derived(
+        [
+            ("urn:x::chart", "chart c@1", {"kind": "ClusterRole", "metadata": {"name": "r", "namespace": "n"}}),
+            ("urn:x::chart", "chart c@1", {"kind": "Service", "metadata": {"name": "s"}}),
+            ("urn:x::chart", "chart c@1", {"metadata": {"name": "no-kind"}}),
+        ]
+    )
+    try:
+        derived = [(o.kind, o.namespace, o.name, o.source, o.ref) for o in k8s.objects([], {"Service", "ClusterRole"})]
+        assert derived == [
+            ("ClusterRole", "", "r", "chart c@1", "ClusterRole r (from chart c@1)"),
+            ("Service", "default", "s", "chart c@1", "Service default/s (from chart c@1)"),
+        ]
+        assert k8s.unseen_releases(rs) == []
+    finally:
+        k8s.reset_derived(token)
+    assert [r.name for r in k8s.unseen_releases(rs)] == ["chart"]
+
+
+def test_pod_specs_by_kind_and_by_search():
+    def obj(kind, body):
+        return k8s.KObject("u", kind, "ns", "n", body)
+
+    pod = {"containers": [{"name": "c"}]}
+    assert k8s.pod_specs(obj("Pod", {"spec": pod})) == [("spec", pod)]
+    assert k8s.pod_specs(obj("Job", {"spec": {"template": {"spec": pod}}})) == [("spec.template.spec", pod)]
+    cron = {"spec": {"jobTemplate": {"spec": {"template": {"spec": pod}}}}}
+    assert k8s.pod_specs(obj("CronJob", cron)) == [("spec.jobTemplate.spec.template.spec", pod)]
+    assert k8s.pod_specs(obj("PodTemplate", {"template": {"spec": pod}})) == [("template.spec", pod)]
+    assert k8s.pod_specs(obj("Deployment", {"spec": {"template": {"spec": "x"}}})) == []
+    # Kinds that cannot hold pods are never searched, even when a field is called "containers".
+    assert k8s.pod_specs(obj("ConfigMap", {"spec": {"x": pod}})) == []
+    ray = {
+        "spec": {
+            "headGroupSpec": {"template": {"spec": pod}},
+            "workerGroupSpecs": [{"template": {"spec": pod}}, {"template": {"metadata": {"x": pod}}}],
+            "status": {"containers": []},
+        },
+        "status": pod,
+    }
+    assert [p for p, _ in k8s.pod_specs(obj("RayCluster", ray))] == [
+        "spec.headGroupSpec.template.spec",
+        "spec.workerGroupSpecs[0].template.spec",
+    ]
+    deep = pod
+    for i in range(9):
+        deep = {f"l{i}": deep}
+    assert k8s.pod_specs(obj("Deep", {"spec": deep})) == []
+    assert len(k8s.pod_specs(obj("Deep", {"spec": deep["l8"]}))) == 1
