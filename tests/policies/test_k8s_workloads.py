@@ -531,3 +531,14 @@ def test_pod_specs_by_kind_and_by_search():
         deep = {f"l{i}": deep}
     assert k8s.pod_specs(obj("Deep", {"spec": deep})) == []
     assert len(k8s.pod_specs(obj("Deep", {"spec": deep["l8"]}))) == 1
+
+
+def test_pod_level_apparmor_and_container_host_process():
+    assert violations({**SAFE, "securityContext": {"appArmorProfile": {"type": "Unconfined"}}}, "baseline") == [
+        "securityContext.appArmorProfile.type: Unconfined"
+    ]
+    assert violations({**SAFE, "securityContext": {"appArmorProfile": {"type": "RuntimeDefault"}}}, "baseline") == []
+    windows = {"containers": [{"name": "w", "securityContext": {"windowsOptions": {"hostProcess": True}}}]}
+    assert violations(windows, "baseline") == ["containers[0].securityContext.windowsOptions.hostProcess: true"]
+    not_host = {"containers": [{"name": "w", "securityContext": {"windowsOptions": {"hostProcess": False}}}]}
+    assert violations(not_host, "baseline") == []
