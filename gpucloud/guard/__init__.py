@@ -10,6 +10,7 @@ rewrite the resource first, in registry order; one whose validation still fires 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
@@ -171,15 +172,20 @@ def evaluate(
         policy_resources.append(PolicyResource(record.type, props, record.urn, record.name, opts, None, None, [], {}))
     _link(plan, policy_resources)
 
-    for policy, g, level, cfg in stack_policies:
-        stack_args = StackValidationArgs(policy_resources, cfg)
-        out.checks += 1
-        try:
-            run_awaitable(policy.validate(stack_args, reporter(policy, g, level, stack_urn)))
-        except UnknownValueError as exc:
-            out.not_evaluated.append(
-                {"policy": policy.name, "urn": stack_urn, "reason": _reason(exc, policy.name, pack.PACK_NAME)}
-            )
+    # Objects rendered from charts (conformance, plan.derived) reach the Kubernetes policies for this evaluation
+    # only, through the pack's own scope (the library never imports the pack).
+    objects = [(d.owner, d.source, d.manifest) for d in plan.derived] if plan.derived else None
+    scope = getattr(pack, "derived_objects", None)
+    with scope(objects) if scope is not None else contextlib.nullcontext():
+        for policy, g, level, cfg in stack_policies:
+            stack_args = StackValidationArgs(policy_resources, cfg)
+            out.checks += 1
+            try:
+                run_awaitable(policy.validate(stack_args, reporter(policy, g, level, stack_urn)))
+            except UnknownValueError as exc:
+                out.not_evaluated.append(
+                    {"policy": policy.name, "urn": stack_urn, "reason": _reason(exc, policy.name, pack.PACK_NAME)}
+                )
     return out
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from pulumi_policy import Policy
 
-from . import registry
+from . import k8s, registry
 from .base import PACK_NAME, Guardrail
 
 
@@ -37,6 +38,17 @@ class GuardrailPack:
             g.with_cost(cost).policy() if g.bind_cost is not None else p
             for g, p in zip(registry.GUARDRAILS, shared, strict=True)
         ]
+
+    @staticmethod
+    @contextlib.contextmanager
+    def derived_objects(objects: list[tuple[str, str, Mapping[str, Any]]] | None) -> Iterator[None]:
+        """Objects rendered from Helm charts (owner URN, chart source, manifest) visible to the Kubernetes
+        policies for one evaluation; outside it (the Pulumi CLI) they report chart Releases as undecided."""
+        token = k8s.set_derived(objects)
+        try:
+            yield
+        finally:
+            k8s.reset_derived(token)
 
 
 PACK = GuardrailPack()

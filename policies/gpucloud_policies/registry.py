@@ -13,7 +13,10 @@ from .cost import budget, reserved_capacity, scale_to_zero, spend_cap, spot_shar
 from .gpu import count_cap, deprecated, efa_shape, family_allowlist, market, min_memory
 from .reliability import checkpoint_versioning, fsx_locality, interruption, retain
 from .security import (
+    cloudtrail,
+    ebs_default,
     ebs_encrypted,
+    efs_cmk,
     eks_endpoint,
     eks_logging,
     eks_secrets,
@@ -21,11 +24,16 @@ from .security import (
     hop_limit,
     iam_admin,
     imdsv2,
+    k8s_pod_security,
+    k8s_public_lb,
+    kms_rotation,
     public_ip,
+    rds_cmk,
     s3_public_access,
     s3_sse_kms,
     s3_tls,
     userdata_secrets,
+    vpc_flow_logs,
     world_ingress,
 )
 
@@ -61,6 +69,15 @@ GUARDRAILS: tuple[Guardrail, ...] = tuple(
         s3_sse_kms,
         s3_tls,
         iam_admin,
+        # data at rest, logs, Kubernetes workloads
+        ebs_default,
+        efs_cmk,
+        rds_cmk,
+        kms_rotation,
+        cloudtrail,
+        vpc_flow_logs,
+        k8s_pod_security,
+        k8s_public_lb,
         # reliability
         checkpoint_versioning,
         interruption,

@@ -44,6 +44,7 @@ EXPECTED_BAD = {
     ("s3-sse-kms", "mandatory", "checkpoints"),
     ("s3-tls-only", "mandatory", "checkpoints"),
     ("checkpoint-bucket-versioning", "mandatory", "checkpoints"),
+    ("vpc-flow-logs", "mandatory", "vpc"),
 }
 
 

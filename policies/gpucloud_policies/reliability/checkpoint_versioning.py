@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, get, tags_of, text, truthy
+from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, get, tags_of, text
+from ..security import s3_inline
 from ..security.s3 import attached, buckets
 
 VERSIONING = "aws:s3/bucketVersioning:BucketVersioning"
@@ -26,8 +27,8 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
             continue
         versioning = attached(args.resources, b, VERSIONING, VERSIONING_V2)
         enabled = any(text(get(v.props, "versioningConfiguration", "status")) == "Enabled" for v in versioning)
-        # Inline `versioning` is the deprecated v6 form; still honoured so older programs are judged fairly.
-        if not enabled and not truthy(get(b.props, "versioning", "enabled")):
+        # Inline `versioning` (Bucket) / `versionings` (BucketV2) are deprecated but still accepted by the provider.
+        if not enabled and not s3_inline.versioning_enabled(b):
             report(
                 b.urn,
                 "is a checkpoint bucket without versioning, so an overwritten or deleted checkpoint is "

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, get, maps, present, text, truthy
 from ..stack import linked, of_type
+from . import s3_inline
 from .s3 import attached, buckets
 
 SSE = "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
@@ -33,7 +34,7 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
     log_targets = _log_targets(args.resources)
     for b in buckets(args.resources):
         configs = attached(args.resources, b, SSE, SSE_V2)
-        rules = [r for c in configs for r in maps(get(c.props, "rules"))]
+        rules = [r for c in configs for r in maps(get(c.props, "rules"))] + s3_inline.sse_rules(b)
         if b.urn in log_targets:
             algorithms = {text(get(r, "applyServerSideEncryptionByDefault", "sseAlgorithm")) for r in rules}
             if "AES256" not in algorithms:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, get, plain
+from . import s3_inline
 from .s3 import attached, buckets
 
 POLICY = "aws:s3/bucketPolicy:BucketPolicy"
@@ -36,8 +37,8 @@ def denies_plaintext(doc: Any) -> bool:
 def validate(args: Any, report: StackReport, cfg: Config) -> None:
     for b in buckets(args.resources):
         docs = []
-        for p in attached(args.resources, b, POLICY):
-            raw = get(p.props, "policy")
+        raws = [get(p.props, "policy") for p in attached(args.resources, b, POLICY)] + [s3_inline.policy(b)]
+        for raw in raws:
             if isinstance(raw, str):
                 try:
                     docs.append(json.loads(raw))

@@ -1,0 +1,13 @@
+"""The good twin of data-efs-unencrypted."""
+
+import pulumi
+import pulumi_aws as aws
+
+TAGS = {"CostCenter": "ml-platform", "Team": "platform", "Project": "corpus", "Env": "prod"}
+KEEP = pulumi.ResourceOptions(retain_on_delete=True)
+
+# The platform data key, created and rotated by the platform stack.
+KEY_ARN = "arn:aws:kms:us-east-1:123456789012:key/0a1b2c3d-4e5f-6789-abcd-ef0123456789"
+aws.efs.FileSystem(
+    "shared-home", performance_mode="generalPurpose", encrypted=True, kms_key_id=KEY_ARN, tags=TAGS, opts=KEEP
+)

@@ -1,0 +1,9 @@
+"""A customer-managed KMS key for checkpoints without automatic rotation."""
+
+import pulumi
+import pulumi_aws as aws
+
+TAGS = {"CostCenter": "ml-platform", "Team": "platform", "Project": "corpus", "Env": "prod"}
+KEEP = pulumi.ResourceOptions(retain_on_delete=True)
+
+aws.kms.Key("checkpoint-key", description="checkpoint encryption", deletion_window_in_days=30)

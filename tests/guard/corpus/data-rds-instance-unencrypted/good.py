@@ -1,0 +1,23 @@
+"""The good twin of data-rds-instance-unencrypted."""
+
+import pulumi
+import pulumi_aws as aws
+
+TAGS = {"CostCenter": "ml-platform", "Team": "platform", "Project": "corpus", "Env": "prod"}
+KEEP = pulumi.ResourceOptions(retain_on_delete=True)
+
+# The platform data key, created and rotated by the platform stack.
+KEY_ARN = "arn:aws:kms:us-east-1:123456789012:key/0a1b2c3d-4e5f-6789-abcd-ef0123456789"
+aws.rds.Instance(
+    "mlflow-db",
+    engine="postgres",
+    engine_version="16.4",
+    instance_class="db.r6g.large",
+    allocated_storage=200,
+    username="mlflow",
+    manage_master_user_password=True,
+    db_subnet_group_name="ml-private",
+    tags=TAGS,
+    storage_encrypted=True,
+    kms_key_id=KEY_ARN,
+)

@@ -1,0 +1,25 @@
+provider "aws" {
+  region = "us-east-1"
+}
+
+locals {
+  tags = { CostCenter = "ml-platform", Team = "platform", Project = "corpus", Env = "prod" }
+}
+
+locals {
+  # The platform data key, created and rotated by the platform stack.
+  key_arn = "arn:aws:kms:us-east-1:123456789012:key/0a1b2c3d-4e5f-6789-abcd-ef0123456789"
+}
+
+resource "aws_db_instance" "mlflow_db" {
+  engine                      = "postgres"
+  engine_version              = "16.4"
+  instance_class              = "db.r6g.large"
+  allocated_storage           = 200
+  username                    = "mlflow"
+  manage_master_user_password = true
+  db_subnet_group_name        = "ml-private"
+  storage_encrypted           = true
+  kms_key_id                  = aws_kms_key.data_KEY_ARN
+  tags                        = local.tags
+}

@@ -1,0 +1,37 @@
+provider "aws" {
+  region = "us-east-1"
+}
+
+locals {
+  tags = { CostCenter = "ml-platform", Team = "platform", Project = "corpus", Env = "prod" }
+}
+
+locals {
+  # The platform data key, created and rotated by the platform stack.
+  key_arn = "arn:aws:kms:us-east-1:123456789012:key/0a1b2c3d-4e5f-6789-abcd-ef0123456789"
+}
+
+
+resource "aws_s3_bucket" "datasets" {
+  bucket = "corpus-datasets-prod"
+  tags   = local.tags
+}
+
+resource "aws_s3_bucket_public_access_block" "datasets_pab" {
+  bucket = aws_s3_bucket.datasets.id
+  block_public_acls = true
+  block_public_policy = true
+  ignore_public_acls = true
+  restrict_public_buckets = true
+}
+
+resource "aws_s3_bucket_server_side_encryption_configuration" "datasets_sse" {
+  bucket = aws_s3_bucket.datasets.id
+  rule {
+    apply_server_side_encryption_by_default {
+      sse_algorithm     = "aws:kms"
+      kms_master_key_id = aws_kms_key.data_KEY_ARN
+    }
+    bucket_key_enabled = true
+  }
+}

@@ -1,0 +1,27 @@
+"""The good twin of k8s-cronjob-sys-admin."""
+
+import pulumi_kubernetes as k8s
+
+k8s.batch.v1.CronJob(
+    "nightly-eval",
+    metadata={"name": "nightly-eval", "namespace": "ml"},
+    spec={
+        "schedule": "0 3 * * *",
+        "job_template": {
+            "spec": {
+                "template": {
+                    "spec": {
+                        "containers": [
+                            {
+                                "name": "main",
+                                "image": "nvcr.io/nvidia/pytorch:25.01-py3",
+                                "security_context": {"capabilities": {"add": ["NET_BIND_SERVICE"]}},
+                            }
+                        ],
+                        "restart_policy": "Never",
+                    }
+                }
+            }
+        },
+    },
+)

@@ -1,0 +1,24 @@
+provider "kubernetes" {}
+
+resource "kubernetes_daemon_set_v1" "gpu_probe" {
+  metadata {
+    name      = "gpu-probe"
+    namespace = "ml"
+  }
+  spec {
+    selector {
+      match_labels = { app = "gpu-probe" }
+    }
+    template {
+      metadata {
+        labels = { app = "gpu-probe" }
+      }
+      spec {
+        container {
+          name  = "main"
+          image = "nvcr.io/nvidia/pytorch:25.01-py3"
+        }
+      }
+    }
+  }
+}

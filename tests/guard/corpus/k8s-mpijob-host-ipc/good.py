@@ -1,0 +1,34 @@
+"""The good twin of k8s-mpijob-host-ipc."""
+
+import pulumi_kubernetes as k8s
+
+k8s.apiextensions.CustomResource(
+    "llama-pretrain",
+    api_version="kubeflow.org/v2beta1",
+    kind="MPIJob",
+    metadata={"name": "llama-pretrain", "namespace": "ml"},
+    spec={
+        "slotsPerWorker": 8,
+        "mpiReplicaSpecs": {
+            "Launcher": {
+                "replicas": 1,
+                "template": {"spec": {"containers": [{"name": "launcher", "image": "nccl-tests:2.23"}]}},
+            },
+            "Worker": {
+                "replicas": 4,
+                "template": {
+                    "spec": {
+                        "containers": [
+                            {
+                                "name": "worker",
+                                "image": "nccl-tests:2.23",
+                                "volumeMounts": [{"name": "shm", "mountPath": "/dev/shm"}],
+                            }
+                        ],
+                        "volumes": [{"name": "shm", "emptyDir": {"medium": "Memory"}}],
+                    }
+                },
+            },
+        },
+    },
+)

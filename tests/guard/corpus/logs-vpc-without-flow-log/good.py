@@ -1,0 +1,17 @@
+"""The good twin of logs-vpc-without-flow-log."""
+
+import pulumi
+import pulumi_aws as aws
+
+TAGS = {"CostCenter": "ml-platform", "Team": "platform", "Project": "corpus", "Env": "prod"}
+KEEP = pulumi.ResourceOptions(retain_on_delete=True)
+
+vpc = aws.ec2.Vpc("gpu-vpc", cidr_block="10.60.0.0/16", enable_dns_hostnames=True, tags=TAGS)
+aws.ec2.FlowLog(
+    "gpu-vpc-flow",
+    vpc_id=vpc.id,
+    traffic_type="ALL",
+    log_destination_type="s3",
+    log_destination="arn:aws:s3:::corpus-flow-logs",
+    tags=TAGS,
+)
