@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import inspect
+import json
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,8 +64,12 @@ class PlanResourceOptions(PolicyResourceOptions):
 class Evaluation:
     violations: list[dict[str, Any]] = field(default_factory=list)
     not_evaluated: list[dict[str, Any]] = field(default_factory=list)
-    # Remediations the engine would apply at `up`: {"policy", "urn", "properties"}. Not part of the plan JSON.
+    # Remediations the engine would apply at `up`: {"policy", "urn", "properties"} (the whole rewritten inputs).
     remediations: list[dict[str, Any]] = field(default_factory=list)
+    # Resources a policy could not decide at preview: {"policy", "urn", "field", "reason", "action"}.
+    undecided: list[dict[str, Any]] = field(default_factory=list)
+    # What each remediation changes, for the report: {"policy", "urn", "changes": {input: new value}}.
+    remediation_changes: list[dict[str, Any]] = field(default_factory=list)
     checks: int = 0
 
     def section(self, pack: str) -> dict[str, Any]:
@@ -72,6 +78,8 @@ class Evaluation:
             "violations": self.violations,
             "not_evaluated": self.not_evaluated,
             "mandatory_violations": sum(1 for v in self.violations if v["enforcement"] == "mandatory"),
+            "undecided": self.undecided,
+            "remediations": self.remediation_changes,
         }
 
 
@@ -88,6 +96,26 @@ def run_awaitable(result: Awaitable[Any] | Any) -> Any:
 
 def _reason(exc: UnknownValueError, policy: str, pack: str) -> str:
     return f"can't run policy '{policy}' from policy pack '{pack}' during preview: {exc.message}"
+
+
+_FIELD = re.compile(r"\(unknown: ([^)]*)\): (.*?)\. Fix: ")
+
+
+def _undecided_field(message: str, mark: str) -> tuple[str, str] | None:
+    """(field, reason) of a pack "cannot be decided" violation message, else None."""
+    at = message.find(mark)
+    if at < 0:
+        return None
+    found = _FIELD.search(message, at)
+    return (found.group(1), found.group(2)) if found else ("", message[at:])
+
+
+def _changes(before: Mapping[str, Any], after: Mapping[str, Any], secrets: set[str]) -> dict[str, Any]:
+    """The inputs a remediation sets or changes (secret values redacted, as in the violation messages)."""
+    changed = {k: v for k, v in after.items() if k not in before or before[k] != v}
+    if secrets:
+        changed = json.loads(redact(json.dumps(changed, default=str), secrets))
+    return changed
 
 
 def _stack_urn(plan: Plan) -> str:
@@ -128,25 +156,38 @@ def evaluate(
         enforcement = "mandatory" if level in ("mandatory", "remediate") else "advisory"
 
         def report(message: str, urn: str | None = None) -> None:
-            out.violations.append(
-                {
-                    "policy": policy.name,
-                    "enforcement": enforcement,
-                    "severity": g.severity.value,
-                    "urn": urn or default_urn,
-                    # Policies read secrets in plaintext; the CLI filters those values out of what it prints.
-                    "message": redact(message, secrets) if secrets else message,
-                }
-            )
+            violation = {
+                "policy": policy.name,
+                "enforcement": enforcement,
+                "severity": g.severity.value,
+                "urn": urn or default_urn,
+                # Policies read secrets in plaintext; the CLI filters those values out of what it prints.
+                "message": redact(message, secrets) if secrets else message,
+            }
+            found = _undecided_field(violation["message"], mark)
+            if found is not None:
+                violation["undecided"] = {"field": found[0], "reason": found[1]}
+                out.undecided.append(
+                    {"policy": policy.name, "urn": urn or default_urn, "field": found[0], "reason": found[1]}
+                    | {"action": "block", "enforcement": enforcement}
+                )
+            out.violations.append(violation)
 
         return report
 
+    def warned(policy: Any, urn: str, exc: UnknownValueError) -> None:
+        for u in getattr(exc, "undecided", None) or [pack.Undecided(urn, ".".join(map(str, exc.props)), exc.message)]:
+            entry = {"policy": policy.name, "urn": u.urn or urn, "field": u.field, "reason": u.reason}
+            out.undecided.append(entry | {"action": "warn", "enforcement": "advisory"})
+
+    mark = pack.UNDECIDED_MARK
     secrets: set[str] = set().union(*(r.secret_values() for r in plan.resources))
     remediating = [p for p in resource_policies if p[2] == "remediate" and p[0].has_remediation()]
     policy_resources: list[PolicyResource] = []
     stack_urn = _stack_urn(plan)
     for record in plan.resources:
         props = unknown_checking_proxy(record.policy_inputs)
+        current: Mapping[str, Any] = record.policy_inputs
         opts = PlanResourceOptions(record)
         for policy, _g, _level, cfg in remediating:
             args = ResourceValidationArgs(record.type, props, record.urn, record.name, opts, None, cfg)
@@ -158,6 +199,10 @@ def evaluate(
                 continue
             if new_props:
                 out.remediations.append({"policy": policy.name, "urn": record.urn, "properties": dict(new_props)})
+                changes = _changes(current, dict(new_props), secrets)
+                current = dict(new_props)
+                if changes:
+                    out.remediation_changes.append({"policy": policy.name, "urn": record.urn, "changes": changes})
                 props = unknown_checking_proxy(dict(new_props))
         for policy, g, level, cfg in resource_policies:
             args = ResourceValidationArgs(record.type, props, record.urn, record.name, opts, None, cfg)
@@ -168,6 +213,7 @@ def evaluate(
                 out.not_evaluated.append(
                     {"policy": policy.name, "urn": record.urn, "reason": _reason(exc, policy.name, pack.PACK_NAME)}
                 )
+                warned(policy, record.urn, exc)
         policy_resources.append(PolicyResource(record.type, props, record.urn, record.name, opts, None, None, [], {}))
     _link(plan, policy_resources)
 
@@ -182,6 +228,7 @@ def evaluate(
                 out.not_evaluated.append(
                     {"policy": policy.name, "urn": stack_urn, "reason": _reason(exc, policy.name, pack.PACK_NAME)}
                 )
+                warned(policy, stack_urn, exc)
     finally:
         spend_cap.reset_cost_section(token)
     return out

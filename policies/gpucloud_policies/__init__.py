@@ -4,7 +4,16 @@ The same policy objects run in the Pulumi CLI (``pulumi preview --policy-pack po
 ``gpucloud plan`` (gpucloud.guard). This package imports only leaf modules of gpucloud (catalog, spec).
 """
 
-from .base import PACK_NAME, Guardrail
+from .base import PACK_NAME, UNDECIDED_MARK, Guardrail, Undecided
 from .registry import GUARDRAILS, by_name, initial_config, policies
 
-__all__ = ["GUARDRAILS", "PACK_NAME", "Guardrail", "by_name", "initial_config", "policies"]
+__all__ = [
+    "GUARDRAILS",
+    "PACK_NAME",
+    "UNDECIDED_MARK",
+    "Guardrail",
+    "Undecided",
+    "by_name",
+    "initial_config",
+    "policies",
+]
