@@ -18,8 +18,8 @@ from typing import Any
 import yaml
 
 from gpucloud.plan import autoname, k8s_components, lazy_sdk, transforms
-from gpucloud.plan.model import SECRET, UNKNOWN_OUTPUT, Plan, ResourceRecord, unknown_marker
-from gpucloud.plan.offline import OfflineAnswerError, OfflineAnswers, fake_id, render_chart_v3
+from gpucloud.plan.model import SECRET, UNKNOWN_OUTPUT, Plan, ResourceRecord, is_unknown, unknown_marker
+from gpucloud.plan.offline import OfflineAnswerError, OfflineAnswers, fake_id, partition_of, render_chart_v3
 from gpucloud.plan.wire import _SECRET_SIG, _SIG_KEY, struct_views
 from gpucloud.spec.errors import SpecError
 
@@ -132,6 +132,21 @@ def _config_strings(config: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
+_S3_BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
+
+
+def derived_outputs(type_: str, inputs: Mapping[str, Any], region: str) -> dict[str, Any]:
+    """Outputs fixed by known inputs, which a policy needs to judge what is built from them: an S3 bucket's ARN
+    is ``arn:<partition>:s3:::<bucket>`` (no account, no region: the S3 ARN format in the AWS service
+    authorization reference), so a TLS-deny bucket policy written from ``bucket.arn`` is known at preview."""
+    if type_ in _S3_BUCKETS:
+        name = inputs.get("bucket")
+        if isinstance(name, str) and name and not is_unknown(name):
+            partition, _ = partition_of(region)
+            return {"arn": f"arn:{partition}:s3:::{name}"}
+    return {}
+
+
 def _make_mocks(answers: OfflineAnswers) -> Any:
     import pulumi
 
@@ -145,8 +160,9 @@ def _make_mocks(answers: OfflineAnswers) -> Any:
                     outputs = {}
                 return name, {**args.inputs, "name": name, "outputs": dict(outputs), "secretOutputNames": []}
             # As in a preview: a created resource's outputs are its checked inputs (the monitor has filled in the
-            # provider's autoname by now); what only the provider computes (id, ARN, endpoint) stays unknown.
-            return None, dict(args.inputs)
+            # provider's autoname by now); what only the provider computes (id, ARN, endpoint) stays unknown,
+            # except what follows from known inputs alone (derived_outputs).
+            return None, {**dict(args.inputs), **derived_outputs(args.typ, args.inputs, answers.region)}
 
         def call(self, args: pulumi.runtime.MockCallArgs) -> dict[Any, Any]:  # type: ignore[override]
             # A plain dict: the SDK's own type hint suggests (dict, None), which its MockMonitor cannot unpack.

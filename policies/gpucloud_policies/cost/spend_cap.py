@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import contextvars
 import importlib
+import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, number, plain, unknown
+from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, mark_undecided, number, plain, unknown
 
 _COST: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.ContextVar("gpucloud_cost", default=None)
 
@@ -40,6 +41,18 @@ def _price(resources: list[Any]) -> Mapping[str, Any]:
     ]
     result: Mapping[str, Any] = price_resources(plain_resources)
     return result
+
+
+_FIELDS = re.compile(
+    r"\b(?:scalingConfig\.\w+|instanceTypes?|desiredCapacity|minSize|maxSize|capacityType|"
+    r"instancesDistribution|launchTemplate)\b"
+)
+
+
+def _field(reason: str) -> str:
+    """The input the cost engine names in its reason (it reports prose, not paths); "price" when none."""
+    found = _FIELDS.search(reason)
+    return found.group(0) if found else "price"
 
 
 POOL_COMPONENT = "gpucloud:nodepool:GpuNodePool"
@@ -71,6 +84,12 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
     cost = _COST.get()
     if cost is None:
         cost = _price(list(args.resources))
+    # A resource the cost engine could not price because a value is unknown at preview (instance type, size)
+    # may be the one that breaks the cap: it is undecided, never counted as $0. Usage-billed ones are not.
+    for item in cost.get("unpriced") or []:
+        reason = str(item.get("reason") or "") if isinstance(item, Mapping) else ""
+        if "unknown" in reason:
+            mark_undecided(str(item.get("urn") or ""), _field(reason), reason)
     if pool_cap:
         for urn, ceiling in _pool_ceilings(list(args.resources), cost).items():
             if ceiling > pool_cap:
