@@ -94,9 +94,13 @@ def remediate(policy_name: str, r: Res, config: Mapping[str, Any] | None = None)
 
 
 def stack_messages(
-    policy_name: str, resources: Iterable[Res], config: Mapping[str, Any] | None = None
+    policy_name: str,
+    resources: Iterable[Res],
+    config: Mapping[str, Any] | None = None,
+    found: list[tuple[str, str]] | None = None,
 ) -> list[tuple[str, str]]:
-    """(resource name or "", message) for each violation a stack policy reports."""
+    """(resource name or "", message) for each violation a stack policy reports; pass ``found`` to keep what
+    was reported before an UndecidedError (unknowns 'warn') propagates."""
     g, policy = _guardrail(policy_name)
     items = list(resources)
     prs = {
@@ -117,7 +121,7 @@ def stack_messages(
         pr = prs[r.name]
         pr.property_dependencies = {k: [prs[n] for n in names] for k, names in r.deps.items()}
         pr.dependencies = list({n: prs[n] for names in r.deps.values() for n in names}.values())
-    found: list[tuple[str, str]] = []
+    found = [] if found is None else found
 
     def report(message: str, urn: str | None = None) -> None:
         found.append((urn.rsplit("::", 1)[-1] if urn else "", message))
