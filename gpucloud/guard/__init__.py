@@ -20,6 +20,7 @@ from typing import Any
 
 from pulumi_policy import (
     PolicyCustomTimeouts,
+    PolicyProviderResource,
     PolicyResource,
     PolicyResourceOptions,
     ResourceValidationArgs,
@@ -118,6 +119,35 @@ def _changes(before: Mapping[str, Any], after: Mapping[str, Any], secrets: set[s
     return changed
 
 
+def _providers(plan: Plan) -> Callable[[ResourceRecord], PolicyProviderResource | None]:
+    """The provider each resource is created with, as the analyzer hands it to policies: an explicit provider's
+    recorded inputs, or the default provider of the package, whose inputs are the stack config of its
+    namespace (``aws:defaultTags``, ``aws:region``)."""
+    by_urn = plan.by_urn()
+    defaults: dict[str, PolicyProviderResource] = {}
+
+    def provider(record: ResourceRecord) -> PolicyProviderResource | None:
+        if record.type.startswith("pulumi:"):
+            return None
+        ref = record.provider or ""
+        urn = ref.rsplit("::", 1)[0] if ref.count("::") > 3 else ref
+        explicit = by_urn.get(urn)
+        if explicit is not None:
+            props = unknown_checking_proxy(explicit.policy_inputs)
+            return PolicyProviderResource(explicit.type, props, explicit.urn, explicit.name)
+        package = record.type.split(":", 1)[0]
+        if package not in defaults:
+            prefix = f"{package}:"
+            config = {k[len(prefix) :]: v for k, v in plan.config.items() if k.startswith(prefix)}
+            urn = f"urn:pulumi:{plan.stack}::{plan.project}::pulumi:providers:{package}::default"
+            defaults[package] = PolicyProviderResource(
+                f"pulumi:providers:{package}", unknown_checking_proxy(config), urn, "default"
+            )
+        return defaults[package]
+
+    return provider
+
+
 def _stack_urn(plan: Plan) -> str:
     return f"urn:pulumi:{plan.stack}::{plan.project}::pulumi:pulumi:Stack::{plan.project}-{plan.stack}"
 
@@ -185,12 +215,14 @@ def evaluate(
     remediating = [p for p in resource_policies if p[2] == "remediate" and p[0].has_remediation()]
     policy_resources: list[PolicyResource] = []
     stack_urn = _stack_urn(plan)
+    provider_of = _providers(plan)
     for record in plan.resources:
+        provider = provider_of(record)
         props = unknown_checking_proxy(record.policy_inputs)
         current: Mapping[str, Any] = record.policy_inputs
         opts = PlanResourceOptions(record)
         for policy, _g, _level, cfg in remediating:
-            args = ResourceValidationArgs(record.type, props, record.urn, record.name, opts, None, cfg)
+            args = ResourceValidationArgs(record.type, props, record.urn, record.name, opts, provider, cfg)
             try:
                 new_props = run_awaitable(policy.remediate(args))
             except UnknownValueError as exc:
@@ -205,7 +237,7 @@ def evaluate(
                     out.remediation_changes.append({"policy": policy.name, "urn": record.urn, "changes": changes})
                 props = unknown_checking_proxy(dict(new_props))
         for policy, g, level, cfg in resource_policies:
-            args = ResourceValidationArgs(record.type, props, record.urn, record.name, opts, None, cfg)
+            args = ResourceValidationArgs(record.type, props, record.urn, record.name, opts, provider, cfg)
             out.checks += 1
             try:
                 run_awaitable(policy.validate(args, reporter(policy, g, level, record.urn)))
@@ -214,7 +246,9 @@ def evaluate(
                     {"policy": policy.name, "urn": record.urn, "reason": _reason(exc, policy.name, pack.PACK_NAME)}
                 )
                 warned(policy, record.urn, exc)
-        policy_resources.append(PolicyResource(record.type, props, record.urn, record.name, opts, None, None, [], {}))
+        policy_resources.append(
+            PolicyResource(record.type, props, record.urn, record.name, opts, provider, None, [], {})
+        )
     _link(plan, policy_resources)
 
     token = spend_cap.set_cost_section(cost if cost is not None and _cost_engine_present() else None)

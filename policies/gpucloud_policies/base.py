@@ -9,6 +9,7 @@ so a malformed program produces a violation (or nothing), never a crashed policy
 from __future__ import annotations
 
 import contextvars
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -434,6 +435,22 @@ def tags_of(props: Any, key: str = "tags") -> dict[str, str]:
     return {k: tags[k] if isinstance(tags[k], str) else str(tags[k]) for k in keys(tags)}
 
 
+def provider_default_tags(provider: Any) -> dict[str, str]:
+    """Tags the AWS provider adds to every taggable resource it creates (``defaultTags.tags``): an explicit
+    provider's input, or the default provider's ``aws:defaultTags`` config, which the engine passes as a JSON
+    string. Resource tags win over these on a key clash (the provider merges them into tagsAll)."""
+    props = getattr(provider, "props", None)
+    if props is None or not str(getattr(provider, "resource_type", "")).startswith("pulumi:providers:aws"):
+        return {}
+    raw = get(props, "defaultTags")
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            return {}
+    return tags_of(raw) if isinstance(raw, Mapping) else {}
+
+
 __all__ = [
     "PACK_NAME",
     "UNDECIDED_MARK",
@@ -461,6 +478,7 @@ __all__ = [
     "number",
     "plain",
     "present",
+    "provider_default_tags",
     "settle",
     "strings",
     "tags_of",

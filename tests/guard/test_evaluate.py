@@ -89,7 +89,11 @@ def test_bad_program_fails_with_the_exact_violations(bad_outputs):
     assert found - spend == EXPECTED_BAD
     not_evaluated = {(n["policy"], _name(n["urn"])) for n in policies["not_evaluated"]}
     assert not_evaluated <= {("monthly-spend-cap", "bad-program-dev")}
-    assert bool(spend) != bool(not_evaluated) or not (spend or not_evaluated)
+    # Fail closed: the cap is judged on what is priced, and the cluster whose version (so its price) is
+    # unknown is listed as undecided, not counted as $0.
+    assert {(u["policy"], _name(u["urn"]), u["field"]) for u in policies["undecided"]} == {
+        ("monthly-spend-cap", "open-cluster", "version")
+    }
     assert policies["mandatory_violations"] == sum(1 for v in policies["violations"] if v["enforcement"] == "mandatory")
     counts = [(v["policy"], _name(v["urn"])) for v in policies["violations"]]
     assert counts.count(("cost-tags", "gpu-lt")) == 2  # instance and volume tag specifications

@@ -36,8 +36,19 @@ def _price(resources: list[Any]) -> Mapping[str, Any]:
         raise unknown(
             "cost", "the cost engine (gpucloud.cost.price_resources) is not installed, so costs are unknown"
         ) from None
+    # Links by URN as the engine hands them over: without them a node group cannot be matched to its launch
+    # template (whose ID is unknown at preview), and its price would be unknown under `pulumi preview` only.
     plain_resources = [
-        {"urn": r.urn, "type": r.resource_type, "name": r.name, "inputs": plain(r.props)} for r in resources
+        {
+            "urn": r.urn,
+            "type": r.resource_type,
+            "name": r.name,
+            "inputs": plain(r.props),
+            "parent": r.parent.urn if r.parent is not None else None,
+            "dependencies": [d.urn for d in r.dependencies or []],
+            "propertyDependencies": {k: [d.urn for d in v] for k, v in (r.property_dependencies or {}).items()},
+        }
+        for r in resources
     ]
     result: Mapping[str, Any] = price_resources(plain_resources)
     return result
@@ -49,9 +60,12 @@ _FIELDS = re.compile(
 )
 
 
+_LEADING = re.compile(r"[a-z][A-Za-z]*(?:\.[A-Za-z]+)*(?= (?:is|are) unknown)")
+
+
 def _field(reason: str) -> str:
     """The input the cost engine names in its reason (it reports prose, not paths); "price" when none."""
-    found = _FIELDS.search(reason)
+    found = _FIELDS.search(reason) or _LEADING.match(reason)
     return found.group(0) if found else "price"
 
 
