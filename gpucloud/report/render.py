@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -206,12 +207,34 @@ def _policies_text(console: Console, policies: Mapping[str, Any]) -> None:
     not_evaluated = policies.get("not_evaluated") or []
     if not_evaluated:
         console.print(f"[yellow]{len(not_evaluated)} policy checks could not run on unknown values (advisory)[/yellow]")
+    for line in undecided_lines(policies):
+        console.print(f"[yellow]{escape(line)}[/yellow]")
+    for line in remediation_lines(policies):
+        console.print(f"[cyan]{escape(line)}[/cyan]")
     mandatory = int(policies.get("mandatory_violations", 0))
     verdict = "[red]FAIL[/red]" if mandatory else "[green]PASS[/green]"
     console.print(
         f"[bold]Guardrails ({policies.get('pack')}):[/bold] {verdict}  {mandatory} mandatory, "
         f"{len(violations) - mandatory} advisory violations"
     )
+
+
+def undecided_lines(policies: Mapping[str, Any]) -> list[str]:
+    """One line per resource a policy could not decide at preview: what it counts as, and the unknown field."""
+    return [
+        f"undecided ({u.get('action')}): {u.get('policy')} on {str(u.get('urn', '')).rsplit('::', 1)[-1]}: "
+        f"{u.get('field') or 'stack'} is unknown at preview ({u.get('reason')})"
+        for u in policies.get("undecided") or []
+    ]
+
+
+def remediation_lines(policies: Mapping[str, Any]) -> list[str]:
+    """What the pack's remediations would set on each resource at `up` (level remediate)."""
+    return [
+        f"remediate: {r.get('policy')} on {str(r.get('urn', '')).rsplit('::', 1)[-1]} sets "
+        + ", ".join(f"{k}={json.dumps(v, sort_keys=True)}" for k, v in (r.get("changes") or {}).items())
+        for r in policies.get("remediations") or []
+    ]
 
 
 def _short(urn: str) -> str:
@@ -359,6 +382,12 @@ def render_markdown(report: Mapping[str, Any]) -> str:
                 f"| {v.get('enforcement')} | `{v.get('policy')}` | {v.get('severity')} | `{name}` | {message} |"
             )
         lines.append("")
+    for title, entries in (
+        ("Undecided at preview", undecided_lines(policies)),
+        ("Remediations", remediation_lines(policies)),
+    ):
+        if entries:
+            lines += [f"#### {title}", ""] + ["- " + e for e in entries] + [""]
     lines += _conformance_markdown(report.get("conformance"))
     counts = Counter(r["type"] for r in resources if r.get("custom"))
     lines += ["<details><summary>Resources by type</summary>", "", "| type | count |", "|---|--:|"]
