@@ -27,14 +27,13 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
 
 
 def _check(resources: list[Any], b: Any, pattern: re.Pattern[str], tag_key: str, report: StackReport) -> None:
-    if not _is_checkpoint(b, pattern, tag_key):
-        return
     enabled = False
     for v in attached(resources, b, VERSIONING, VERSIONING_V2):
         with via(v):
             enabled = enabled or text(get(v.props, "versioningConfiguration", "status")) == "Enabled"
     # Inline `versioning` is the deprecated v6 form; still honoured so older programs are judged fairly.
-    if not enabled and not truthy(get(b.props, "versioning", "enabled")):
+    # A versioned bucket passes whatever its (possibly computed) name: decided before the name is read.
+    if not enabled and not truthy(get(b.props, "versioning", "enabled")) and _is_checkpoint(b, pattern, tag_key):
         report(
             b.urn,
             "is a checkpoint bucket without versioning, so an overwritten or deleted checkpoint is "
