@@ -132,6 +132,11 @@ def _config_strings(config: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
+# Invokes the provider answers from their arguments alone, without calling AWS (terraform-provider-aws
+# data_source_iam_policy_document.go builds the JSON locally).
+PURE_INVOKES = frozenset({"aws:iam/getPolicyDocument:getPolicyDocument"})
+_INVOKE_DEPENDS_ON = 14  # resource_pb2.RESOURCE_MONITOR_FEATURE_INVOKE_DEPENDS_ON
+
 _S3_BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
 
 
@@ -211,6 +216,25 @@ def _make_monitor(mocks: Any, records: list[ResourceRecord], answers: OfflineAns
             self.parents: dict[str, str] = {}
             self.own_transforms: dict[str, list[Any]] = {}
             self.stack_transforms: list[Any] = []
+
+        def GetDeploymentInfo(self, request: Any) -> Any:  # the engine service's RPC name
+            info = super().GetDeploymentInfo(request)
+            if _INVOKE_DEPENDS_ON not in info.supportedFeatures:
+                info.supportedFeatures.append(_INVOKE_DEPENDS_ON)
+            return info
+
+        def Invoke(self, request: Any) -> Any:  # the engine service's RPC name
+            # The engine gates an invoke on the resources it depends on: in a preview, one that waits on a resource
+            # still to be created is wholly unknown. A pure invoke (computed by the provider from its arguments
+            # alone) is known whenever its arguments are; the SDK already answers unknown when one is not.
+            import pulumi
+
+            pending = [u for u in request.dependsOn if u in self.urns]
+            if pending and request.tok not in PURE_INVOKES and pulumi.runtime.is_dry_run():
+                from pulumi.runtime.proto import resource_pb2
+
+                return resource_pb2.ResourceInvokeResponse(unknown=True)
+            return super().Invoke(request)
 
         def make_urn(self, parent: str, type_: str, name: str) -> str:
             # As the engine builds URNs: a child's type is qualified by its parent's whole qualified type,
