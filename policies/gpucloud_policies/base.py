@@ -388,7 +388,9 @@ class via:
     def __enter__(self) -> via:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> bool:
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> Literal[False]:
         if isinstance(exc, UnknownValueError) and not isinstance(exc, UndecidedError):
             exc.props = [self.name, *[str(p) for p in getattr(exc, "props", None) or []]]
         return False

@@ -124,3 +124,35 @@ def test_unknowns_must_be_block_or_warn() -> None:
     plan = run_callable(lambda: None, project="failclosed", stack="prod")
     with pytest.raises(PolicyConfigError, match=r"gpu-count-cap\.unknowns: 'fail' is not one of"):
         evaluate(plan, {"gpu-count-cap": {"unknowns": "fail"}})
+
+
+def _node_group(tags: dict[str, str] | None = None) -> None:
+    import pulumi_aws as aws
+
+    aws.eks.NodeGroup(
+        "infer",
+        cluster_name="c",
+        node_role_arn="arn:aws:iam::123456789012:role/n",
+        subnet_ids=["subnet-0a"],
+        instance_types=["g6e.xlarge"],
+        scaling_config={"desired_size": 0, "min_size": 0, "max_size": 1},
+        tags=tags,
+    )
+
+
+@pytest.mark.parametrize(
+    ("default_tags", "own", "flagged"),
+    [
+        ({"tags": TAGS}, None, False),
+        # The default provider's inputs arrive as config strings; the engine sends aws:defaultTags as JSON.
+        (json.dumps({"tags": TAGS}), None, False),
+        ({"tags": {**TAGS, "Env": ""}}, None, True),
+        ({"tags": TAGS}, {"Env": ""}, True),  # a resource tag overrides the default, even an empty one
+        (None, None, True),
+    ],
+)
+def test_default_provider_tags_from_stack_config(default_tags: Any, own: dict[str, str] | None, flagged: bool) -> None:
+    config = {"aws:defaultTags": default_tags} if default_tags is not None else {}
+    plan = run_callable(lambda: _node_group(own), project="tags", stack="prod", config=config)
+    report = build_report(plan, policy_config={"all": "disabled", "cost-tags": "mandatory"}, conformance=False)
+    assert [v["urn"].rsplit("::", 1)[-1] for v in report["policies"]["violations"]] == (["infer"] if flagged else [])

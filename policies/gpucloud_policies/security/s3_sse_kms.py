@@ -58,8 +58,8 @@ def _rules(resources: list[Any], b: Any) -> list[Any]:
     inline = get(b.props, "serverSideEncryptionConfiguration", "rule")
     if inline is not None:
         rules.append(inline)
-    for c in maps(get(b.props, "serverSideEncryptionConfigurations")):
-        rules.extend(maps(get(c, "rules")))
+    for inline_config in maps(get(b.props, "serverSideEncryptionConfigurations")):
+        rules.extend(maps(get(inline_config, "rules")))
     for c in attached(resources, b, SSE, SSE_V2):
         with via(c):
             rules.extend(maps(get(c.props, "rules")))

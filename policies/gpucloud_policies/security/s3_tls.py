@@ -60,7 +60,8 @@ def _denies(resource: Any) -> bool:
     if not has(resource.props, "policy"):
         return False
     with via(resource):
-        return denies_plaintext(_document(get(resource.props, "policy")))
+        raw = get(resource.props, "policy")
+    return denies_plaintext(_document(raw))
 
 
 def validate(args: Any, report: StackReport, cfg: Config) -> None:
