@@ -383,7 +383,7 @@ class via:
     under that resource's name (``<name>.<field>``), so the report says where the unknown value sits."""
 
     def __init__(self, resource: Any) -> None:
-        self.name = str(getattr(resource, "name", "") or urn_name(str(getattr(resource, "urn", ""))))
+        self.name = str(resource.name)
 
     def __enter__(self) -> via:
         return self

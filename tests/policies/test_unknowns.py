@@ -242,3 +242,150 @@ def test_without_a_stack_policy_run_an_unknown_still_propagates() -> None:
     with pytest.raises(UnknownValueError) as caught:
         mark_undecided("urn:x", "subnetIds", "why")
     assert caught.value.props == ["subnetIds"] and caught.value.message == "why"
+
+
+# A guardrail built here (not the registry's, which is built once at import) exercises the wrappers themselves.
+def _stack_guardrail() -> Any:
+    from policies.gpucloud_policies.base import EnforcementLevel, Guardrail, Severity, deciding, get, text
+
+    def check(args: Any, report: Any, cfg: Any) -> None:
+        for r in args.resources:
+            with deciding(r):
+                if text(get(r.props, "state")) != "ok":
+                    report(r.urn, "is not ok")
+        if cfg.get("stackWide"):
+            raise unknown_signal("stack.wide")
+
+    from policies.gpucloud_policies.base import unknown as unknown_signal
+
+    return Guardrail(
+        id="GC-REL-099",
+        name="demo-stack",
+        description="d",
+        category="reliability",
+        severity=Severity.LOW,
+        enforcement=EnforcementLevel.MANDATORY,
+        remediation_steps="r",
+        references=("x",),
+        kind="stack",
+        validate=check,
+        config={"stackWide": {"type": "boolean", "default": False, "description": "raise outside deciding"}},
+    )
+
+
+def _run_stack(g: Any, states: dict[str, Any], config: dict[str, Any]) -> tuple[list[tuple[str, str]], Any]:
+    from pulumi_policy import PolicyResource, StackValidationArgs
+    from pulumi_policy.proxy import unknown_checking_proxy
+
+    from gpucloud.guard.harness import options, urn
+
+    resources = [
+        PolicyResource("t:m:R", unknown_checking_proxy({"state": s}), urn("t:m:R", n), n, options(), None, None, [], {})
+        for n, s in states.items()
+    ]
+    found: list[tuple[str, str]] = []
+    policy = g.policy()
+    error = None
+    try:
+        policy.validate(StackValidationArgs(resources, config), lambda m, u=None: found.append((u or "", m)))
+    except UnknownValueError as exc:
+        error = exc
+    return found, error
+
+
+def test_a_fresh_stack_guardrail_blocks_or_warns_per_resource() -> None:
+    g = _stack_guardrail()
+    assert g.defaults() == {"stackWide": False, "unknowns": "warn"}
+    assert g.schema() is not None and g.schema().properties["unknowns"]["enum"] == ["block", "warn"]
+    found, error = _run_stack(g, {"a": UNKNOWN, "b": "bad", "c": "ok"}, g.settings({}))
+    assert [u.rsplit("::", 1)[-1] for u, _ in found] == ["b"] and found[0][1] == "b: is not ok"
+    assert isinstance(error, UndecidedError)
+    assert error.message == (
+        "1 resource(s) could not be decided: a (state): string value at .state can't be known during preview"
+    )
+    assert error.props == ["state"]
+    found, error = _run_stack(g, {"a": UNKNOWN, "b": "bad", "c": "ok"}, g.settings(BLOCK))
+    assert error is None
+    assert [(u.rsplit("::", 1)[-1], m.split(":", 1)[0]) for u, m in found] == [("b", "b"), ("a", "a")]
+    assert found[1][1].startswith(f"a: {UNDECIDED_MARK}state): string value at .state")
+
+
+def test_a_stack_wide_unknown_outside_deciding_is_the_stacks() -> None:
+    g = _stack_guardrail()
+    found, error = _run_stack(g, {"b": "bad"}, g.settings({"stackWide": True}))
+    assert [m for _, m in found] == ["b: is not ok"]
+    assert isinstance(error, UndecidedError) and [(u.urn, u.field) for u in error.undecided] == [("", "stack.wide")]
+    assert error.message.startswith("1 resource(s) could not be decided: stack (stack.wide): ")
+    found, error = _run_stack(g, {"b": "bad"}, g.settings({"stackWide": True, **BLOCK}))
+    assert error is None and found[1][0] == "" and found[1][1].startswith(f"stack: {UNDECIDED_MARK}stack.wide): ")
+
+
+def test_undecided_entries_are_listed_once_per_resource_and_field() -> None:
+    from policies.gpucloud_policies.base import Undecided, settle
+
+    twice = [Undecided("urn:a", "f", "why"), Undecided("urn:a", "f", "why"), Undecided("urn:b", "", "r")]
+    reported: list[tuple[str, str]] = []
+    settle(twice, lambda u, m: reported.append((u, m)), {"unknowns": "block"})
+    assert [u for u, _ in reported] == ["urn:a", "urn:b"]
+    assert reported[1][1].startswith(f"{UNDECIDED_MARK}stack): r. Fix: ")
+    with pytest.raises(UndecidedError) as caught:
+        settle(twice, lambda u, m: reported.append((u, m)), {"unknowns": "warn"})
+    assert caught.value.message == "2 resource(s) could not be decided: urn:a (f): why; urn:b (stack): r"
+    settle([], lambda u, m: reported.append((u, m)), {"unknowns": "block"})
+    assert len(reported) == 2
+
+
+def test_a_fresh_resource_guardrail_reports_undecided_under_block_only() -> None:
+    from pulumi_policy import ResourceValidationArgs
+    from pulumi_policy.proxy import unknown_checking_proxy
+
+    from gpucloud.guard.harness import options
+    from policies.gpucloud_policies.base import EnforcementLevel, Guardrail, Severity, get, text
+
+    def check(args: Any, report: Any, cfg: Any) -> None:
+        if text(get(args.props, "state")) != "ok":
+            report("is not ok")
+
+    g = Guardrail(
+        id="GC-REL-098",
+        name="demo-resource",
+        description="d",
+        category="reliability",
+        severity=Severity.LOW,
+        enforcement=EnforcementLevel.MANDATORY,
+        remediation_steps="r",
+        references=("x",),
+        kind="resource",
+        validate=check,
+        resource_types=frozenset({"t:m:R"}),
+    )
+
+    def run(state: Any, config: dict[str, Any], type_: str = "t:m:R") -> list[str]:
+        found: list[str] = []
+        args = ResourceValidationArgs(
+            type_, unknown_checking_proxy({"state": state}), "urn:x", "x", options(), None, config
+        )
+        g.policy().validate(args, lambda m, u=None: found.append(m))
+        return found
+
+    assert run("bad", {}) == ["x: is not ok"] and run("ok", {}) == [] and run("bad", {}, "t:m:Other") == []
+    assert run(UNKNOWN, BLOCK) == [
+        f"x: {UNDECIDED_MARK}state): string value at .state can't be known during preview. Fix: make the value "
+        "known at preview (a literal, or derived from known inputs), or set this policy's unknowns to 'warn' for "
+        "this environment."
+    ]
+    with pytest.raises(UnknownValueError):
+        run(UNKNOWN, {})
+
+
+def test_via_names_the_resource_that_holds_the_unknown() -> None:
+    from policies.gpucloud_policies.base import unknown, via
+
+    class R:
+        name = "holder"
+
+    with pytest.raises(UnknownValueError) as caught, via(R()):
+        raise unknown("a.b")
+    assert caught.value.props == ["holder", "a", "b"]
+    with via(R()):
+        pass
