@@ -4,7 +4,7 @@ The same policy objects run in the Pulumi CLI (``pulumi preview --policy-pack po
 ``gpucloud plan`` (gpucloud.guard). This package imports only leaf modules of gpucloud (catalog, spec).
 """
 
-from .base import PACK_NAME, UNDECIDED_MARK, Guardrail, Undecided
+from .base import PACK_NAME, UNDECIDED_MARK, Guardrail
 from .registry import GUARDRAILS, by_name, initial_config, policies
 
 __all__ = [
@@ -12,7 +12,6 @@ __all__ = [
     "PACK_NAME",
     "UNDECIDED_MARK",
     "Guardrail",
-    "Undecided",
     "by_name",
     "initial_config",
     "policies",
