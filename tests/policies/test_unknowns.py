@@ -389,3 +389,44 @@ def test_via_names_the_resource_that_holds_the_unknown() -> None:
     assert caught.value.props == ["holder", "a", "b"]
     with via(R()):
         pass
+
+
+class _Provider:
+    def __init__(self, type_: str, props: dict[str, Any]) -> None:
+        from pulumi_policy.proxy import unknown_checking_proxy
+
+        self.resource_type = type_
+        self.props = unknown_checking_proxy(props)
+
+
+@pytest.mark.parametrize(
+    ("provider", "expected"),
+    [
+        (
+            _Provider("pulumi:providers:aws", {"defaultTags": {"tags": {"Team": "vision", "Env": ""}}}),
+            {"Team": "vision", "Env": ""},
+        ),
+        (_Provider("pulumi:providers:aws", {"defaultTags": '{"tags": {"Team": "vision"}}'}), {"Team": "vision"}),
+        (_Provider("pulumi:providers:aws", {"defaultTags": "{not json"}), {}),
+        (_Provider("pulumi:providers:aws", {"defaultTags": '["Team"]'}), {}),
+        (_Provider("pulumi:providers:aws", {"region": "us-east-1"}), {}),
+        (_Provider("pulumi:providers:kubernetes", {"defaultTags": {"tags": {"Team": "x"}}}), {}),
+        (None, {}),
+    ],
+)
+def test_provider_default_tags(provider: Any, expected: dict[str, str]) -> None:
+    from policies.gpucloud_policies.base import provider_default_tags
+
+    assert provider_default_tags(provider) == expected
+
+
+def test_plain_copies_proxies_deeply_and_keeps_unknowns() -> None:
+    from pulumi_policy.proxy import unknown_checking_proxy
+
+    from policies.gpucloud_policies.base import plain
+
+    props = unknown_checking_proxy({"a": [{"b": 1.0, "c": UNKNOWN}, "s"], "d": {"e": None}, "f": (1, 2)})
+    copied = plain(props)
+    assert copied == {"a": [{"b": 1.0, "c": UNKNOWN}, "s"], "d": {"e": None}, "f": [1, 2]}
+    assert type(copied) is dict and type(copied["a"]) is list and type(copied["a"][0]) is dict
+    assert plain("x") == "x" and plain(None) is None
