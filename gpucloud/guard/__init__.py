@@ -13,12 +13,15 @@ import asyncio
 import contextlib
 import importlib.util
 import inspect
+import json
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from pulumi_policy import (
     PolicyCustomTimeouts,
+    PolicyProviderResource,
     PolicyResource,
     PolicyResourceOptions,
     ResourceValidationArgs,
@@ -63,8 +66,12 @@ class PlanResourceOptions(PolicyResourceOptions):
 class Evaluation:
     violations: list[dict[str, Any]] = field(default_factory=list)
     not_evaluated: list[dict[str, Any]] = field(default_factory=list)
-    # Remediations the engine would apply at `up`: {"policy", "urn", "properties"}. Not part of the plan JSON.
+    # Remediations the engine would apply at `up`: {"policy", "urn", "properties"} (the whole rewritten inputs).
     remediations: list[dict[str, Any]] = field(default_factory=list)
+    # Resources a policy could not decide at preview: {"policy", "urn", "field", "reason", "action"}.
+    undecided: list[dict[str, Any]] = field(default_factory=list)
+    # What each remediation changes, for the report: {"policy", "urn", "changes": {input: new value}}.
+    remediation_changes: list[dict[str, Any]] = field(default_factory=list)
     checks: int = 0
 
     def section(self, pack: str) -> dict[str, Any]:
@@ -73,6 +80,8 @@ class Evaluation:
             "violations": self.violations,
             "not_evaluated": self.not_evaluated,
             "mandatory_violations": sum(1 for v in self.violations if v["enforcement"] == "mandatory"),
+            "undecided": self.undecided,
+            "remediations": self.remediation_changes,
         }
 
 
@@ -89,6 +98,55 @@ def run_awaitable(result: Awaitable[Any] | Any) -> Any:
 
 def _reason(exc: UnknownValueError, policy: str, pack: str) -> str:
     return f"can't run policy '{policy}' from policy pack '{pack}' during preview: {exc.message}"
+
+
+_FIELD = re.compile(r"\(unknown: ([^)]*)\): (.*?)\. Fix: ")
+
+
+def _undecided_field(message: str, mark: str | None) -> tuple[str, str] | None:
+    """(field, reason) of a pack "cannot be decided" violation message, else None."""
+    at = message.find(mark) if mark else -1
+    if at < 0:
+        return None
+    found = _FIELD.search(message, at)
+    return (found.group(1), found.group(2)) if found else ("", message[at:])
+
+
+def _changes(before: Mapping[str, Any], after: Mapping[str, Any], secrets: set[str]) -> dict[str, Any]:
+    """The inputs a remediation sets or changes (secret values redacted, as in the violation messages)."""
+    changed = {k: v for k, v in after.items() if k not in before or before[k] != v}
+    if secrets:
+        changed = json.loads(redact(json.dumps(changed, default=str), secrets))
+    return changed
+
+
+def _providers(plan: Plan) -> Callable[[ResourceRecord], PolicyProviderResource | None]:
+    """The provider each resource is created with, as the analyzer hands it to policies: an explicit provider's
+    recorded inputs, or the default provider of the package, whose inputs are the stack config of its
+    namespace (``aws:defaultTags``, ``aws:region``)."""
+    by_urn = plan.by_urn()
+    defaults: dict[str, PolicyProviderResource] = {}
+
+    def provider(record: ResourceRecord) -> PolicyProviderResource | None:
+        if record.type.startswith("pulumi:"):
+            return None
+        ref = record.provider or ""
+        urn = ref.rsplit("::", 1)[0] if ref.count("::") > 3 else ref
+        explicit = by_urn.get(urn)
+        if explicit is not None:
+            props = unknown_checking_proxy(explicit.policy_inputs)
+            return PolicyProviderResource(explicit.type, props, explicit.urn, explicit.name)
+        package = record.type.split(":", 1)[0]
+        if package not in defaults:
+            prefix = f"{package}:"
+            config = {k[len(prefix) :]: v for k, v in plan.config.items() if k.startswith(prefix)}
+            urn = f"urn:pulumi:{plan.stack}::{plan.project}::pulumi:providers:{package}::default"
+            defaults[package] = PolicyProviderResource(
+                f"pulumi:providers:{package}", unknown_checking_proxy(config), urn, "default"
+            )
+        return defaults[package]
+
+    return provider
 
 
 def _stack_urn(plan: Plan) -> str:
@@ -129,28 +187,45 @@ def evaluate(
         enforcement = "mandatory" if level in ("mandatory", "remediate") else "advisory"
 
         def report(message: str, urn: str | None = None) -> None:
-            out.violations.append(
-                {
-                    "policy": policy.name,
-                    "enforcement": enforcement,
-                    "severity": g.severity.value,
-                    "urn": urn or default_urn,
-                    # Policies read secrets in plaintext; the CLI filters those values out of what it prints.
-                    "message": redact(message, secrets) if secrets else message,
-                }
-            )
+            violation = {
+                "policy": policy.name,
+                "enforcement": enforcement,
+                "severity": g.severity.value,
+                "urn": urn or default_urn,
+                # Policies read secrets in plaintext; the CLI filters those values out of what it prints.
+                "message": redact(message, secrets) if secrets else message,
+            }
+            found = _undecided_field(violation["message"], mark)
+            if found is not None:
+                violation["undecided"] = {"field": found[0], "reason": found[1]}
+                out.undecided.append(
+                    {"policy": policy.name, "urn": urn or default_urn, "field": found[0], "reason": found[1]}
+                    | {"action": "block", "enforcement": enforcement}
+                )
+            out.violations.append(violation)
 
         return report
 
+    def warned(policy: Any, urn: str, exc: UnknownValueError) -> None:
+        found = [(u.urn, u.field, u.reason) for u in getattr(exc, "undecided", None) or []]
+        for where, path, reason in found or [(urn, ".".join(map(str, exc.props)), exc.message)]:
+            entry = {"policy": policy.name, "urn": where or urn, "field": path, "reason": reason}
+            out.undecided.append(entry | {"action": "warn", "enforcement": "advisory"})
+
+    # A pack without the fail-closed marker (an older pack, a test double) simply has no blocked undecided.
+    mark = getattr(pack, "UNDECIDED_MARK", None)
     secrets: set[str] = set().union(*(r.secret_values() for r in plan.resources))
     remediating = [p for p in resource_policies if p[2] == "remediate" and p[0].has_remediation()]
     policy_resources: list[PolicyResource] = []
     stack_urn = _stack_urn(plan)
+    provider_of = _providers(plan)
     for record in plan.resources:
+        provider = provider_of(record)
         props = unknown_checking_proxy(record.policy_inputs)
+        current: Mapping[str, Any] = record.policy_inputs
         opts = PlanResourceOptions(record)
         for policy, _g, _level, cfg in remediating:
-            args = ResourceValidationArgs(record.type, props, record.urn, record.name, opts, None, cfg)
+            args = ResourceValidationArgs(record.type, props, record.urn, record.name, opts, provider, cfg)
             try:
                 new_props = run_awaitable(policy.remediate(args))
             except UnknownValueError as exc:
@@ -159,9 +234,13 @@ def evaluate(
                 continue
             if new_props:
                 out.remediations.append({"policy": policy.name, "urn": record.urn, "properties": dict(new_props)})
+                changes = _changes(current, dict(new_props), secrets)
+                current = dict(new_props)
+                if changes:
+                    out.remediation_changes.append({"policy": policy.name, "urn": record.urn, "changes": changes})
                 props = unknown_checking_proxy(dict(new_props))
         for policy, g, level, cfg in resource_policies:
-            args = ResourceValidationArgs(record.type, props, record.urn, record.name, opts, None, cfg)
+            args = ResourceValidationArgs(record.type, props, record.urn, record.name, opts, provider, cfg)
             out.checks += 1
             try:
                 run_awaitable(policy.validate(args, reporter(policy, g, level, record.urn)))
@@ -169,7 +248,10 @@ def evaluate(
                 out.not_evaluated.append(
                     {"policy": policy.name, "urn": record.urn, "reason": _reason(exc, policy.name, pack.PACK_NAME)}
                 )
-        policy_resources.append(PolicyResource(record.type, props, record.urn, record.name, opts, None, None, [], {}))
+                warned(policy, record.urn, exc)
+        policy_resources.append(
+            PolicyResource(record.type, props, record.urn, record.name, opts, provider, None, [], {})
+        )
     _link(plan, policy_resources)
 
     # Objects rendered from charts (conformance, plan.derived) reach the Kubernetes policies for this evaluation
@@ -186,6 +268,7 @@ def evaluate(
                 out.not_evaluated.append(
                     {"policy": policy.name, "urn": stack_urn, "reason": _reason(exc, policy.name, pack.PACK_NAME)}
                 )
+                warned(policy, stack_urn, exc)
     return out
 
 

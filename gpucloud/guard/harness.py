@@ -98,9 +98,11 @@ def stack_messages(
     resources: Iterable[Res],
     config: Mapping[str, Any] | None = None,
     cost: Mapping[str, Any] | None = None,
+    found: list[tuple[str, str]] | None = None,
 ) -> list[tuple[str, str]]:
     """(resource name or "", message) for each violation a stack policy reports; ``cost`` is the priced plan a
-    policy that needs one gets (as `gpucloud plan` hands it over)."""
+    policy that needs one gets (as `gpucloud plan` hands it over); pass ``found`` to keep what was reported
+    before an UndecidedError (unknowns 'warn') propagates."""
     g, policy = _guardrail(policy_name, cost)
     items = list(resources)
     prs = {
@@ -121,7 +123,7 @@ def stack_messages(
         pr = prs[r.name]
         pr.property_dependencies = {k: [prs[n] for n in names] for k, names in r.deps.items()}
         pr.dependencies = list({n: prs[n] for names in r.deps.values() for n in names}.values())
-    found: list[tuple[str, str]] = []
+    found = [] if found is None else found
 
     def report(message: str, urn: str | None = None) -> None:
         found.append((urn.rsplit("::", 1)[-1] if urn else "", message))

@@ -87,9 +87,43 @@ def to_sarif(report: Mapping[str, Any], artifact_uri: str = "Pulumi.yaml") -> di
                 "stack": stack,
             },
         }
+        if isinstance(v.get("undecided"), Mapping):
+            result["properties"]["undecided"] = dict(v["undecided"])
         if g is not None:
             result["ruleIndex"] = index[name]
         results.append(result)
+    # Undecided resources under unknowns 'warn' and what remediation would change: notes, so a code-scanning
+    # view shows them next to the violations (a blocked undecided resource is already a result above).
+    notes = [
+        (u, "undecided", f"could not be decided at preview: {u.get('field') or 'stack'} is unknown ({u.get('reason')})")
+        for u in policies.get("undecided") or []
+        if u.get("action") != "block"
+    ] + [
+        (r, "remediation", f"remediate sets {json.dumps(r.get('changes') or {}, sort_keys=True)}")
+        for r in policies.get("remediations") or []
+    ]
+    for entry, kind, text in notes:
+        name, urn = str(entry.get("policy", "")), str(entry.get("urn", ""))
+        g = guardrails[index[name]] if name in index else None
+        fingerprint = hashlib.sha256(f"{name}\0{urn}\0{text}".encode()).hexdigest()[:32]
+        note: dict[str, Any] = {
+            "ruleId": g.id if g is not None else name,
+            "level": "note",
+            "message": {"text": text},
+            "locations": [
+                {
+                    "physicalLocation": {"artifactLocation": {"uri": artifact_uri}, "region": {"startLine": 1}},
+                    "logicalLocations": [
+                        {"name": urn.rsplit("::", 1)[-1], "fullyQualifiedName": urn, "kind": "resource"}
+                    ],
+                }
+            ],
+            "partialFingerprints": {"gpucloudViolation/v1": fingerprint},
+            "properties": {"policy": name, "urn": urn, "stack": stack, kind: {k: v for k, v in entry.items()}},
+        }
+        if g is not None:
+            note["ruleIndex"] = index[name]
+        results.append(note)
     runs: list[dict[str, Any]] = [
         {
             "tool": {
@@ -103,6 +137,7 @@ def to_sarif(report: Mapping[str, Any], artifact_uri: str = "Pulumi.yaml") -> di
             "results": results,
             "properties": {
                 "not_evaluated": len(policies.get("not_evaluated") or []),
+                "undecided": len(policies.get("undecided") or []),
                 "mandatory_violations": int(policies.get("mandatory_violations", 0)),
             },
         }

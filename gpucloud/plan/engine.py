@@ -18,8 +18,8 @@ from typing import Any
 import yaml
 
 from gpucloud.plan import autoname, k8s_components, lazy_sdk, transforms
-from gpucloud.plan.model import SECRET, UNKNOWN_OUTPUT, Plan, ResourceRecord, unknown_marker
-from gpucloud.plan.offline import OfflineAnswerError, OfflineAnswers, fake_id, render_chart_v3
+from gpucloud.plan.model import SECRET, UNKNOWN_OUTPUT, Plan, ResourceRecord, is_unknown, unknown_marker
+from gpucloud.plan.offline import OfflineAnswerError, OfflineAnswers, fake_id, partition_of, render_chart_v3
 from gpucloud.plan.wire import _SECRET_SIG, _SIG_KEY, struct_views
 from gpucloud.spec.errors import SpecError
 
@@ -132,6 +132,26 @@ def _config_strings(config: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
+# Invokes the provider answers from their arguments alone, without calling AWS (terraform-provider-aws
+# data_source_iam_policy_document.go builds the JSON locally).
+PURE_INVOKES = frozenset({"aws:iam/getPolicyDocument:getPolicyDocument"})
+_INVOKE_DEPENDS_ON = 14  # resource_pb2.RESOURCE_MONITOR_FEATURE_INVOKE_DEPENDS_ON
+
+_S3_BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
+
+
+def derived_outputs(type_: str, inputs: Mapping[str, Any], region: str) -> dict[str, Any]:
+    """Outputs fixed by known inputs, which a policy needs to judge what is built from them: an S3 bucket's ARN
+    is ``arn:<partition>:s3:::<bucket>`` (no account, no region: the S3 ARN format in the AWS service
+    authorization reference), so a TLS-deny bucket policy written from ``bucket.arn`` is known at preview."""
+    if type_ in _S3_BUCKETS:
+        name = inputs.get("bucket")
+        if isinstance(name, str) and name and not is_unknown(name):
+            partition, _ = partition_of(region)
+            return {"arn": f"arn:{partition}:s3:::{name}"}
+    return {}
+
+
 def _make_mocks(answers: OfflineAnswers) -> Any:
     import pulumi
 
@@ -145,8 +165,9 @@ def _make_mocks(answers: OfflineAnswers) -> Any:
                     outputs = {}
                 return name, {**args.inputs, "name": name, "outputs": dict(outputs), "secretOutputNames": []}
             # As in a preview: a created resource's outputs are its checked inputs (the monitor has filled in the
-            # provider's autoname by now); what only the provider computes (id, ARN, endpoint) stays unknown.
-            return None, dict(args.inputs)
+            # provider's autoname by now); what only the provider computes (id, ARN, endpoint) stays unknown,
+            # except what follows from known inputs alone (derived_outputs).
+            return None, {**dict(args.inputs), **derived_outputs(args.typ, args.inputs, answers.region)}
 
         def call(self, args: pulumi.runtime.MockCallArgs) -> dict[Any, Any]:  # type: ignore[override]
             # A plain dict: the SDK's own type hint suggests (dict, None), which its MockMonitor cannot unpack.
@@ -195,6 +216,25 @@ def _make_monitor(mocks: Any, records: list[ResourceRecord], answers: OfflineAns
             self.parents: dict[str, str] = {}
             self.own_transforms: dict[str, list[Any]] = {}
             self.stack_transforms: list[Any] = []
+
+        def GetDeploymentInfo(self, request: Any) -> Any:  # the engine service's RPC name
+            info = super().GetDeploymentInfo(request)
+            if _INVOKE_DEPENDS_ON not in info.supportedFeatures:
+                info.supportedFeatures.append(_INVOKE_DEPENDS_ON)
+            return info
+
+        def Invoke(self, request: Any) -> Any:  # the engine service's RPC name
+            # The engine gates an invoke on the resources it depends on: in a preview, one that waits on a resource
+            # still to be created is wholly unknown. A pure invoke (computed by the provider from its arguments
+            # alone) is known whenever its arguments are; the SDK already answers unknown when one is not.
+            import pulumi
+
+            pending = [u for u in request.dependsOn if u in self.urns]
+            if pending and request.tok not in PURE_INVOKES and pulumi.runtime.is_dry_run():
+                from pulumi.runtime.proto import resource_pb2
+
+                return resource_pb2.ResourceInvokeResponse(unknown=True)
+            return super().Invoke(request)
 
         def make_urn(self, parent: str, type_: str, name: str) -> str:
             # As the engine builds URNs: a child's type is qualified by its parent's whole qualified type,

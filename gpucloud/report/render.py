@@ -241,12 +241,34 @@ def _policies_text(console: Console, policies: Mapping[str, Any]) -> None:
     not_evaluated = policies.get("not_evaluated") or []
     if not_evaluated:
         console.print(f"[yellow]{len(not_evaluated)} policy checks could not run on unknown values (advisory)[/yellow]")
+    for line in undecided_lines(policies):
+        console.print(f"[yellow]{escape(line)}[/yellow]")
+    for line in remediation_lines(policies):
+        console.print(f"[cyan]{escape(line)}[/cyan]")
     mandatory = int(policies.get("mandatory_violations", 0))
     verdict = "[red]FAIL[/red]" if mandatory else "[green]PASS[/green]"
     console.print(
         f"[bold]Guardrails ({policies.get('pack')}):[/bold] {verdict}  {mandatory} mandatory, "
         f"{len(violations) - mandatory} advisory violations"
     )
+
+
+def undecided_lines(policies: Mapping[str, Any]) -> list[str]:
+    """One line per resource a policy could not decide at preview: what it counts as, and the unknown field."""
+    return [
+        f"undecided ({u.get('action')}): {u.get('policy')} on {str(u.get('urn', '')).rsplit('::', 1)[-1]}: "
+        f"{u.get('field') or 'stack'} is unknown at preview ({u.get('reason')})"
+        for u in policies.get("undecided") or []
+    ]
+
+
+def remediation_lines(policies: Mapping[str, Any]) -> list[str]:
+    """What the pack's remediations would set on each resource at `up` (level remediate)."""
+    return [
+        f"remediate: {r.get('policy')} on {str(r.get('urn', '')).rsplit('::', 1)[-1]} sets "
+        + ", ".join(f"{k}={json.dumps(v, sort_keys=True)}" for k, v in (r.get("changes") or {}).items())
+        for r in policies.get("remediations") or []
+    ]
 
 
 def _short(urn: str) -> str:
@@ -403,6 +425,16 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         body = ["| policy | resource | what `remediate` would change |", "|---|---|---|"]
         body += [f"| `{p}` | `{r}` | {_cell(c)} |" for p, r, c in fixes]
         lines += _details(f"Remediations ({len(fixes)})", body)
+    fail_closed = policies.get("undecided") or []
+    if fail_closed:
+        body = ["| policy | resource | unknown field | counts as | why |", "|---|---|---|---|---|"]
+        body += [
+            f"| `{u.get('policy')}` | `{_short(str(u.get('urn', '')))}` | `{_cell(u.get('field') or 'stack')}` | "
+            f"{'violation (block)' if u.get('action') == 'block' else 'warning'} | {_cell(u.get('reason'))} |"
+            for u in fail_closed
+        ]
+        lines += _details(f"Undecided at preview ({len(fail_closed)})", body, open_=any(
+            u.get("action") == "block" for u in fail_closed))  # fmt: skip
     if undecided:
         body = ["| policy | resource | why it could not be decided |", "|---|---|---|"]
         body += [f"| `{n.get('policy')}` | `{_short(str(n.get('urn', '')))}` | {_cell(n.get('reason'))} |"

@@ -4,8 +4,17 @@ The same policy objects run in the Pulumi CLI (``pulumi preview --policy-pack po
 ``gpucloud plan`` (gpucloud.guard). This package imports only leaf modules of gpucloud (catalog, spec).
 """
 
-from .base import PACK_NAME, Guardrail
+from .base import PACK_NAME, UNDECIDED_MARK, Guardrail
 from .pack import PACK
 from .registry import GUARDRAILS, by_name, initial_config, policies
 
-__all__ = ["GUARDRAILS", "PACK", "PACK_NAME", "Guardrail", "by_name", "initial_config", "policies"]
+__all__ = [
+    "GUARDRAILS",
+    "PACK",
+    "PACK_NAME",
+    "UNDECIDED_MARK",
+    "Guardrail",
+    "by_name",
+    "initial_config",
+    "policies",
+]

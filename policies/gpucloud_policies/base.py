@@ -8,8 +8,11 @@ so a malformed program produces a violation (or nothing), never a crashed policy
 
 from __future__ import annotations
 
+import contextvars
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from types import TracebackType
 from typing import Any, Literal, cast
 
 from pulumi_policy import (
@@ -38,6 +41,17 @@ Remediator = Callable[[ResourceValidationArgs, Config], "dict[str, Any] | None"]
 
 _MISSING = object()
 
+# Every policy's `unknowns` setting: what a resource the policy cannot decide at preview counts as.
+UNKNOWNS_SCHEMA: Mapping[str, Any] = {
+    "enum": ["block", "warn"],
+    "default": "warn",
+    "description": "A resource this policy cannot decide at preview (a value it needs is unknown): 'block' "
+    "reports it as a violation at the policy's level, 'warn' lists it as undecided (an advisory diagnostic).",
+}
+# The words every "could not be decided" violation starts with; `gpucloud plan` reads the field path after them,
+# so online (`pulumi preview --policy-pack`) and offline reports carry the same message.
+UNDECIDED_MARK = "cannot be decided at preview (unknown: "
+
 
 @dataclass(frozen=True)
 class Guardrail:
@@ -62,6 +76,10 @@ class Guardrail:
     remediate: Any = None
     # For a guardrail that needs the priced plan: cost section -> validate function (gpucloud.guard passes it).
     bind_cost: Any = None
+
+    def __post_init__(self) -> None:
+        if "unknowns" not in self.config:
+            object.__setattr__(self, "config", {**self.config, "unknowns": UNKNOWNS_SCHEMA})
 
     def defaults(self) -> dict[str, Any]:
         return {k: v["default"] for k, v in self.config.items() if "default" in v}
@@ -114,7 +132,14 @@ class Guardrail:
             def report(message: str) -> None:
                 report_violation(f"{name}: {message}")
 
-            check(args, report, settings(args.get_config()))
+            cfg = settings(args.get_config())
+            try:
+                check(args, report, cfg)
+            except UnknownValueError as exc:
+                # A resource policy already judges one resource; "warn" keeps the engine's advisory diagnostic.
+                if cfg.get("unknowns") != "block":
+                    raise
+                report(undecided_message(Undecided(args.urn, _field(exc), exc.message)))
 
         return validate
 
@@ -138,7 +163,19 @@ class Guardrail:
 
             for r in args.resources:
                 r.props = with_inputs(r.urn, r.props)
-            check(args, report, settings(args.get_config()))
+            cfg = settings(args.get_config())
+            found: list[Undecided] = []
+            token = _UNDECIDED.set(found)
+            try:
+                check(args, report, cfg)
+            except UndecidedError:
+                raise
+            except UnknownValueError as exc:
+                # Raised outside any `deciding` block: nothing of the policy could be decided.
+                found.append(Undecided("", _field(exc), exc.message))
+            finally:
+                _UNDECIDED.reset(token)
+            settle(found, report, cfg)
 
         return validate
 
@@ -328,6 +365,112 @@ def unknown(path: str, message: str | None = None) -> UnknownValueError:
     return exc
 
 
+# ---------------------------------------------------------------------------------------------------------
+# Fail closed on unknowns: a stack policy decides each resource on its own, inside `deciding(resource)`.
+
+
+@dataclass(frozen=True)
+class Undecided:
+    """A resource a policy could not decide at preview: the unknown field (dotted path) and why."""
+
+    urn: str
+    field: str
+    reason: str
+
+
+class UndecidedError(UnknownValueError):
+    """Raised at the end of a stack policy, after every decidable resource was reported, when unknowns are
+    'warn': the Pulumi engine shows it as one advisory "can't run policy" diagnostic whose text lists every
+    undecided resource; `gpucloud plan` reads ``undecided`` for the per-resource list."""
+
+    def __init__(self, undecided: Sequence[Undecided]) -> None:
+        first = undecided[0]
+        super().__init__(UNKNOWN_BOOLEAN_VALUE, first.field.split(".") if first.field else [])
+        self.undecided = list(undecided)
+        listed = "; ".join(f"{urn_name(u.urn) or 'stack'} ({u.field or 'stack'}): {u.reason}" for u in undecided)
+        self.message = f"{len(undecided)} resource(s) could not be decided: {listed}"
+
+
+_UNDECIDED: contextvars.ContextVar[list[Undecided] | None] = contextvars.ContextVar("gpucloud_undecided", default=None)
+
+
+def _field(exc: UnknownValueError) -> str:
+    return ".".join(str(p) for p in getattr(exc, "props", None) or [])
+
+
+class deciding:
+    """Judge one resource: an unknown value read inside the block marks that resource undecided (with the
+    field path) and the policy goes on with the next one, instead of the whole policy being skipped.
+
+    Outside a stack policy run (no collector) the unknown propagates as before.
+    """
+
+    def __init__(self, resource: Any, prefix: str = "") -> None:
+        self.urn = resource if isinstance(resource, str) else str(getattr(resource, "urn", ""))
+        self.prefix = prefix
+
+    def __enter__(self) -> deciding:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> bool:
+        if not isinstance(exc, UnknownValueError) or isinstance(exc, UndecidedError):
+            return False
+        sink = _UNDECIDED.get()
+        if sink is None:
+            return False
+        field = _field(exc)
+        mark_undecided(
+            self.urn, f"{self.prefix}.{field}" if self.prefix and field else self.prefix or field, exc.message
+        )
+        return True
+
+
+class via:
+    """Reading another resource's inputs on behalf of the one being judged: an unknown there is reported
+    under that resource's name (``<name>.<field>``), so the report says where the unknown value sits."""
+
+    def __init__(self, resource: Any) -> None:
+        self.name = str(resource.name)
+
+    def __enter__(self) -> via:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> Literal[False]:
+        if isinstance(exc, UnknownValueError) and not isinstance(exc, UndecidedError):
+            exc.props = [self.name, *[str(p) for p in getattr(exc, "props", None) or []]]
+        return False
+
+
+def mark_undecided(urn: str, field: str, reason: str) -> None:
+    """Record a resource as undecided without an exception (e.g. literal subnet IDs whose zones are unseen)."""
+    sink = _UNDECIDED.get()
+    if sink is None:
+        raise unknown(field, reason)
+    sink.append(Undecided(urn, field, reason))
+
+
+def undecided_message(u: Undecided) -> str:
+    return (
+        f"{UNDECIDED_MARK}{u.field or 'stack'}): {u.reason}. Fix: make the value known at preview (a literal, or "
+        "derived from known inputs), or set this policy's unknowns to 'warn' for this environment."
+    )
+
+
+def settle(found: Sequence[Undecided], report: StackReport, cfg: Config) -> None:
+    """After a stack policy has reported what it could decide: 'block' reports each undecided resource as a
+    violation, 'warn' raises one UndecidedError listing them all."""
+    unique = list({(u.urn, u.field): u for u in found}.values())
+    if not unique:
+        return
+    if cfg.get("unknowns") == "block":
+        for u in unique:
+            report(u.urn, undecided_message(u))
+        return
+    raise UndecidedError(unique)
+
+
 def count(v: Any) -> int:
     """Length of a list property without reading its (possibly unknown) elements."""
     return len(v) if is_list(v) else 0
@@ -341,16 +484,37 @@ def tags_of(props: Any, key: str = "tags") -> dict[str, str]:
     return {k: tags[k] if isinstance(tags[k], str) else str(tags[k]) for k in keys(tags)}
 
 
+def provider_default_tags(provider: Any) -> dict[str, str]:
+    """Tags the AWS provider adds to every taggable resource it creates (``defaultTags.tags``): an explicit
+    provider's input, or the default provider's ``aws:defaultTags`` config, which the engine passes as a JSON
+    string. Resource tags win over these on a key clash (the provider merges them into tagsAll)."""
+    props = getattr(provider, "props", None)
+    if props is None or not str(getattr(provider, "resource_type", "")).startswith("pulumi:providers:aws"):
+        return {}
+    raw = get(props, "defaultTags")
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            return {}
+    return tags_of(raw) if isinstance(raw, Mapping) else {}
+
+
 __all__ = [
     "PACK_NAME",
+    "UNDECIDED_MARK",
+    "UNKNOWNS_SCHEMA",
     "Config",
     "EnforcementLevel",
     "Guardrail",
     "Report",
     "Severity",
     "StackReport",
+    "Undecided",
+    "UndecidedError",
     "UnknownValueError",
     "count",
+    "deciding",
     "falsy",
     "get",
     "has",
@@ -359,14 +523,19 @@ __all__ = [
     "items",
     "keys",
     "maps",
+    "mark_undecided",
     "number",
     "plain",
     "present",
+    "provider_default_tags",
+    "settle",
     "strings",
     "tags_of",
     "text",
     "truthy",
+    "undecided_message",
     "unknown",
     "urn_name",
     "urn_type",
+    "via",
 ]

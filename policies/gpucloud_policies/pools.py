@@ -7,7 +7,7 @@ from typing import Any
 
 from pulumi_policy import PolicyResource
 
-from .base import count, get, integer, maps, text
+from .base import UnknownValueError, count, get, integer, maps, text, via
 from .capacity import ASG, LAUNCH_TEMPLATE, NODE_GROUP, gpus, is_accelerated, max_size, spec, type_refs
 from .stack import linked, of_type
 
@@ -22,6 +22,14 @@ class Pool:
     launch_template: PolicyResource | None
     subnets: list[PolicyResource] = field(default_factory=list)
     subnet_count: int = 0
+    # What made this pool undecidable at preview (an unknown instance type, max size, ...), raised by known().
+    error: UnknownValueError | None = None
+
+    def known(self) -> Pool:
+        """The pool, or the UnknownValueError that keeps it from being judged (call inside ``deciding``)."""
+        if self.error is not None:
+            raise self.error
+        return self
 
     @property
     def gpus_per_node(self) -> int:
@@ -58,26 +66,35 @@ def pools(resources: list[PolicyResource]) -> list[Pool]:
     out = []
     for r in of_type(resources, NODE_GROUP, ASG):
         lt = _launch_template(r)
-        lt_types = [ref.instance_type for ref in type_refs(LAUNCH_TEMPLATE, lt.props)] if lt is not None else []
-        if r.resource_type == NODE_GROUP and lt_types:
-            # EKS rejects instanceTypes on a node group whose launch template names the type, so the template
-            # decides; in a preview the node group's instanceTypes output is unknown until EKS copies it from
-            # the template, and reading it would stop the policy for every pool.
-            types = lt_types
-        else:
-            types = [ref.instance_type for ref in type_refs(r.resource_type, r.props)] or lt_types
-        subnet_prop = "subnetIds" if r.resource_type == NODE_GROUP else "vpcZoneIdentifiers"
-        out.append(
-            Pool(
-                resource=r,
-                instance_types=types,
-                max_size=max_size(r.resource_type, r.props),
-                launch_template=lt,
-                subnets=linked(r, subnet_prop, SUBNET),
-                subnet_count=count(get(r.props, subnet_prop)),
-            )
-        )
+        try:
+            out.append(_pool(r, lt))
+        except UnknownValueError as exc:
+            # One pool's unknown value makes that pool undecided, never the others (policies call known()).
+            out.append(Pool(resource=r, instance_types=[], max_size=None, launch_template=lt, error=exc))
     return out
+
+
+def _pool(r: PolicyResource, lt: PolicyResource | None) -> Pool:
+    lt_types: list[str] = []
+    if lt is not None:
+        with via(lt):
+            lt_types = [ref.instance_type for ref in type_refs(LAUNCH_TEMPLATE, lt.props)]
+    if r.resource_type == NODE_GROUP and lt_types:
+        # EKS rejects instanceTypes on a node group whose launch template names the type, so the template
+        # decides; in a preview the node group's instanceTypes output is unknown until EKS copies it from
+        # the template, and reading it would make the pool undecided for nothing.
+        types = lt_types
+    else:
+        types = [ref.instance_type for ref in type_refs(r.resource_type, r.props)] or lt_types
+    subnet_prop = "subnetIds" if r.resource_type == NODE_GROUP else "vpcZoneIdentifiers"
+    return Pool(
+        resource=r,
+        instance_types=types,
+        max_size=max_size(r.resource_type, r.props),
+        launch_template=lt,
+        subnets=linked(r, subnet_prop, SUBNET),
+        subnet_count=count(get(r.props, subnet_prop)),
+    )
 
 
 def efa_capable(instance_type: str) -> bool:

@@ -83,14 +83,18 @@ def test_bad_program_fails_with_the_exact_violations(bad_outputs):
     conformance = json.loads(texts["json"])["conformance"]["findings"]
     assert ("scheduling.advertise", "train-p5") in {(f["check"], _name(f["urn"])) for f in conformance}
     policies = json.loads(texts["json"])["policies"]
-    assert set(policies) == {"pack", "violations", "not_evaluated", "mandatory_violations"}
+    assert set(policies) == {"pack", "violations", "not_evaluated", "mandatory_violations", "undecided", "remediations"}
     found = {(v["policy"], v["enforcement"], _name(v["urn"])) for v in policies["violations"]}
     # The spend cap needs the cost engine (another branch): priced it may fire, unpriced it is not evaluated.
     spend = {f for f in found if f[0] == "monthly-spend-cap"}
     assert found - spend == EXPECTED_BAD
     not_evaluated = {(n["policy"], _name(n["urn"])) for n in policies["not_evaluated"]}
     assert not_evaluated <= {("monthly-spend-cap", "bad-program-dev")}
-    assert bool(spend) != bool(not_evaluated) or not (spend or not_evaluated)
+    # Fail closed: the cap is judged on what is priced, and the cluster whose version (so its price) is
+    # unknown is listed as undecided, not counted as $0.
+    assert {(u["policy"], _name(u["urn"]), u["field"]) for u in policies["undecided"]} == {
+        ("monthly-spend-cap", "open-cluster", "version")
+    }
     assert policies["mandatory_violations"] == sum(1 for v in policies["violations"] if v["enforcement"] == "mandatory")
     counts = [(v["policy"], _name(v["urn"])) for v in policies["violations"]]
     assert counts.count(("cost-tags", "gpu-lt")) == 2  # instance and volume tag specifications
@@ -117,7 +121,10 @@ def test_bad_program_sarif_validates(bad_outputs):
     jsonschema.Draft7Validator(load_schema(), format_checker=jsonschema.FormatChecker()).validate(sarif)
     run = sarif["runs"][0]
     violations = json.loads(bad_outputs[1]["json"])["policies"]["violations"]
-    assert len(run["results"]) == len(violations)
+    # One result per violation, plus a note per resource left undecided under 'warn' (the cluster's price).
+    notes = [r for r in run["results"] if r["level"] == "note" and "undecided" in r["properties"]]
+    assert len(run["results"]) == len(violations) + len(notes)
+    assert [n["properties"]["undecided"]["field"] for n in notes] == ["version"]
     rules = run["tool"]["driver"]["rules"]
     by_id = {r["id"]: r for r in rules}
     imds = next(r for r in run["results"] if r["properties"]["policy"] == "lt-imdsv2")

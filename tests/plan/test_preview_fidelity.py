@@ -152,7 +152,8 @@ def test_print_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
     assert out == ""
     bucket = f"logs-{hex_of('urn:pulumi:dev::printing::aws:s3/bucket:Bucket::logs', 7)}"
     assert err == f"hello from the program\nbucket is {bucket}\n"
-    assert plan.outputs == {"bucketName": bucket, "bucketArn": UNKNOWN_OUTPUT}
+    # An S3 bucket's ARN follows from its (autonamed) name alone: the engine derives it (guardrails issue 13).
+    assert plan.outputs == {"bucketName": bucket, "bucketArn": f"arn:aws:s3:::{bucket}"}
 
 
 # --- transforms ---------------------------------------------------------------------------------------------
@@ -411,7 +412,7 @@ def test_provider_component_with_unknown_inputs_warns_and_registers_nothing() ->
         bucket = aws.s3.Bucket("b")
         k8s.yaml.v2.ConfigGroup(
             "g",
-            objs=[{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": {"arn": bucket.arn}}],
+            objs=[{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": {"id": bucket.id}}],
         )
 
     plan = run_callable(program)

@@ -46,7 +46,7 @@ def test_policy_objects_match_the_registry():
         "lt-imdsv2",
     }
     assert PACK_NAME == "gpucloud-guardrails"
-    assert initial_config()["gpu-count-cap"] == {"maxGpusPerPool": 64, "maxGpusPerStack": 256}
+    assert initial_config()["gpu-count-cap"] == {"maxGpusPerPool": 64, "maxGpusPerStack": 256, "unknowns": "warn"}
 
 
 def test_pack_files():

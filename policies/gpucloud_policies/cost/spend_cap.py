@@ -10,10 +10,11 @@ evaluated), rather than passing.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, number, plain, unknown
+from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, mark_undecided, number, plain, unknown
 
 
 def _price(resources: list[Any]) -> Mapping[str, Any]:
@@ -24,11 +25,37 @@ def _price(resources: list[Any]) -> Mapping[str, Any]:
         raise unknown(
             "cost", "the cost engine (gpucloud.cost.price_resources) is not installed, so costs are unknown"
         ) from None
+    # Links by URN as the engine hands them over: without them a node group cannot be matched to its launch
+    # template (whose ID is unknown at preview), and its price would be unknown under `pulumi preview` only.
     plain_resources = [
-        {"urn": r.urn, "type": r.resource_type, "name": r.name, "inputs": plain(r.props)} for r in resources
+        {
+            "urn": r.urn,
+            "type": r.resource_type,
+            "name": r.name,
+            "inputs": plain(r.props),
+            "parent": r.parent.urn if r.parent is not None else None,
+            "dependencies": [d.urn for d in r.dependencies or []],
+            "propertyDependencies": {k: [d.urn for d in v] for k, v in (r.property_dependencies or {}).items()},
+        }
+        for r in resources
     ]
     result: Mapping[str, Any] = price_resources(plain_resources)
     return result
+
+
+_FIELDS = re.compile(
+    r"\b(?:scalingConfig\.\w+|instanceTypes?|desiredCapacity|minSize|maxSize|capacityType|"
+    r"instancesDistribution|launchTemplate)\b"
+)
+
+
+_LEADING = re.compile(r"[a-z][A-Za-z]*(?:\.[A-Za-z]+)*(?= (?:is|are) unknown)")
+
+
+def _field(reason: str) -> str:
+    """The input the cost engine names in its reason (it reports prose, not paths); "price" when none."""
+    found = _FIELDS.search(reason) or _LEADING.match(reason)
+    return found.group(0) if found else "price"
 
 
 POOL_COMPONENT = "gpucloud:nodepool:GpuNodePool"
@@ -67,6 +94,12 @@ def check(args: Any, report: StackReport, cfg: Config, priced: Mapping[str, Any]
     if not (stack_cap or pool_cap or delta_cap):
         return
     cost = priced if priced is not None else _price(list(args.resources))
+    # A resource the cost engine could not price because a value is unknown at preview (instance type, size)
+    # may be the one that breaks the cap: it is undecided, never counted as $0. Usage-billed ones are not.
+    for item in cost.get("unpriced") or []:
+        reason = str(item.get("reason") or "") if isinstance(item, Mapping) else ""
+        if "unknown" in reason:
+            mark_undecided(str(item.get("urn") or ""), _field(reason), reason)
     if pool_cap:
         for urn, ceiling in _pool_ceilings(list(args.resources), cost).items():
             if ceiling > pool_cap:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, get, integer, keys, text
+from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, deciding, get, integer, keys, text
 from ..capacity import ASG, GPU_RESOURCE, KEY_CAPACITY_TYPE, NODE_GROUP, NODE_POOL, requirement_values
 from ..pools import pools
 from ..stack import of_type
@@ -30,22 +30,25 @@ def _spot_gpus(pool: Any) -> int:
 def validate(args: Any, report: StackReport, cfg: Config) -> None:
     total = spot = 0
     anchor, anchor_gpus = "", -1
+    # Each pool adds to the totals only once all its values are known; an undecided pool is listed instead.
     for pool in pools(args.resources):
-        if not pool.is_gpu:
-            continue
-        n, s = pool.max_gpus, _spot_gpus(pool)
-        total, spot = total + n, spot + s
-        if n - s > anchor_gpus:
-            anchor, anchor_gpus = pool.resource.urn, n - s
+        with deciding(pool.resource):
+            if not pool.known().is_gpu:
+                continue
+            n, s = pool.max_gpus, _spot_gpus(pool)
+            total, spot = total + n, spot + s
+            if n - s > anchor_gpus:
+                anchor, anchor_gpus = pool.resource.urn, n - s
     for np in of_type(args.resources, NODE_POOL):
-        limits = get(np.props, "spec", "limits")
-        if GPU_RESOURCE not in keys(limits):
-            continue
-        n = integer(limits[GPU_RESOURCE], 0) or 0
-        s = n if "spot" in (requirement_values(np.props, KEY_CAPACITY_TYPE) or []) else 0
-        total, spot = total + n, spot + s
-        if n - s > anchor_gpus:
-            anchor, anchor_gpus = np.urn, n - s
+        with deciding(np):
+            limits = get(np.props, "spec", "limits")
+            if GPU_RESOURCE not in keys(limits):
+                continue
+            n = integer(limits[GPU_RESOURCE], 0) or 0
+            s = n if "spot" in (requirement_values(np.props, KEY_CAPACITY_TYPE) or []) else 0
+            total, spot = total + n, spot + s
+            if n - s > anchor_gpus:
+                anchor, anchor_gpus = np.urn, n - s
     minimum = float(cfg["minSpotPercent"])
     if total and spot * 100 < minimum * total:
         report(

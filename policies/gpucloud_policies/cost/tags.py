@@ -11,7 +11,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, maps, plain, tags_of, text, truthy
+from ..base import (
+    Config,
+    EnforcementLevel,
+    Guardrail,
+    Report,
+    Severity,
+    get,
+    maps,
+    plain,
+    provider_default_tags,
+    tags_of,
+    text,
+    truthy,
+)
 from ..capacity import ASG, INSTANCE, LAUNCH_TEMPLATE, NODE_CLASS, NODE_GROUP, SPOT_REQUEST
 
 BUCKETS = frozenset({"aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2"})
@@ -35,6 +48,11 @@ TAGGED = frozenset(
 SPEC_KINDS = ("instance", "volume")
 
 
+def _valued(tags: Mapping[str, Any]) -> set[str]:
+    # A key with an empty (or blank) value allocates the cost to nothing: it counts as missing.
+    return {k for k, v in tags.items() if isinstance(v, str) and v.strip()}
+
+
 def _spec_tags(props: Any) -> dict[str, dict[str, str]]:
     found: dict[str, dict[str, str]] = {}
     for ts in maps(get(props, "tagSpecifications")):
@@ -44,17 +62,23 @@ def _spec_tags(props: Any) -> dict[str, dict[str, str]]:
     return found
 
 
-def _tag_sets(resource_type: str, props: Any) -> list[tuple[str, set[str]]]:
-    """(where, tag keys) for every place this resource type must carry the tags."""
+def _tag_sets(resource_type: str, props: Any, defaults: Mapping[str, str]) -> list[tuple[str, set[str]]]:
+    """(where, tag keys with a value) for every place this resource type must carry the tags. The provider's
+    default tags reach a resource's own ``tags`` only: not ASG tags, launch-template tag specifications or
+    Karpenter's spec.tags (the AWS provider's default_tags documentation)."""
     if resource_type == NODE_CLASS:
-        return [("spec.tags", set(tags_of(get(props, "spec"))))]
+        return [("spec.tags", _valued(tags_of(get(props, "spec"))))]
     if resource_type == ASG:
-        propagated = {text(get(t, "key")) for t in maps(get(props, "tags")) if truthy(get(t, "propagateAtLaunch"))}
+        propagated = {
+            text(get(t, "key"))
+            for t in maps(get(props, "tags"))
+            if truthy(get(t, "propagateAtLaunch")) and text(get(t, "value")).strip()
+        }
         return [("tags (propagateAtLaunch)", propagated)]
-    sets = [("tags", set(tags_of(props)))]
+    sets = [("tags", _valued({**defaults, **tags_of(props)}))]
     if resource_type == LAUNCH_TEMPLATE:
         spec_tags = _spec_tags(props)
-        sets += [(f"tagSpecifications[{kind}]", set(spec_tags.get(kind, {}))) for kind in SPEC_KINDS]
+        sets += [(f"tagSpecifications[{kind}]", _valued(spec_tags.get(kind, {}))) for kind in SPEC_KINDS]
     return sets
 
 
@@ -64,12 +88,14 @@ def _required(cfg: Config) -> list[str]:
 
 def validate(args: Any, report: Report, cfg: Config) -> None:
     required = _required(cfg)
-    for where, present in _tag_sets(args.resource_type, args.props):
+    defaults = provider_default_tags(getattr(args, "provider", None))
+    for where, present in _tag_sets(args.resource_type, args.props, defaults):
         missing = [k for k in required if k not in present]
         if missing:
             report(
-                f"{where} lacks cost-allocation tags {missing}. Fix: add them with literal values "
-                "(ComponentConfig.tags / spec.tags), or run the pack at level remediate with tagDefaults."
+                f"{where} lacks cost-allocation tags {missing} (or leaves them empty). Fix: add them with "
+                "non-empty literal values (ComponentConfig.tags / spec.tags / the provider's default_tags), or run "
+                "the pack at level remediate with tagDefaults."
             )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, get, integer, keys
+from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, deciding, get, integer, keys
 from ..capacity import GPU_RESOURCE, NODE_POOL, nodepool_is_gpu
 from ..pools import pools
 from ..stack import of_type
@@ -18,35 +18,39 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
     largest = ""
     biggest = -1
     for pool in pools(args.resources):
-        n = pool.max_gpus
-        total += n
-        if n > biggest:
-            largest, biggest = pool.resource.urn, n
-        if n > per_pool:
-            report(
-                pool.resource.urn,
-                f"can grow to {n} GPUs (max size {pool.max_size} x {pool.gpus_per_node} GPUs per instance), above "
-                f"the per-pool cap of {per_pool}. Fix: lower the max size to {per_pool // max(pool.gpus_per_node, 1)} "
-                "or raise maxGpusPerPool in this environment's policy config.",
-            )
+        with deciding(pool.resource):
+            n = pool.known().max_gpus
+            total += n
+            if n > biggest:
+                largest, biggest = pool.resource.urn, n
+            if n > per_pool:
+                report(
+                    pool.resource.urn,
+                    f"can grow to {n} GPUs (max size {pool.max_size} x {pool.gpus_per_node} GPUs per instance), "
+                    f"above the per-pool cap of {per_pool}. Fix: lower the max size to "
+                    f"{per_pool // max(pool.gpus_per_node, 1)} or raise maxGpusPerPool in this environment's "
+                    "policy config.",
+                )
     for np in of_type(args.resources, NODE_POOL):
-        limits = get(np.props, "spec", "limits")
-        if GPU_RESOURCE not in keys(limits):
-            if nodepool_is_gpu(np.props):
+        with deciding(np):
+            limits = get(np.props, "spec", "limits")
+            if GPU_RESOURCE not in keys(limits):
+                if nodepool_is_gpu(np.props):
+                    report(
+                        np.urn,
+                        f'GPU NodePool has no spec.limits["{GPU_RESOURCE}"], so Karpenter can add GPUs without '
+                        f'bound. Fix: set spec.limits["{GPU_RESOURCE}"] (at most {per_pool}).',
+                    )
+                continue
+            n = integer(limits[GPU_RESOURCE], 0) or 0
+            total += n
+            if n > biggest:
+                largest, biggest = np.urn, n
+            if n > per_pool:
                 report(
                     np.urn,
-                    f'GPU NodePool has no spec.limits["{GPU_RESOURCE}"], so Karpenter can add GPUs without bound. '
-                    f'Fix: set spec.limits["{GPU_RESOURCE}"] (at most {per_pool}).',
+                    f'spec.limits["{GPU_RESOURCE}"] is {n}, above the per-pool cap of {per_pool}. Fix: lower it.',
                 )
-            continue
-        n = integer(limits[GPU_RESOURCE], 0) or 0
-        total += n
-        if n > biggest:
-            largest, biggest = np.urn, n
-        if n > per_pool:
-            report(
-                np.urn, f'spec.limits["{GPU_RESOURCE}"] is {n}, above the per-pool cap of {per_pool}. Fix: lower it.'
-            )
     if total > per_stack:
         report(
             largest,

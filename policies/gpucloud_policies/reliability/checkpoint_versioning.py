@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, get, tags_of, text
+from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, deciding, get, tags_of, text, via
 from ..security import s3_inline
 from ..security.s3 import attached, buckets
 
@@ -23,18 +23,24 @@ def _is_checkpoint(bucket: Any, pattern: re.Pattern[str], tag_key: str) -> bool:
 def validate(args: Any, report: StackReport, cfg: Config) -> None:
     pattern = re.compile(str(cfg["namePattern"]), re.IGNORECASE)
     for b in buckets(args.resources):
-        if not _is_checkpoint(b, pattern, str(cfg["purposeTagKey"])):
-            continue
-        versioning = attached(args.resources, b, VERSIONING, VERSIONING_V2)
-        enabled = any(text(get(v.props, "versioningConfiguration", "status")) == "Enabled" for v in versioning)
-        # Inline `versioning` (Bucket) / `versionings` (BucketV2) are deprecated but still accepted by the provider.
-        if not enabled and not s3_inline.versioning_enabled(b):
-            report(
-                b.urn,
-                "is a checkpoint bucket without versioning, so an overwritten or deleted checkpoint is "
-                "gone. Fix: add aws.s3.BucketVersioning with status 'Enabled' (and lifecycle rules expiring "
-                "noncurrent versions).",
-            )
+        with deciding(b):
+            _check(args.resources, b, pattern, str(cfg["purposeTagKey"]), report)
+
+
+def _check(resources: list[Any], b: Any, pattern: re.Pattern[str], tag_key: str, report: StackReport) -> None:
+    enabled = False
+    for v in attached(resources, b, VERSIONING, VERSIONING_V2):
+        with via(v):
+            enabled = enabled or text(get(v.props, "versioningConfiguration", "status")) == "Enabled"
+    # Inline `versioning` (Bucket) / `versionings` (BucketV2): deprecated, still accepted by the provider.
+    # A versioned bucket passes whatever its (possibly computed) name: decided before the name is read.
+    if not enabled and not s3_inline.versioning_enabled(b) and _is_checkpoint(b, pattern, tag_key):
+        report(
+            b.urn,
+            "is a checkpoint bucket without versioning, so an overwritten or deleted checkpoint is "
+            "gone. Fix: add aws.s3.BucketVersioning with status 'Enabled' (and lifecycle rules expiring "
+            "noncurrent versions).",
+        )
 
 
 GUARDRAIL = Guardrail(

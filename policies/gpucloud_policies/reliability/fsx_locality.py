@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, count, get
+from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, count, deciding, get
 from ..pools import SUBNET, pools
 from ..stack import linked, of_type, subnet_azs
 
@@ -18,27 +18,35 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
     file_systems = of_type(args.resources, LUSTRE)
     if not file_systems:
         return
-    gpu_pools = [p for p in pools(args.resources) if p.is_gpu]
+    gpu_pools = []
+    for p in pools(args.resources):
+        with deciding(p.resource):
+            if p.known().is_gpu:
+                gpu_pools.append((p, subnet_azs(p.subnets)))
     for fs in file_systems:
-        n_subnets = count(get(fs.props, "subnetIds"))
-        if n_subnets > 1:
+        with deciding(fs):
+            _check(fs, gpu_pools, report)
+
+
+def _check(fs: Any, gpu_pools: list[Any], report: StackReport) -> None:
+    n_subnets = count(get(fs.props, "subnetIds"))
+    if n_subnets > 1:
+        report(
+            fs.urn,
+            f"lists {n_subnets} subnets; Lustre file systems live in one. Fix: pass the "
+            "single subnet in the GPU pools' availability zone.",
+        )
+        return
+    fs_azs = subnet_azs(linked(fs, "subnetIds", SUBNET))
+    if not fs_azs:
+        return
+    for pool, pool_azs in gpu_pools:
+        if pool_azs and not (fs_azs & pool_azs):
             report(
                 fs.urn,
-                f"lists {n_subnets} subnets; Lustre file systems live in one. Fix: pass the "
-                "single subnet in the GPU pools' availability zone.",
+                f"is in {sorted(fs_azs)} but GPU pool {pool.resource.name} runs in "
+                f"{sorted(pool_azs)}: every read crosses zones. Fix: put the file system in the pool's zone.",
             )
-            continue
-        fs_azs = subnet_azs(linked(fs, "subnetIds", SUBNET))
-        if not fs_azs:
-            continue
-        for pool in gpu_pools:
-            pool_azs = subnet_azs(pool.subnets)
-            if pool_azs and not (fs_azs & pool_azs):
-                report(
-                    fs.urn,
-                    f"is in {sorted(fs_azs)} but GPU pool {pool.resource.name} runs in "
-                    f"{sorted(pool_azs)}: every read crosses zones. Fix: put the file system in the pool's zone.",
-                )
 
 
 GUARDRAIL = Guardrail(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, get, has, number, text
+from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, deciding, get, has, number, text
 from ..capacity import INSTANCE, KEY_CAPACITY_TYPE, LAUNCH_TEMPLATE, NODE_GROUP, NODE_POOL, requirement_values
 from ..pools import pools
 from ..stack import of_type
@@ -24,21 +24,25 @@ SPOT_WARNING = "EC2 Spot Instance Interruption Warning"
 
 def _spot_users(resources: list[Any]) -> list[str]:
     urns = []
+    # Only the market fields matter here, so a pool whose size or type is unknown is still judged.
     for pool in pools(resources):
         r = pool.resource
-        if r.resource_type == NODE_GROUP and text(get(r.props, "capacityType")) == "SPOT":
-            urns.append(r.urn)
-        elif r.resource_type != NODE_GROUP:
-            dist = get(r.props, "mixedInstancesPolicy", "instancesDistribution")
-            pct = number(get(dist, "onDemandPercentageAboveBaseCapacity"))
-            if dist is not None and (100.0 if pct is None else pct) < 100:
+        with deciding(r):
+            if r.resource_type == NODE_GROUP and text(get(r.props, "capacityType")) == "SPOT":
                 urns.append(r.urn)
+            elif r.resource_type != NODE_GROUP:
+                dist = get(r.props, "mixedInstancesPolicy", "instancesDistribution")
+                pct = number(get(dist, "onDemandPercentageAboveBaseCapacity"))
+                if dist is not None and (100.0 if pct is None else pct) < 100:
+                    urns.append(r.urn)
     for r in of_type(resources, LAUNCH_TEMPLATE, INSTANCE):
-        if text(get(r.props, "instanceMarketOptions", "marketType")) == "spot":
-            urns.append(r.urn)
+        with deciding(r):
+            if text(get(r.props, "instanceMarketOptions", "marketType")) == "spot":
+                urns.append(r.urn)
     for r in of_type(resources, NODE_POOL):
-        if "spot" in (requirement_values(r.props, KEY_CAPACITY_TYPE) or []):
-            urns.append(r.urn)
+        with deciding(r):
+            if "spot" in (requirement_values(r.props, KEY_CAPACITY_TYPE) or []):
+                urns.append(r.urn)
     return urns
 
 
@@ -51,19 +55,29 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
     users = _spot_users(args.resources)
     if not users:
         return
-    releases = of_type(args.resources, RELEASE)
-    karpenter = [r for r in releases if "karpenter" in text(get(r.props, "chart"))]
-    nth = [r for r in releases if "node-termination-handler" in text(get(r.props, "chart"))]
+    karpenter, nth = [], []
+    for release in of_type(args.resources, RELEASE):
+        with deciding(release):
+            chart = text(get(release.props, "chart"))
+            if "karpenter" in chart:
+                karpenter.append(release)
+            elif "node-termination-handler" in chart:
+                nth.append(release)
+    handled = bool(nth)
     for k in karpenter:
-        if has(_settings(k), "interruptionQueueName"):
-            report(
-                k.urn,
-                "sets settings.interruptionQueueName, a removed key that silently disables interruption "
-                "handling. Fix: rename it to settings.interruptionQueue.",
-            )
-    handled = bool(nth) or any(has(_settings(k), "interruptionQueue") for k in karpenter)
-    rules = of_type(args.resources, RULE)
-    has_rule = any(SPOT_WARNING in text(get(r.props, "eventPattern")) for r in rules)
+        with deciding(k):
+            settings = _settings(k)
+            if has(settings, "interruptionQueueName"):
+                report(
+                    k.urn,
+                    "sets settings.interruptionQueueName, a removed key that silently disables interruption "
+                    "handling. Fix: rename it to settings.interruptionQueue.",
+                )
+            handled = handled or has(settings, "interruptionQueue")
+    has_rule = False
+    for rule in of_type(args.resources, RULE):
+        with deciding(rule):
+            has_rule = has_rule or SPOT_WARNING in text(get(rule.props, "eventPattern"))
     queue = bool(of_type(args.resources, QUEUE))
     missing = []
     if not handled:

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, maps, present, truthy
 from ..capacity import INSTANCE, LAUNCH_TEMPLATE
+from ..templates import inherits
 
 VOLUME = "aws:ebs/volume:Volume"
 
@@ -22,7 +23,12 @@ def _volumes(rt: str, props: Any) -> list[tuple[str, Any]]:
             if get(m, "ebs") is not None
         ]
     if rt == INSTANCE:
-        vols = [("rootBlockDevice", get(props, "rootBlockDevice", default={}))]
+        # The root volume of an instance launched from this program's template is the template's to encrypt.
+        vols = (
+            []
+            if inherits(props, "rootBlockDevice")
+            else [("rootBlockDevice", get(props, "rootBlockDevice", default={}))]
+        )
         vols += [(f"ebsBlockDevices[{i}]", d) for i, d in enumerate(maps(get(props, "ebsBlockDevices")))]
         return vols
     return [("", props)]

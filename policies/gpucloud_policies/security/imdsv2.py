@@ -9,6 +9,7 @@ from typing import Any
 
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, plain, text
 from ..capacity import INSTANCE, LAUNCH_TEMPLATE, SPOT_REQUEST
+from ..templates import inherits
 
 
 def _compliant(props: Any) -> bool:
@@ -17,6 +18,8 @@ def _compliant(props: Any) -> bool:
 
 
 def validate(args: Any, report: Report, cfg: Config) -> None:
+    if args.resource_type != LAUNCH_TEMPLATE and inherits(args.props, "metadataOptions"):
+        return
     if not _compliant(args.props):
         tokens = text(get(args.props, "metadataOptions", "httpTokens")) or "unset (defaults to optional)"
         report(
@@ -27,6 +30,8 @@ def validate(args: Any, report: Report, cfg: Config) -> None:
 
 def remediate(args: Any, cfg: Config) -> dict[str, Any] | None:
     if _compliant(args.props):
+        return None
+    if args.resource_type != LAUNCH_TEMPLATE and inherits(args.props, "metadataOptions"):
         return None
     props = plain(args.props)
     md = props.get("metadataOptions") if isinstance(props.get("metadataOptions"), dict) else {}

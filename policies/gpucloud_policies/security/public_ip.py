@@ -6,10 +6,13 @@ from typing import Any
 
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, maps, truthy
 from ..capacity import INSTANCE, LAUNCH_TEMPLATE
+from ..templates import inherits
 
 
 def validate(args: Any, report: Report, cfg: Config) -> None:
     if args.resource_type == INSTANCE:
+        if inherits(args.props, "associatePublicIpAddress"):
+            return
         if truthy(get(args.props, "associatePublicIpAddress")):
             report("associatePublicIpAddress is true. Fix: launch in a private subnet without a public IP.")
         return

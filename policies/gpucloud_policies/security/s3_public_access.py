@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, get, truthy
+from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, deciding, get, truthy, via
 from .s3 import attached, buckets
 
 PAB = "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock"
@@ -13,17 +13,25 @@ FLAGS = ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPu
 
 def validate(args: Any, report: StackReport, cfg: Config) -> None:
     for b in buckets(args.resources):
-        blocks = attached(args.resources, b, PAB)
-        if not blocks:
-            report(
-                b.urn,
-                "has no aws.s3.BucketPublicAccessBlock. Fix: add one for this bucket with "
-                "block_public_acls, block_public_policy, ignore_public_acls and restrict_public_buckets True.",
-            )
-            continue
-        off = sorted({f for pab in blocks for f in FLAGS if not truthy(get(pab.props, f))})
-        if off:
-            report(b.urn, f"its public access block leaves {off} off. Fix: set all four flags to True.")
+        with deciding(b):
+            _check(args.resources, b, report)
+
+
+def _check(resources: list[Any], b: Any, report: StackReport) -> None:
+    blocks = attached(resources, b, PAB)
+    if not blocks:
+        report(
+            b.urn,
+            "has no aws.s3.BucketPublicAccessBlock. Fix: add one for this bucket with "
+            "block_public_acls, block_public_policy, ignore_public_acls and restrict_public_buckets True.",
+        )
+        return
+    off: set[str] = set()
+    for pab in blocks:
+        with via(pab):
+            off.update(f for f in FLAGS if not truthy(get(pab.props, f)))
+    if off:
+        report(b.urn, f"its public access block leaves {sorted(off)} off. Fix: set all four flags to True.")
 
 
 GUARDRAIL = Guardrail(

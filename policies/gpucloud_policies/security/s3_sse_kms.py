@@ -4,9 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, get, maps, present, text, truthy
+from ..base import (
+    Config,
+    EnforcementLevel,
+    Guardrail,
+    Severity,
+    StackReport,
+    UnknownValueError,
+    deciding,
+    get,
+    maps,
+    present,
+    text,
+    truthy,
+    via,
+)
 from ..stack import linked, of_type
-from . import s3_inline
 from .s3 import attached, buckets
 
 SSE = "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
@@ -17,52 +30,78 @@ LOGGING = ("aws:s3/bucketLogging:BucketLogging", "aws:s3/bucketLoggingV2:BucketL
 def _log_targets(resources: list[Any]) -> set[str]:
     """URNs of buckets that receive S3 server access logs: log delivery writes only with SSE-S3, so SSE-KMS
     would break it (the AWS logging docs say so); those buckets are held to SSE-S3 instead."""
-    names = {text(get(b.props, "bucket")): b.urn for b in buckets(resources) if text(get(b.props, "bucket"))}
+    names = {_known(b.props, "bucket"): b.urn for b in buckets(resources)}
     targets: set[str] = set()
     for logging in of_type(resources, *LOGGING):
         deps = linked(logging, "targetBucket")
         if deps:
             targets.update(d.urn for d in deps)
             continue
-        literal = text(get(logging.props, "targetBucket"))
-        if literal in names:
+        literal = _known(logging.props, "targetBucket")
+        if literal and literal in names:
             targets.add(names[literal])
     return targets
+
+
+def _known(props: Any, key: str) -> str:
+    # An unknown name links nothing by name; it must not stop the policy for every other bucket.
+    try:
+        return text(get(props, key))
+    except UnknownValueError:
+        return ""
+
+
+def _rules(resources: list[Any], b: Any) -> list[Any]:
+    """Default-encryption rules of a bucket: inline on aws.s3.Bucket (``serverSideEncryptionConfiguration.rule``;
+    BucketV2's ``serverSideEncryptionConfigurations[].rules[]``) and from the separate resources."""
+    rules: list[Any] = []
+    inline = get(b.props, "serverSideEncryptionConfiguration", "rule")
+    if inline is not None:
+        rules.append(inline)
+    for inline_config in maps(get(b.props, "serverSideEncryptionConfigurations")):
+        rules.extend(maps(get(inline_config, "rules")))
+    for c in attached(resources, b, SSE, SSE_V2):
+        with via(c):
+            rules.extend(maps(get(c.props, "rules")))
+    return rules
 
 
 def validate(args: Any, report: StackReport, cfg: Config) -> None:
     log_targets = _log_targets(args.resources)
     for b in buckets(args.resources):
-        configs = attached(args.resources, b, SSE, SSE_V2)
-        rules = [r for c in configs for r in maps(get(c.props, "rules"))] + s3_inline.sse_rules(b)
-        if b.urn in log_targets:
-            algorithms = {text(get(r, "applyServerSideEncryptionByDefault", "sseAlgorithm")) for r in rules}
-            if "AES256" not in algorithms:
-                report(
-                    b.urn,
-                    "receives S3 server access logs but has no SSE-S3 default encryption (log delivery cannot "
-                    "use SSE-KMS). Fix: add a BucketServerSideEncryptionConfiguration with sse_algorithm 'AES256'.",
-                )
-            continue
-        good = [
-            r
-            for r in rules
-            if text(get(r, "applyServerSideEncryptionByDefault", "sseAlgorithm")) in ("aws:kms", "aws:kms:dsse")
-            and present(get(r, "applyServerSideEncryptionByDefault"), "kmsMasterKeyId")
-        ]
-        if not good:
+        with deciding(b):
+            _check(_rules(args.resources, b), b, b.urn in log_targets, report, cfg)
+
+
+def _check(rules: list[Any], b: Any, log_target: bool, report: StackReport, cfg: Config) -> None:
+    if log_target:
+        algorithms = {text(get(r, "applyServerSideEncryptionByDefault", "sseAlgorithm")) for r in rules}
+        if "AES256" not in algorithms:
             report(
                 b.urn,
-                "is not encrypted with SSE-KMS and a customer-managed key (S3 defaults to SSE-S3). "
-                "Fix: add a BucketServerSideEncryptionConfiguration with sse_algorithm 'aws:kms', "
-                "kms_master_key_id and bucket_key_enabled True.",
+                "receives S3 server access logs but has no SSE-S3 default encryption (log delivery cannot "
+                "use SSE-KMS). Fix: add a BucketServerSideEncryptionConfiguration with sse_algorithm 'AES256'.",
             )
-        elif cfg["requireBucketKey"] and not any(truthy(get(r, "bucketKeyEnabled")) for r in good):
-            report(
-                b.urn,
-                "uses SSE-KMS without the S3 bucket key, so every object write is a KMS call. "
-                "Fix: set bucket_key_enabled True.",
-            )
+        return
+    good = [
+        r
+        for r in rules
+        if text(get(r, "applyServerSideEncryptionByDefault", "sseAlgorithm")) in ("aws:kms", "aws:kms:dsse")
+        and present(get(r, "applyServerSideEncryptionByDefault"), "kmsMasterKeyId")
+    ]
+    if not good:
+        report(
+            b.urn,
+            "is not encrypted with SSE-KMS and a customer-managed key (S3 defaults to SSE-S3). "
+            "Fix: add a BucketServerSideEncryptionConfiguration with sse_algorithm 'aws:kms', "
+            "kms_master_key_id and bucket_key_enabled True.",
+        )
+    elif cfg["requireBucketKey"] and not any(truthy(get(r, "bucketKeyEnabled")) for r in good):
+        report(
+            b.urn,
+            "uses SSE-KMS without the S3 bucket key, so every object write is a KMS call. "
+            "Fix: set bucket_key_enabled True.",
+        )
 
 
 GUARDRAIL = Guardrail(

@@ -6,8 +6,19 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, get, plain
-from . import s3_inline
+from ..base import (
+    Config,
+    EnforcementLevel,
+    Guardrail,
+    Severity,
+    StackReport,
+    UnknownValueError,
+    deciding,
+    get,
+    has,
+    plain,
+    via,
+)
 from .s3 import attached, buckets
 
 POLICY = "aws:s3/bucketPolicy:BucketPolicy"
@@ -34,24 +45,47 @@ def denies_plaintext(doc: Any) -> bool:
     return False
 
 
+def _document(raw: Any) -> Any:
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return None
+    return plain(raw) if isinstance(raw, Mapping) else None
+
+
+def _denies(resource: Any) -> bool:
+    """Whether the ``policy`` input of a bucket (inline, the deprecated v6 form still accepted by pulumi-aws 7)
+    or of a BucketPolicy denies plaintext; an unknown document raises, naming that resource's field."""
+    if not has(resource.props, "policy"):
+        return False
+    with via(resource):
+        raw = get(resource.props, "policy")
+    return denies_plaintext(_document(raw))
+
+
 def validate(args: Any, report: StackReport, cfg: Config) -> None:
     for b in buckets(args.resources):
-        docs = []
-        raws = [get(p.props, "policy") for p in attached(args.resources, b, POLICY)] + [s3_inline.policy(b)]
-        for raw in raws:
-            if isinstance(raw, str):
-                try:
-                    docs.append(json.loads(raw))
-                except ValueError:
-                    continue
-            elif isinstance(raw, Mapping):
-                docs.append(plain(raw))
-        if not any(denies_plaintext(d) for d in docs):
-            report(
-                b.urn,
-                "has no bucket policy denying non-TLS access. Fix: add a BucketPolicy statement Deny, "
-                "Principal '*', Action 's3:*', Condition Bool aws:SecureTransport 'false'.",
-            )
+        with deciding(b):
+            _check(args.resources, b, report)
+
+
+def _check(resources: list[Any], b: Any, report: StackReport) -> None:
+    # One known denying document decides the bucket even when another of its documents is unknown.
+    pending: UnknownValueError | None = None
+    for holder in (b, *attached(resources, b, POLICY)):
+        try:
+            if _denies(holder):
+                return
+        except UnknownValueError as exc:
+            pending = pending or exc
+    if pending is not None:
+        raise pending
+    report(
+        b.urn,
+        "has no bucket policy denying non-TLS access. Fix: add a BucketPolicy statement Deny, "
+        "Principal '*', Action 's3:*', Condition Bool aws:SecureTransport 'false'.",
+    )
 
 
 GUARDRAIL = Guardrail(
