@@ -9,11 +9,13 @@ from typing import Any
 from pulumi_policy import Policy
 
 from . import k8s, registry
-from .base import PACK_NAME, Guardrail
+from .base import PACK_NAME, UNDECIDED_MARK, Guardrail
 
 
 class GuardrailPack:
     PACK_NAME = PACK_NAME
+    # The prefix of a fail-closed violation message, so the library can list it as undecided.
+    UNDECIDED_MARK = UNDECIDED_MARK
 
     @property
     def GUARDRAILS(self) -> tuple[Guardrail, ...]:

@@ -4,6 +4,14 @@ import pulumi_aws as aws
 
 TAGS = {"CostCenter": "ml", "Team": "vision", "Project": "corpus", "Env": "prod"}
 vpc = aws.ec2.Vpc("vpc", cidr_block="10.0.0.0/16", tags=TAGS)
+aws.ec2.FlowLog(
+    "vpc-flow",
+    vpc_id=vpc.id,
+    traffic_type="ALL",
+    log_destination_type="s3",
+    log_destination="arn:aws:s3:::corpus-flow-logs",
+    tags=TAGS,
+)
 subnet = aws.ec2.Subnet("train-a", vpc_id=vpc.id, cidr_block="10.0.1.0/24", availability_zone="us-east-1a", tags=TAGS)
 efa_lt = aws.ec2.LaunchTemplate(
     "efa-lt",

@@ -77,3 +77,10 @@ resource "aws_eks_node_group" "no_efa" {
   labels = { "gpucloud.io/workload" = "training" }
   tags   = local.tags
 }
+
+resource "aws_flow_log" "vpc_flow" {
+  vpc_id               = aws_vpc.vpc.id
+  traffic_type         = "ALL"
+  log_destination_type = "s3"
+  log_destination      = "arn:aws:s3:::corpus-flow-logs"
+}
