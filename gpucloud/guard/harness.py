@@ -97,8 +97,8 @@ def stack_messages(
     policy_name: str,
     resources: Iterable[Res],
     config: Mapping[str, Any] | None = None,
-    cost: Mapping[str, Any] | None = None,
     found: list[tuple[str, str]] | None = None,
+    cost: Mapping[str, Any] | None = None,
 ) -> list[tuple[str, str]]:
     """(resource name or "", message) for each violation a stack policy reports; ``cost`` is the priced plan a
     policy that needs one gets (as `gpucloud plan` hands it over); pass ``found`` to keep what was reported

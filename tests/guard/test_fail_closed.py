@@ -77,14 +77,20 @@ def test_remediation_changes_are_in_the_json_report(report: dict[str, Any]) -> N
 
 
 def test_text_and_markdown_name_the_undecided_field_and_the_remediation(report: dict[str, Any]) -> None:
-    for rendered in (render_text(report, width=400), render_markdown(report)):
-        assert "undecided (block): gpu-count-cap on computed-type: instanceTypes.0 is unknown at preview" in rendered
-        assert (
-            'remediate: lt-imdsv2 on open-lt sets metadataOptions={"httpEndpoint": "enabled", "httpTokens": "required"}'
-            in rendered
-        )
-    assert "#### Undecided at preview" in render_markdown(report)
-    assert "#### Remediations" in render_markdown(report)
+    text = render_text(report, width=400)
+    assert "undecided (block): gpu-count-cap on computed-type: instanceTypes.0 is unknown at preview" in text
+    assert (
+        'remediate: lt-imdsv2 on open-lt sets metadataOptions={"httpEndpoint": "enabled", "httpTokens": "required"}'
+        in text
+    )
+    md = render_markdown(report)
+    # The PR comment: collapsible sections, open when an undecided resource blocks.
+    assert "<details open><summary>Undecided at preview (" in md
+    assert "| `gpu-count-cap` | `computed-type` | `instanceTypes.0` | violation (block) |" in md
+    assert "<details><summary>Remediations (" in md
+    assert (
+        '| `lt-imdsv2` | `open-lt` | {"metadataOptions": {"httpEndpoint": "enabled", "httpTokens": "required"}} |' in md
+    )
 
 
 def test_sarif_carries_undecided_and_remediation(report: dict[str, Any]) -> None:

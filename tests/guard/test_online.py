@@ -203,8 +203,9 @@ TOKEN = "AKIA" + "ABCDEFGHIJKLMNOP"
 
 def _secret_program() -> None:
     # A launch template whose user data is a secret holding an access key ID, next to a role policy whose document
-    # is unknown at preview (it embeds a bucket ARN).
-    bucket = aws.s3.Bucket("data", bucket="secret-program-data")
+    # is unknown at preview (it embeds a KMS key ARN: the key id is chosen by KMS; a bucket ARN would be derived
+    # from the bucket's known name).
+    key = aws.kms.Key("data", enable_key_rotation=True)
     aws.ec2.LaunchTemplate(
         "lt",
         instance_type="g6e.xlarge",
@@ -214,7 +215,7 @@ def _secret_program() -> None:
     aws.iam.RolePolicy(
         "rp",
         role=role.id,
-        policy=bucket.arn.apply(
+        policy=key.arn.apply(
             lambda arn: json.dumps(
                 {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": arn}]}
             )

@@ -14,7 +14,6 @@ import pytest
 
 from gpucloud.guard.harness import UNKNOWN, Res, resource_messages, stack_messages
 from policies.gpucloud_policies.base import UNDECIDED_MARK, UndecidedError, UnknownValueError
-from policies.gpucloud_policies.cost import spend_cap
 
 BUCKET = "aws:s3/bucket:Bucket"
 PAB = "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock"
@@ -208,11 +207,10 @@ def test_spend_cap_lists_what_the_cost_engine_could_not_price_for_an_unknown() -
             },
         ],
     }
-    token = spend_cap.set_cost_section(cost)
-    try:
-        reported, entries = undecided("monthly-spend-cap", [], {"maxMonthlyUsd": 500})
-    finally:
-        spend_cap.reset_cost_section(token)
+    found: list[tuple[str, str]] = []
+    with pytest.raises(UndecidedError) as caught:
+        stack_messages("monthly-spend-cap", [], {"maxMonthlyUsd": 500}, found, cost=cost)
+    reported, entries = {n for n, _ in found}, caught.value.undecided
     assert reported == {""}  # the decided part: 1000 > 500
     assert [(e.urn.rsplit("::", 1)[-1], e.field) for e in entries] == [("ng", "scalingConfig.desiredSize")]
 

@@ -20,6 +20,7 @@ from ..base import (
     via,
 )
 from ..stack import linked, of_type
+from . import s3_inline
 from .s3 import attached, buckets
 
 SSE = "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
@@ -54,12 +55,8 @@ def _known(props: Any, key: str) -> str:
 def _rules(resources: list[Any], b: Any) -> list[Any]:
     """Default-encryption rules of a bucket: inline on aws.s3.Bucket (``serverSideEncryptionConfiguration.rule``;
     BucketV2's ``serverSideEncryptionConfigurations[].rules[]``) and from the separate resources."""
-    rules: list[Any] = []
-    inline = get(b.props, "serverSideEncryptionConfiguration", "rule")
-    if inline is not None:
-        rules.append(inline)
-    for inline_config in maps(get(b.props, "serverSideEncryptionConfigurations")):
-        rules.extend(maps(get(inline_config, "rules")))
+    # Inline forms (Bucket's single rule, BucketV2's lists) normalised to the separate resource's rule shape.
+    rules: list[Any] = list(s3_inline.sse_rules(b))
     for c in attached(resources, b, SSE, SSE_V2):
         with via(c):
             rules.extend(maps(get(c.props, "rules")))
