@@ -9,6 +9,7 @@ from typing import Any
 from gpucloud.catalog import UnknownInstanceType, get_catalog
 from gpucloud.cli.errors import EXIT_OK, CliError
 from gpucloud.cli.recommend import console_text
+from gpucloud.prices.book import get_price_book
 from gpucloud.prices.cache import cache_path, load_cache
 
 
@@ -49,6 +50,7 @@ def run_refresh(args: argparse.Namespace) -> int:
     except (AwsAccessError, UnknownInstanceType) as exc:
         raise CliError(str(exc)) from None
     get_catalog.cache_clear()
+    get_price_book.cache_clear()
     if args.format == "json":
         print(json.dumps(result, indent=2))
         return EXIT_OK
