@@ -149,6 +149,11 @@ class InstanceRates:
     reserved_1y: float | None = None
     source: str | None = None
     as_of: str | None = None
+    # (source, as_of) per market when it differs from the On-Demand figure's (a refreshed spot price).
+    origins: Mapping[str, tuple[str, str | None]] = field(default_factory=dict)
+
+    def origin(self, market: str) -> tuple[str | None, str | None]:
+        return self.origins.get(market, (self.source, self.as_of))
 
 
 def _is_unknown(value: Any) -> bool:
@@ -215,6 +220,11 @@ def _from_book(found: RegionalRates) -> InstanceRates:
         reserved_1y=published_1y.usd if published_1y else None,
         source=first.source if first else None,
         as_of=first.as_of if first else None,
+        origins={
+            market: (fig.source, fig.as_of)
+            for market, fig in (("spot", spot), ("capacity-block", found.capacity_block))
+            if fig is not None
+        },
     )
 
 
@@ -445,8 +455,8 @@ class _Pricer:
                 unit_price=found.spot,
                 unit="hour",
                 instance_type=instance_type,
-                source=found.source,
-                as_of=found.as_of,
+                source=found.origin("spot")[0],
+                as_of=found.origin("spot")[1],
             )
             return
         if market == "capacity-block":
@@ -465,8 +475,8 @@ class _Pricer:
                 unit_price=found.capacity_block,
                 unit="hour",
                 instance_type=instance_type,
-                source=found.source,
-                as_of=found.as_of,
+                source=found.origin("capacity-block")[0],
+                as_of=found.origin("capacity-block")[1],
             )
             return
         # On-Demand: nodes inside an in-plan ODCR are billed through the reservation's own item.
@@ -1129,8 +1139,8 @@ class _Pricer:
             unit_price=usd,
             unit="hour",
             instance_type=itype,
-            source=found.source,
-            as_of=found.as_of,
+            source=found.origin(market)[0],
+            as_of=found.origin(market)[1],
         )
 
     def karpenter_admitted(
@@ -1306,10 +1316,11 @@ def price_resources(
     resources: Sequence[Mapping[str, Any]],
     options: PricingOptions | None = None,
     catalog: Catalog | None = None,
+    book: PriceBook | None = None,
 ) -> dict[str, Any]:
     """The design.md `cost` object for plain resource dicts (urn/type/name/inputs/dependencies/parent, optional
     custom and propertyDependencies), in engine view. Pure: no pulumi import, no I/O beyond the catalog."""
-    pricer = _Pricer(resources, options or PricingOptions(), catalog or get_catalog())
+    pricer = _Pricer(resources, options or PricingOptions(), catalog or get_catalog(), book)
     pricer.price()
     return {
         "currency": rates.CURRENCY,

@@ -101,6 +101,17 @@ INTERMEDIATE_SIZES: dict[str, tuple[str, int, int, float, int, int]] = {
     "g6e.24xlarge": ("L40S", 4, 96, 768, 3800, 2),
 }
 
+# Sizes added for issue 14 (every size of every supported family): vCPU/RAM/count from moto's
+# DescribeInstanceTypes records (inf2, trn1) or the Vantage-derived data set (g4ad: moto lacks it).
+ADDED_SIZES: dict[str, tuple[str, int, int, float, str]] = {
+    "inf2.8xlarge": ("Inferentia2", 1, 32, 128, "moto"),
+    "inf2.24xlarge": ("Inferentia2", 6, 96, 384, "moto"),
+    "trn1.2xlarge": ("Trainium", 1, 8, 32, "moto"),
+    "g4ad.2xlarge": ("Radeon-Pro-V520", 1, 8, 32, "vantage"),
+    "g4ad.4xlarge": ("Radeon-Pro-V520", 1, 16, 64, "vantage"),
+    "g4ad.8xlarge": ("Radeon-Pro-V520", 2, 32, 128, "vantage"),
+}
+
 REQUIRED_FAMILIES = {
     "p3",
     "p3dn",
@@ -427,7 +438,25 @@ def test_find_contains_iter_len(catalog: Catalog) -> None:
     assert 42 not in catalog
     names = [s.instance_type for s in catalog]
     assert names == sorted(names)
-    assert len(catalog) == len(names) == len(REFERENCE_ROWS) + len(INTERMEDIATE_SIZES) == 50
+    assert len(catalog) == len(names) == len(REFERENCE_ROWS) + len(INTERMEDIATE_SIZES) + len(ADDED_SIZES) == 56
+
+
+@pytest.mark.parametrize(("name", "expected"), sorted(ADDED_SIZES.items()))
+def test_added_sizes_specs(catalog: Catalog, name: str, expected: tuple[str, int, int, float, str]) -> None:
+    spec = catalog.get(name)
+    assert (spec.accelerator, spec.accelerator_count, spec.vcpu, spec.memory_gib, spec.spec_source) == expected
+
+
+def test_every_ec2_size_of_every_catalog_family_is_in_the_catalog_or_excluded(catalog: Catalog) -> None:
+    from gpucloud.catalog import ec2_instance_types
+
+    families = {s.family for s in catalog}
+    missing = sorted(
+        t
+        for t in ec2_instance_types()
+        if t.partition(".")[0] in families and t not in catalog and t not in catalog.excluded
+    )
+    assert missing == []
     assert all(isinstance(s, InstanceSpec) for s in catalog)
 
 

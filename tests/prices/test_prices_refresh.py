@@ -14,8 +14,9 @@ from botocore.stub import Stubber
 
 from gpucloud.catalog import get_catalog
 from gpucloud.cli import main
-from gpucloud.cost import price_resources
+from gpucloud.cost import PricingOptions, price_resources
 from gpucloud.preflight import aws as aws_mod
+from gpucloud.prices.book import Figure, get_price_book
 from gpucloud.prices.cache import load_cache
 from gpucloud.prices.refresh import on_demand_from_price_list, price_list_filters, refresh
 
@@ -102,30 +103,37 @@ def test_refresh_writes_cache_and_catalog_and_cost_prefer_it(
         "price_source": "aws-price-list-api+ec2-spot-price-history",
     }
     monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", str(cache))
-    get_catalog.cache_clear()
-    catalog = get_catalog()
-    assert (catalog.get("p5.48xlarge").on_demand_usd, catalog.get("p5.48xlarge").price_date) == (50.0, "2026-08-02")
-    assert catalog.get("g6e.24xlarge").on_demand_usd == 15.066  # the shipped catalog had no price for it
+    get_price_book.cache_clear()
+    book = get_price_book()
+    p5 = book.rates("p5.48xlarge", "us-east-1")
+    assert p5.on_demand == Figure(50.0, "aws-price-list-api+ec2-spot-price-history", "2026-08-02")
+    assert book.rates("g6e.24xlarge", "us-east-1").on_demand.usd == 15.066  # type: ignore[union-attr]
+    # The catalog stays a leaf: the refreshed cache does not change its shipped figures.
+    assert get_catalog().get("p5.48xlarge").on_demand_usd == 55.04
     ng = {
         "urn": "urn:pulumi:s::p::aws:eks/nodeGroup:NodeGroup::ng",
         "type": "aws:eks/nodeGroup:NodeGroup",
         "name": "ng",
         "inputs": {"instanceTypes": ["g6e.24xlarge"], "scalingConfig": {"desiredSize": 1.0, "maxSize": 1.0}},
     }
-    assert price_resources([ng])["monthly"] == round(15.066 * 730, 2)
+    assert price_resources([ng], PricingOptions(region="us-east-1"))["monthly"] == round(15.066 * 730, 2)
     monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", "off")
-    get_catalog.cache_clear()
-    assert get_catalog().get("p5.48xlarge").on_demand_usd == 55.04
+    get_price_book.cache_clear()
+    assert get_price_book().rates("p5.48xlarge", "us-east-1").on_demand == Figure(
+        55.04, "aws-price-list", "2026-07-28"
+    )
+    get_price_book.cache_clear()
 
 
 def test_corrupt_cache_is_ignored_with_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = tmp_path / "prices.json"
     cache.write_text("{not json")
     monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", str(cache))
-    get_catalog.cache_clear()
+    get_price_book.cache_clear()
     with pytest.warns(UserWarning, match="ignoring price cache"):
-        catalog = get_catalog()
-    assert catalog.get("p5.48xlarge").on_demand_usd == 55.04
+        on_demand = get_price_book().rates("p5.48xlarge", "us-east-1").on_demand
+    assert on_demand is not None and on_demand.usd == 55.04
+    get_price_book.cache_clear()
 
 
 def test_cli_refresh_json(aws_env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
