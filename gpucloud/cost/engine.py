@@ -17,7 +17,7 @@ from datetime import date
 from typing import Any, Final
 
 from gpucloud.catalog import Catalog, get_catalog, is_valid_ec2_instance_type
-from gpucloud.cost import rates
+from gpucloud.cost import billable, rates
 from gpucloud.cost.options import COMPUTE_SAVINGS_PLAN_GAP, Commitment, PricingOptions
 from gpucloud.prices.book import PriceBook, RegionalRates, get_price_book, load_snapshot
 from gpucloud.prices.cache import region_prices
@@ -48,37 +48,8 @@ EXPECTED_NODES_ANNOTATION: Final = "gpucloud.io/expected-nodes"
 # Karpenter NodePool `limits` keys gpucloud resolves to instance counts (per-instance capacity from the catalog).
 _GPU_RESOURCES: Final = ("nvidia.com/gpu", "aws.amazon.com/neuron", "aws.amazon.com/neurondevice", "amd.com/gpu")
 
-# Billed by use (storage, requests, data, events), so a plan cannot price them; each names its billing unit.
-USAGE_BILLED: Final[dict[str, str]] = {
-    "aws:s3/bucket:Bucket": "S3 is billed by stored GB, requests and transfer, not by the bucket",
-    "aws:s3/bucketV2:BucketV2": "S3 is billed by stored GB, requests and transfer, not by the bucket",
-    "aws:cloudwatch/logGroup:LogGroup": "CloudWatch Logs is billed by ingested and stored GB",
-    "aws:sqs/queue:Queue": "SQS is billed by requests",
-    "aws:ecr/repository:Repository": "ECR is billed by stored GB and transfer",
-    "aws:dynamodb/table:Table": "DynamoDB is billed by requests/capacity and storage",
-    "aws:ec2/flowLog:FlowLog": "flow logs are billed by the log volume delivered",
-    "aws:cloudwatch/metricAlarm:MetricAlarm": "CloudWatch alarms are billed per alarm-month beyond the free tier",
-    "aws:prometheus/workspace:Workspace": "Amazon Managed Prometheus is billed by samples ingested and stored",
-    "aws:grafana/workspace:Workspace": "Amazon Managed Grafana is billed per active user",
-    "aws:efs/fileSystem:FileSystem": "EFS is billed by stored GB",
-    "aws:fsx/backup:Backup": "FSx backups are billed by stored GB",
-}
-
-# The billing unit of each usage-billed type, for the unpriced list.
-USAGE_UNITS: Final[dict[str, str]] = {
-    "aws:s3/bucket:Bucket": "GB-month / requests / GB transferred",
-    "aws:s3/bucketV2:BucketV2": "GB-month / requests / GB transferred",
-    "aws:cloudwatch/logGroup:LogGroup": "GB ingested / GB-month stored",
-    "aws:sqs/queue:Queue": "requests",
-    "aws:ecr/repository:Repository": "GB-month / GB transferred",
-    "aws:dynamodb/table:Table": "request units / GB-month",
-    "aws:ec2/flowLog:FlowLog": "GB delivered",
-    "aws:cloudwatch/metricAlarm:MetricAlarm": "alarm-month",
-    "aws:prometheus/workspace:Workspace": "samples ingested / GB-month stored",
-    "aws:grafana/workspace:Workspace": "active user-month",
-    "aws:efs/fileSystem:FileSystem": "GB-month",
-    "aws:fsx/backup:Backup": "GB-month",
-}
+# Billed by use (storage, requests, data, events), so a plan cannot price them: type -> what is billed.
+USAGE_BILLED: Final[dict[str, str]] = {k: reason for k, (reason, _) in billable.USAGE_BILLED.items()}
 
 # Types AWS does not bill for (configuration, identity, routing, Kubernetes objects): skipped silently.
 _FREE_PREFIXES: Final = (
@@ -616,9 +587,13 @@ class _Pricer:
             handler = _HANDLERS.get(type_)
             if handler is not None:
                 handler(self, r, r.get("inputs") or {})
-            elif type_ in USAGE_BILLED:
-                self.skip(r, f"usage-billed: {USAGE_BILLED[type_]}", USAGE_UNITS.get(type_, "usage"))
-            elif type_.startswith(_FREE_PREFIXES):
+            elif type_ in billable.USAGE_BILLED:
+                reason, unit = billable.USAGE_BILLED[type_]
+                self.skip(r, f"usage-billed: {reason}", unit)
+            elif type_ in billable.BILLED_NOT_PRICED:
+                reason, unit = billable.BILLED_NOT_PRICED[type_]
+                self.skip(r, f"billed, no rate in gpucloud: {reason}", unit)
+            elif type_ in billable.FREE_TYPES or type_.startswith(_FREE_PREFIXES):
                 continue
             else:
                 self.skip(r, f"no price rule for {type_}")
@@ -1306,10 +1281,27 @@ _HANDLERS: Final = {
     EIP: _Pricer.eip,
     VPC_ENDPOINT: _Pricer.vpc_endpoint,
     KMS_KEY: _Pricer.kms_key,
+    "aws:kms/externalKey:ExternalKey": _Pricer.kms_key,
+    "aws:kms/replicaKey:ReplicaKey": _Pricer.kms_key,
+    "aws:kms/replicaExternalKey:ReplicaExternalKey": _Pricer.kms_key,
     EBS_VOLUME: _Pricer.ebs_volume,
     EKS_ADDON: _Pricer.eks_addon,
     **{t: _Pricer.karpenter_node_pool for t in KARPENTER_NODEPOOLS},
 }
+
+
+def classify(type_: str) -> str:
+    """How the engine treats a resource type: priced, usage (listed with unit), billed-not-priced (listed with
+    unit), free, or unclassified (listed as 'no price rule')."""
+    if type_ in _HANDLERS:
+        return "priced"
+    if type_ in billable.USAGE_BILLED:
+        return "usage"
+    if type_ in billable.BILLED_NOT_PRICED:
+        return "billed-not-priced"
+    if type_ in billable.FREE_TYPES or type_.startswith(_FREE_PREFIXES):
+        return "free"
+    return "unclassified"
 
 
 def price_resources(

@@ -119,9 +119,7 @@ def test_refresh_writes_cache_and_catalog_and_cost_prefer_it(
     assert price_resources([ng], PricingOptions(region="us-east-1"))["monthly"] == round(15.066 * 730, 2)
     monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", "off")
     get_price_book.cache_clear()
-    assert get_price_book().rates("p5.48xlarge", "us-east-1").on_demand == Figure(
-        55.04, "aws-price-list", "2026-07-28"
-    )
+    assert get_price_book().rates("p5.48xlarge", "us-east-1").on_demand == Figure(55.04, "aws-price-list", "2026-07-28")
     get_price_book.cache_clear()
 
 
