@@ -56,9 +56,10 @@ def run(args: argparse.Namespace) -> int:
     if policy_config is not None and not isinstance(policy_config, dict):
         raise CliError(f"--policy-config {args.policy_config} must hold a JSON object keyed by policy name")
     compare = _load_compare(args.compare) if args.compare else None
+    as_of = _as_of(args.as_of) if getattr(args, "as_of", None) else None
     plan = run_program(program, args.stack)
-    if getattr(args, "as_of", None):
-        plan.config[_PRICING_KEY] = {**(plan.config.get(_PRICING_KEY) or {}), "asOf": _as_of(args.as_of)}
+    if as_of is not None:
+        plan.config[_PRICING_KEY] = {**(plan.config.get(_PRICING_KEY) or {}), "asOf": as_of}
     report = build_report(plan, policy_config=policy_config, compare=compare)
     if args.format == "json":
         text = json.dumps(report, indent=2, sort_keys=False) + "\n"

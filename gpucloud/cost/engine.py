@@ -686,6 +686,7 @@ class _Pricer:
         chosen: str | None = None
         weight = 1.0
         reason = problem or "no instance type in the overrides or the launch template"
+        passed: list[str] = []
         if overrides:
             # The first override the catalog prices: On-Demand allocation is 'prioritized' by default, so the
             # first override is what the group launches first.
@@ -705,6 +706,7 @@ class _Pricer:
                     weight = float(w) if isinstance(w, str | int | float) and not _is_unknown(w) else 1.0
                     break
                 reason = found if isinstance(found, str) else f"no price for override {itype}"
+                passed.append(itype)
         else:
             itype = _get(lt_inputs, "instanceType")
             if isinstance(itype, str) and not _is_unknown(itype):
@@ -712,6 +714,11 @@ class _Pricer:
         if chosen is None:
             self.skip(r, f"instance type unknown: {reason}")
             return
+        if passed:
+            self.warnings.append(
+                f"{r.get('name')}: overrides {', '.join(passed)} have no usable price in {self.region}; "
+                f"priced as {chosen}, the first override that has one"
+            )
 
         def split(units: int) -> tuple[int, int]:
             od_base = min(base, units)
