@@ -161,7 +161,7 @@ def test_cache_overlay_wins_per_region_only() -> None:
 
 
 def test_snapshot_schema_is_checked() -> None:
-    with pytest.raises(ValueError, match="price snapshot schema 'x' is not 'gpucloud.prices.snapshot/v1'"):
+    with pytest.raises(ValueError, match=r"price snapshot schema 'x' is not 'gpucloud\.prices\.snapshot/v1'"):
         PriceBook({"schema": "x"}, get_catalog())
 
 
