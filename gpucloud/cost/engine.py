@@ -852,7 +852,7 @@ class _Pricer:
                 r,
                 pricing="fixed",
                 quantity=1,
-                max_quantity=ceiling.usd / rates.EKS_STANDARD.usd,
+                max_quantity=round(ceiling.usd / rates.EKS_STANDARD.usd, 6),
                 unit_price=rates.EKS_STANDARD.usd,
                 unit="hour",
                 source=f"{rates.EKS_STANDARD.source}; version: {rates.EKS_DEFAULT_VERSION_SOURCE}",
