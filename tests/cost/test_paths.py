@@ -337,7 +337,8 @@ def test_launch_configuration_groups() -> None:
     unknown_lc = res("aws:ec2/launchConfiguration:LaunchConfiguration", "ulc", {"instanceType": UNKNOWN})
     asg = "aws:autoscaling/group:Group"
     groups = [
-        res(asg, "od", {"minSize": 1.0, "maxSize": 3.0, "launchConfiguration": UNKNOWN}, {"launchConfiguration": [lc["urn"]]}),
+        res(asg, "od", {"minSize": 1.0, "maxSize": 3.0, "launchConfiguration": UNKNOWN},
+            {"launchConfiguration": [lc["urn"]]}),
         res(asg, "sp", {"desiredCapacity": 2.0, "maxSize": 2.0, "launchConfiguration": UNKNOWN},
             {"launchConfiguration": [spot_lc["urn"]]}),
         res(asg, "un", {"minSize": 1.0, "maxSize": 1.0, "launchConfiguration": UNKNOWN},
@@ -364,7 +365,7 @@ def test_attribute_based_overrides_weighted_capacity_and_spot_without_price() ->
         "instancesDistribution": {"onDemandBaseCapacity": 0.0, "onDemandPercentageAboveBaseCapacity": 50.0},
         "launchTemplate": {"overrides": [{"instanceType": "g6e.12xlarge", "weightedCapacity": "2"}]}}})  # fmt: skip
     cpu_spot = res("aws:eks/nodeGroup:NodeGroup", "cs", {"capacityType": "SPOT", "instanceTypes": ["m7i.xlarge"],
-                                                         "scalingConfig": {"desiredSize": 1.0, "maxSize": 1.0}})  # fmt: skip
+                   "scalingConfig": {"desiredSize": 1.0, "maxSize": 1.0}})  # fmt: skip
     cost = price_resources([abis, weighted, cpu_spot], US)
     g, s = od("g6e.12xlarge"), spot_estimate("g6e.12xlarge")
     # 4 units at 50 %: 2 On-Demand units = 1 node of weight 2, 1 spot node; 8 units: 2 and 2.
@@ -384,7 +385,8 @@ def test_unknown_sizes_and_types() -> None:
         [
             res("aws:ec2/instance:Instance", "a", {"instanceType": "p5.96xlarge"}),
             res("aws:ec2/instance:Instance", "b", {"instanceType": "x2iedn.32xlarge"}),
-            res("aws:ec2/instance:Instance", "c", {"instanceType": "trn2.48xlarge", "instanceMarketOptions": {"marketType": "spot"}}),
+            res("aws:ec2/instance:Instance", "c",
+                {"instanceType": "trn2.48xlarge", "instanceMarketOptions": {"marketType": "spot"}}),
         ],
         US,
     )  # fmt: skip
