@@ -22,6 +22,14 @@ from gpucloud.catalog import Catalog, get_catalog
 from gpucloud.prices.cache import region_prices
 
 SNAPSHOT_SCHEMA: Final = "gpucloud.prices.snapshot/v1"
+# The API each cached figure comes from (gpucloud.prices.refresh's source names).
+_CACHE_SOURCE: Final = {
+    "on_demand_usd": "aws-price-list-api",
+    "reserved_1y_usd": "aws-price-list-api",
+    "reserved_3y_usd": "aws-price-list-api",
+    "spot_usd": "ec2-spot-price-history",
+    "capacity_block_usd": "ec2-capacity-block-offerings",
+}
 _SNAPSHOT_FILE: Final = "snapshot.json"
 # The markets a figure can be asked for, as named in reasons and JSON.
 MARKETS: Final = ("on_demand", "spot", "capacity_block", "reserved_1y", "reserved_3y")
@@ -129,12 +137,25 @@ class PriceBook:
         cached_date = cached.get("price_date")
         cached_source = str(cached.get("price_source") or "price-cache")
         spec = self.catalog.find(instance_type)
+        zones = cached.get("availability_zones")
+        if isinstance(zones, list) and not zones:
+            # A refresh found no AZ of the region offering the type: nothing in the snapshot can be bought here.
+            gone = f"{instance_type} is not offered in {region} (DescribeInstanceTypeOfferings, {cached_date})"
+            return RegionalRates(
+                instance_type, region, None, None, None, None, None, dict.fromkeys(MARKETS, gone), None, ()
+            )
 
-        def from_cache(key: str, source: str | None = None) -> Figure | None:
+        parts = cached_source.split("+")
+
+        def from_cache(key: str) -> Figure | None:
             value = cached.get(key)
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
                 return None
-            return Figure(float(value), source or cached_source, cached_date if isinstance(cached_date, str) else None)
+            # A refresh records its APIs joined by "+"; each figure names the one it came from.
+            wanted = _CACHE_SOURCE.get(key, "")
+            known = set(_CACHE_SOURCE.values()) | {"ec2-offerings"}
+            source = wanted if wanted and set(parts) <= known else cached_source
+            return Figure(float(value), source, cached_date if isinstance(cached_date, str) else None)
 
         if table is None:
             missing = (
@@ -188,7 +209,7 @@ class PriceBook:
         if spec is not None and not spec.spot:
             reasons["spot"] = f"{instance_type} is not sold as spot"
         else:
-            spot = from_cache("spot_usd", "ec2-spot-price-history")
+            spot = from_cache("spot_usd")
             if spot is None and on_demand is not None and fam is not None:
                 spot = Figure(
                     round(on_demand.usd * (1 - fam.spot_discount), 6),
@@ -204,7 +225,6 @@ class PriceBook:
                     else reasons["on_demand"]
                 )
         stats = cached.get("spot_stats")
-        zones = cached.get("availability_zones")
         return RegionalRates(
             instance_type=instance_type,
             region=region,
