@@ -186,7 +186,13 @@ def test_refreshed_spot_price_wins_over_estimate() -> None:
     from gpucloud.prices.book import PriceBook, load_snapshot
 
     book = PriceBook(
-        load_snapshot(), get_catalog(), {"us-east-1": {"p5.48xlarge": {"spot_usd": 20.0, "price_date": "2026-08-02"}}}
+        load_snapshot(),
+        get_catalog(),
+        {
+            "us-east-1": {
+                "p5.48xlarge": {"spot_usd": 20.0, "price_date": "2026-08-02", "price_source": "ec2-spot-price-history"}
+            }
+        },
     )
     ng = res(
         NG,
@@ -369,7 +375,7 @@ def test_unknowns_and_unpriceable_go_to_unpriced_not_a_crash() -> None:
     assert "p5e.48xlarge in us-east-1: no On-Demand SKU" in reasons["no-od-price"]
     assert "gpucloud prices refresh --region us-east-1 --types x2iedn.32xlarge" in reasons["cpu"]
     assert reasons["data"].startswith("usage-billed: S3")
-    assert reasons["db"] == "no price rule for aws:rds/instance:Instance"
+    assert reasons["db"] == "billed, no rate in gpucloud: RDS instances are billed per instance-hour plus storage"
     assert reasons["p2"] == "PERSISTENT_2 needs perUnitStorageThroughput (MB/s/TiB) to be priced"
 
 
