@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from gpucloud.catalog import UnknownInstanceType, get_catalog
+from gpucloud.catalog import UnknownInstanceType, get_catalog, validate_instance_type
 from gpucloud.cli.errors import EXIT_OK, CliError
 from gpucloud.cli.recommend import console_text
 from gpucloud.prices.book import get_price_book
@@ -34,6 +34,8 @@ def register(sub: Any) -> None:
     r.set_defaults(func=run_refresh)
     s = actions.add_parser("show", help="show the cache location, its contents and the dated service rate table")
     s.add_argument("--format", choices=("text", "json"), default="text")
+    s.add_argument("--region", default=None, help="also show every market's rate for --types in this region")
+    s.add_argument("--types", nargs="+", metavar="TYPE", default=(), help="instance types for --region")
     s.set_defaults(func=run_show)
 
 
@@ -96,7 +98,20 @@ def run_show(args: argparse.Namespace) -> int:
     path = cache_path()
     cache = load_cache(path) if path else None
     service_rates = rates.table()
-    result = {"cache_file": str(path) if path else None, "cache": cache, "service_rates": service_rates}
+    book = get_price_book()
+    result: dict[str, Any] = {
+        "cache_file": str(path) if path else None,
+        "cache": cache,
+        "snapshot": {"sources": book.sources, "commitment_basis": book.commitment_basis, "regions": book.regions},
+        "service_rates": service_rates,
+    }
+    if args.region:
+        for itype in args.types:
+            try:
+                validate_instance_type(itype)
+            except UnknownInstanceType as exc:
+                raise CliError(f"--types: {exc}") from None
+        result["rates"] = [book.rates(t, args.region).to_json() for t in args.types]
     if args.format == "json":
         print(json.dumps(result, indent=2))
         return EXIT_OK
@@ -104,6 +119,17 @@ def run_show(args: argparse.Namespace) -> int:
     def body(console: Any, table: Any) -> None:
         refreshed = cache.get("refreshed_at") if cache else None
         console.print(f"price cache: {path or 'disabled'}" + (f" (refreshed {refreshed})" if refreshed else " (none)"))
+        dated = ", ".join(f"{k} {v.get('as_of') or 'undated'}" for k, v in book.sources.items())
+        console.print(f"price snapshot: {len(book.regions)} regions; sources: {dated}")
+        for row in result.get("rates", []):
+            figures = ", ".join(
+                f"{m} {row[m]['usd']:g}" + (" (est.)" if row[m]["estimated"] else "")
+                for m in ("on_demand", "spot", "capacity_block", "reserved_1y", "reserved_3y")
+                if row[m]
+            )
+            console.print(f"{row['instance_type']} in {row['region']}: {figures or 'unpriced'}")
+            for market, reason in row["unpriced"].items():
+                console.print(f"  {market}: {reason}")
         t = table("Service rates (us-east-1 list prices)")
         for col in ("item", "USD", "unit", "as of", "source"):
             t.add_column(col)

@@ -240,3 +240,21 @@ def test_cli_refresh_access_denied_exit_2(monkeypatch: pytest.MonkeyPatch, capsy
     assert main(["prices", "refresh", "--types", "g5.xlarge"]) == 2
     err = capsys.readouterr().err
     assert "AWS denied GetProducts (AccessDeniedException: no pricing:GetProducts)" in err
+
+
+def test_cli_show_rates_for_a_region(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", "off")
+    get_price_book.cache_clear()
+    assert main(["prices", "show", "--region", "eu-west-1", "--types", "g5.12xlarge", "--format", "json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["snapshot"]["sources"]["vantage"]["as_of"] == "2026-01-21"
+    (row,) = shown["rates"]
+    assert (row["region"], row["on_demand"]["usd"], row["reserved_1y"]["usd"], row["capacity_block"]) == (
+        "eu-west-1",
+        6.33167,
+        3.98895,
+        None,
+    )
+    assert main(["prices", "show", "--region", "eu-west-1", "--types", "g5.12xlarg"]) == 2
+    assert "--types: unknown instance type 'g5.12xlarg'" in capsys.readouterr().err
+    get_price_book.cache_clear()
