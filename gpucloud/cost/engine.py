@@ -914,10 +914,8 @@ class _Pricer:
             )
 
     def nat_gateway(self, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
-        if _get(inputs, "connectivityType") == "private":
-            usd = self.service_rate(r, rates.NAT_GATEWAY_HOUR, "a NAT gateway")
-        else:
-            usd = self.service_rate(r, rates.NAT_GATEWAY_HOUR, "a NAT gateway")
+        # Private NAT gateways bill the same hourly and per-GB rates as public ones.
+        usd = self.service_rate(r, rates.NAT_GATEWAY_HOUR, "a NAT gateway")
         if usd is not None:
             self.add(
                 r, pricing="fixed", quantity=1, max_quantity=1, unit_price=usd, unit="hour", rate=rates.NAT_GATEWAY_HOUR
@@ -1069,7 +1067,8 @@ class _Pricer:
             kind = "GPU NodePool" if gpu_pool else "NodePool"
             reason = (
                 f"UNBOUNDED CEILING: Karpenter {kind} {name} sets no limits that bound "
-                f"{', '.join(sorted(unbounded_types)[:5])}{' ...' if len(unbounded_types) > 5 else ''}: "
+                f"{', '.join(sorted(unbounded_types)[:5])}{' ...' if len(unbounded_types) > 5 else ''}"
+                f"{' (gpucloud holds no vCPU/memory figures for non-catalog types)' if limits else ''}: "
                 "it can launch nodes without end; set spec.limits (cpu, memory, nvidia.com/gpu)"
             )
             self.unbounded.append({"urn": str(r.get("urn")), "reason": reason})
@@ -1218,9 +1217,7 @@ def _karpenter_label(itype: str, spec: Any, key: str) -> str | None:
     if key == "karpenter.k8s.aws/instance-generation":
         return match.group(2) if match and match.group(2) else None
     if key == "karpenter.k8s.aws/instance-gpu-count":
-        if spec is None:
-            return None
-        return str(spec.accelerator_count) if spec.accelerator_kind == "gpu" else "0"
+        return str(spec.accelerator_count) if spec is not None and spec.accelerator_kind == "gpu" else None
     if key == "karpenter.k8s.aws/instance-gpu-manufacturer":
         return spec.manufacturer if spec is not None and spec.accelerator_kind == "gpu" else None
     if key == "karpenter.k8s.aws/instance-gpu-name":
@@ -1245,10 +1242,13 @@ def _karpenter_match(itype: str, spec: Any, key: str, op: str, values: Sequence[
     errs high)."""
     if key in _NEUTRAL_KEYS or key.startswith("gpucloud.io/"):
         return True
+    if key not in _KNOWN_KEYS or (spec is None and key in _SPEC_KEYS):
+        # A label gpucloud cannot evaluate for this type admits it: the ceiling errs high, never low.
+        return True
     label = _karpenter_label(itype, spec, key)
     if label is None:
-        # Unknown label for this type: only Exists/In can exclude it when Karpenter knows the type lacks it.
-        return op not in ("Exists",) or key not in _KNOWN_KEYS
+        # The type lacks the label (a GPU label on a type without GPUs): only NotIn and DoesNotExist admit it.
+        return op in ("NotIn", "DoesNotExist")
     if op == "In":
         return label in values
     if op == "NotIn":
@@ -1266,11 +1266,21 @@ def _karpenter_match(itype: str, spec: Any, key: str, op: str, values: Sequence[
     return True
 
 
+# Labels every type has but only catalog types' specs give values for.
+_SPEC_KEYS: Final = frozenset({"karpenter.k8s.aws/instance-cpu", "karpenter.k8s.aws/instance-memory"})
+# Well-known labels karpenter-provider-aws sets that `_karpenter_label` can evaluate; other keys admit every type.
 _KNOWN_KEYS: Final = frozenset(
     {
+        "node.kubernetes.io/instance-type",
+        "karpenter.k8s.aws/instance-family",
+        "karpenter.k8s.aws/instance-size",
+        "karpenter.k8s.aws/instance-category",
+        "karpenter.k8s.aws/instance-generation",
         "karpenter.k8s.aws/instance-gpu-count",
         "karpenter.k8s.aws/instance-gpu-manufacturer",
         "karpenter.k8s.aws/instance-gpu-name",
+        "karpenter.k8s.aws/instance-cpu",
+        "karpenter.k8s.aws/instance-memory",
     }
 )
 

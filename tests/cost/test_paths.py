@@ -433,3 +433,23 @@ def test_cli_as_of_rejects_a_bad_date(capsys: Any) -> None:
 
     assert main(["plan", "--stack", "dev", "--as-of", "15/12/2026"]) == 2
     assert "--as-of '15/12/2026' is not a date; give YYYY-MM-DD" in capsys.readouterr().err
+
+
+def test_gpu_labels_exclude_types_without_gpus_and_unknown_labels_admit() -> None:
+    reqs = [
+        types_in("g5.xlarge", "inf2.xlarge", "m7i.xlarge"),
+        {"key": "karpenter.k8s.aws/instance-gpu-manufacturer", "operator": "In", "values": ["nvidia"]},
+        {"key": "example.com/team", "operator": "In", "values": ["ml"]},
+    ]
+    cost = price_resources([pool("p", reqs, {"cpu": "16"}, expected=1)], US)
+    assert [r[:4] for r in rows(cost)] == [("g5.xlarge", "on-demand", 1, 4)]
+    no_gpu = [
+        types_in("g5.xlarge", "m7i.xlarge"),
+        {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "DoesNotExist"},
+    ]
+    cpu_only = price_resources([pool("c", no_gpu, {"cpu": "16"}, expected=1)], US)
+    assert [r[:4] for r in rows(cpu_only)] == [("m7i.xlarge", "on-demand", 1, 0)]
+    # m7i.xlarge has no spec in the catalog, so a cpu limit cannot bound it: the ceiling is unbounded.
+    assert cpu_only["ceiling_unbounded"] is True
+    sized = [types_in("m7i.xlarge"), {"key": "karpenter.k8s.aws/instance-cpu", "operator": "Gt", "values": ["2"]}]
+    assert rows(price_resources([pool("s", sized, None, expected=1)], US))[0][:3] == ("m7i.xlarge", "on-demand", 1)
