@@ -692,3 +692,29 @@ def test_loader_rejects_bad_records(raw: dict[str, Any]) -> None:
 
 def test_get_catalog_is_cached() -> None:
     assert get_catalog() is get_catalog()
+
+
+def test_catalog_is_a_leaf_that_ignores_the_price_cache(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ast
+
+    source = resources.files("gpucloud.catalog").joinpath("__init__.py").read_text(encoding="utf-8")
+    imported = {
+        node.module if isinstance(node, ast.ImportFrom) else alias.name
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    assert not any(str(name).startswith("gpucloud") for name in imported)
+    cache = tmp_path / "prices.json"
+    cache.write_text(
+        json.dumps(
+            {"schema": "gpucloud.prices/v1", "regions": {"us-east-1": {"p5.48xlarge": {"on_demand_usd": 1.0,
+                                                                                       "price_date": "2026-11-01"}}}}
+        )
+    )  # fmt: skip
+    monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", str(cache))
+    get_catalog.cache_clear()
+    try:
+        assert get_catalog().get("p5.48xlarge").on_demand_usd == 55.04
+    finally:
+        get_catalog.cache_clear()
