@@ -7,6 +7,7 @@ import pickle
 import re
 from datetime import date
 from importlib import resources
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
@@ -718,3 +719,28 @@ def test_catalog_is_a_leaf_that_ignores_the_price_cache(tmp_path: Any, monkeypat
         assert get_catalog().get("p5.48xlarge").on_demand_usd == 55.04
     finally:
         get_catalog.cache_clear()
+
+
+def test_every_size_matches_describe_instance_types_in_moto(catalog: Catalog) -> None:
+    """vCPU, memory and accelerator count of every catalog type moto knows, against its DescribeInstanceTypes
+    records (moto 5.2.5 instance_types.json.gz, captured from the EC2 API)."""
+    import gzip
+
+    import moto
+
+    path = Path(moto.__file__).parent / "ec2" / "resources" / "instance_types.json.gz"
+    records: dict[str, Any] = json.loads(gzip.decompress(path.read_bytes()))
+    checked = 0
+    for spec in catalog:
+        record = records.get(spec.instance_type)
+        if record is None:
+            continue  # p3.* and g4ad.*: not in moto (reference section 6.7)
+        devices = (record.get("GpuInfo") or {}).get("Gpus") or (record.get("NeuronInfo") or {}).get("NeuronDevices")
+        count = sum(d["Count"] for d in devices or [])
+        assert (spec.vcpu, spec.memory_gib, spec.accelerator_count) == (
+            record["VCpuInfo"]["DefaultVCpus"],
+            record["MemoryInfo"]["SizeInMiB"] / 1024,
+            count,
+        ), spec.instance_type
+        checked += 1
+    assert checked == 48
