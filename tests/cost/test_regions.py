@@ -146,7 +146,7 @@ def test_cache_overlay_wins_per_region_only() -> None:
     assert eu.spot == Figure(0.4, "ec2-spot-price-history", "2026-11-01")
     assert (eu.reserved_1y, eu.capacity_block) == (
         Figure(0.9, "aws-price-list-api", "2026-11-01"),
-        Figure(2.0, "aws-price-list-api", "2026-11-01"),
+        Figure(2.0, "ec2-capacity-block-offerings", "2026-11-01"),
     )
     assert eu.availability_zones == ("eu-west-1a",) and eu.spot_stats == {"min": 0.3, "median": 0.4, "max": 0.5}
     assert book.rates("g5.xlarge", "us-east-1").on_demand == Figure(1.006, "vantage", "2026-01-21")
