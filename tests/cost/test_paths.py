@@ -453,3 +453,69 @@ def test_gpu_labels_exclude_types_without_gpus_and_unknown_labels_admit() -> Non
     assert cpu_only["ceiling_unbounded"] is True
     sized = [types_in("m7i.xlarge"), {"key": "karpenter.k8s.aws/instance-cpu", "operator": "Gt", "values": ["2"]}]
     assert rows(price_resources([pool("s", sized, None, expected=1)], US))[0][:3] == ("m7i.xlarge", "on-demand", 1)
+
+
+def test_commitments_use_the_regions_published_1y_rate_and_the_family_3y_discount() -> None:
+    ng = res("aws:eks/nodeGroup:NodeGroup", "ng", {"instanceTypes": ["g5.12xlarge"],
+                                                   "scalingConfig": {"desiredSize": 1.0, "maxSize": 1.0}})  # fmt: skip
+    one = PricingOptions.from_config({"commitments": [{"match": "g5", "kind": "ri", "term": "1y"}]})
+    three = PricingOptions.from_config({"commitments": [{"match": "g5", "term": "3y"}]})
+    eu1 = price_resources([ng], PricingOptions(commitments=one.commitments, region="eu-west-1"))
+    eu3 = price_resources([ng], PricingOptions(commitments=three.commitments, region="eu-west-1"))
+    ri_1y = SNAP["regions"]["eu-west-1"]["g5.12xlarge"]["reserved_1y"]["usd"]
+    three_y = round(od("g5.12xlarge", "eu-west-1") * (1 - get_catalog().family_pricing("g5").reserved_3y), 6)
+    assert (eu1["items"][0]["pricing"], eu1["items"][0]["unit_price"]) == ("reserved", ri_1y)
+    assert eu1["items"][0]["rate_source"] == "vantage+1y ri"
+    assert (eu3["items"][0]["pricing"], eu3["items"][0]["unit_price"]) == ("reserved", three_y)
+
+
+def test_instances_read_type_and_market_from_their_launch_template() -> None:
+    lt = res("aws:ec2/launchTemplate:LaunchTemplate", "lt",
+             {"instanceType": "g5.xlarge", "instanceMarketOptions": {"marketType": "spot"}})  # fmt: skip
+    plain = res("aws:ec2/launchTemplate:LaunchTemplate", "plain", {"instanceType": "g5.2xlarge"})
+    from_lt = res(
+        "aws:ec2/instance:Instance", "a", {"launchTemplate": {"id": UNKNOWN}}, {"launchTemplate": [lt["urn"]]}
+    )
+    od_lt = res(
+        "aws:ec2/instance:Instance", "b", {"launchTemplate": {"id": UNKNOWN}}, {"launchTemplate": [plain["urn"]]}
+    )
+    spot_req = res("aws:ec2/spotInstanceRequest:SpotInstanceRequest", "c", {"instanceType": "g5.xlarge"})
+    direct = res("aws:ec2/instance:Instance", "d",
+                 {"instanceType": "g5.xlarge", "instanceMarketOptions": {"marketType": "spot"}})  # fmt: skip
+    cost = price_resources([lt, plain, from_lt, od_lt, spot_req, direct], US)
+    s = spot_estimate("g5.xlarge")
+    assert [(i["name"], i["instance_type"], i["pricing"], i["unit_price"]) for i in cost["items"]] == [
+        ("a", "g5.xlarge", "spot", s),
+        ("b", "g5.2xlarge", "on-demand", 1.212),
+        ("c", "g5.xlarge", "spot", s),
+        ("d", "g5.xlarge", "spot", s),
+    ]
+
+
+def test_exact_reasons_for_reservations_addons_and_volumes() -> None:
+    cr = res(
+        "aws:ec2/capacityReservation:CapacityReservation",
+        "cr",
+        {"instanceType": "p5.48xlarge", "instanceCount": UNKNOWN},
+    )
+    cbr = res("aws:ec2/capacityBlockReservation:CapacityBlockReservation", "cbr", {})
+    cw = res("aws:eks/addon:Addon", "cw", {"addonName": "amazon-cloudwatch-observability"})
+    vol = res("aws:ebs/volume:Volume", "v", {"size": UNKNOWN, "type": "gp3"})
+    gw = res("aws:ec2/vpcEndpoint:VpcEndpoint", "gw", {"subnetIds": ["a"]})
+    cost = price_resources([cr, cbr, cw, vol, gw], US)
+    assert cost["items"] == []
+    assert cost["unpriced"] == [
+        {"urn": cr["urn"], "reason": "instanceType/instanceCount are unknown at preview"},
+        {
+            "urn": cbr["urn"],
+            "reason": "Capacity Block purchase: the whole fee (the offering's UpfrontFee) is charged up front at "
+            "purchase; node groups running in the block are priced at the catalog's Capacity Block rate",
+        },
+        {
+            "urn": cw["urn"],
+            "reason": "usage-billed: Container Insights (amazon-cloudwatch-observability) is billed per observation "
+            "or custom metric sent and by the GB of performance logs ingested into CloudWatch Logs",
+            "unit": "observations / metrics / GB ingested",
+        },
+        {"urn": vol["urn"], "reason": "size/type are unknown at preview (or the volume comes from a snapshot)"},
+    ]
