@@ -1161,11 +1161,8 @@ class _Pricer:
 
 
 def _market_rate(found: InstanceRates, market: str) -> float | None:
-    if market == "spot":
-        return found.spot
-    if market == "capacity-block":
-        return found.capacity_block
-    return found.on_demand
+    # Karpenter markets: spot, or on-demand (its "reserved" capacity type bills ODCRs at On-Demand rates).
+    return found.spot if market == "spot" else found.on_demand
 
 
 def _karpenter_count(limits: Mapping[str, Any], spec: Any) -> int | None:

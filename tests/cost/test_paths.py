@@ -519,3 +519,99 @@ def test_exact_reasons_for_reservations_addons_and_volumes() -> None:
         },
         {"urn": vol["urn"], "reason": "size/type are unknown at preview (or the volume comes from a snapshot)"},
     ]
+
+
+def test_karpenter_edge_cases() -> None:
+    zero = price_resources([pool("z", [types_in("g5.xlarge")], {"nvidia.com/gpu": "0", "memory": "0Gi"}, 0)], US)
+    assert rows(zero) == [("g5.xlarge", "on-demand", 0, 0, 1.006, 0.0, 0.0)] and zero["ceiling_unbounded"] is False
+    six = ["g5.xlarge", "g5.2xlarge", "g5.4xlarge", "g5.8xlarge", "g5.16xlarge", "g5.12xlarge"]
+    many = price_resources([pool("m", [types_in(*six)], None, 0)], US)
+    assert many["unbounded"][0]["reason"].startswith(
+        "UNBOUNDED CEILING: Karpenter GPU NodePool m sets no limits that bound g5.12xlarge, g5.16xlarge, g5.2xlarge, "
+        "g5.4xlarge, g5.8xlarge ...: it can"
+    )
+    five = price_resources([pool("f", [types_in(*six[:5])], None, 0)], US)
+    assert "g5.xlarge: it can launch" in five["unbounded"][0]["reason"]
+    cpu_mem = price_resources([pool("c", [types_in("m7i.xlarge")], {"memory": "64Gi"}, 0)], US)
+    assert cpu_mem["ceiling_unbounded"] is True
+    neuron = price_resources([pool("n", [types_in("inf2.xlarge")], {"aws.amazon.com/neuron": "2"}, 0)], US)
+    assert rows(neuron)[0][:4] == ("inf2.xlarge", "on-demand", 0, 2)
+    wrong_device = price_resources([pool("w", [types_in("inf2.xlarge")], {"nvidia.com/gpu": "2"}, 0)], US)
+    assert wrong_device["ceiling_unbounded"] is True
+    reserved = price_resources([pool("r", [capacity("reserved"), types_in("g5.xlarge")], {"cpu": "4"}, 1)], US)
+    assert rows(reserved) == [("g5.xlarge", "on-demand", 1, 1, 1.006, 734.38, 734.38)]
+    spot = price_resources([pool("s", [capacity("spot"), types_in("g5.xlarge")], {"cpu": "4"}, 1)], US)
+    assert [(i["pricing"], i["rate_source"]) for i in spot["items"]] == [("spot", "vantage+family-spot-discount")]
+
+
+def test_karpenter_requirement_parsing() -> None:
+    reqs = [
+        None,
+        {
+            "key": "node.kubernetes.io/instance-type",
+            "operator": "In",
+            "values": ["g6e.xlarge", UNKNOWN, "g6e.12xlarge"],
+        },
+        {"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["l40s"]},
+        {"key": "karpenter.k8s.aws/instance-memory", "operator": "Gt", "values": ["200000"]},
+        {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Gt", "values": []},
+    ]
+    cost = price_resources([pool("p", reqs, {"nvidia.com/gpu": "8"}, 1)], US)
+    assert [r[:4] for r in rows(cost)] == [("g6e.12xlarge", "on-demand", 1, 2)]
+    not_in = [
+        types_in("m7i.xlarge"),
+        {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "NotIn", "values": ["1"]},
+    ]
+    assert rows(price_resources([pool("n", not_in, None, 1)], US))[0][0] == "m7i.xlarge"
+    bad = price_resources([pool("b", [types_in("p9.a", "p9.b", "p9.c", "p9.d")], {"cpu": "8"}, 1)], US)
+    assert bad["unpriced"][0]["reason"] == (
+        "Karpenter NodePool admits no instance type gpucloud can price in us-east-1: 'p9.a' is not an EC2 instance "
+        "type; 'p9.b' is not an EC2 instance type; 'p9.c' is not an EC2 instance type"
+    )
+
+
+def test_groups_and_volumes_edge_cases() -> None:
+    asg = "aws:autoscaling/group:Group"
+    lt_unknown = res("aws:ec2/launchTemplate:LaunchTemplate", "ltu", {"instanceType": UNKNOWN})
+    mappings = [None, {"ebs": {"volumeSize": 100.0, "volumeType": "gp3"}}]
+    lt_vol = res(
+        "aws:ec2/launchTemplate:LaunchTemplate", "ltv", {"instanceType": "g5.xlarge", "blockDeviceMappings": mappings}
+    )
+    resources = [
+        lt_unknown,
+        lt_vol,
+        res(asg, "sizes", {"maxSize": UNKNOWN}),
+        res(asg, "ltu", {"desiredCapacity": 1.0, "maxSize": 1.0, "launchTemplate": {"id": UNKNOWN}},
+            {"launchTemplate": [lt_unknown["urn"]]}),
+        res(asg, "ext", {"desiredCapacity": 1.0, "maxSize": 1.0, "launchTemplate": {"id": "lt-0abc"}}),
+        {**res(asg, "vol", {"desiredCapacity": 2.0, "maxSize": 3.0, "launchTemplate": {"id": UNKNOWN}}),
+         "propertyDependencies": None, "property_dependencies": {"launchTemplate": [lt_vol["urn"]]}},
+        res(asg, "pct", {"desiredCapacity": 1.0, "maxSize": 1.0, "mixedInstancesPolicy": {
+            "instancesDistribution": {"onDemandPercentageAboveBaseCapacity": 150.0}}}),
+        res(asg, "noprice", {"desiredCapacity": 1.0, "maxSize": 1.0, "mixedInstancesPolicy": {
+            "launchTemplate": {"overrides": [{"instanceType": "p5e.48xlarge"}]}}}),
+        res(asg, "ltmix", {"desiredCapacity": 1.0, "maxSize": 1.0, "mixedInstancesPolicy": {
+            "launchTemplate": {"launchTemplateSpecification": {"launchTemplateId": UNKNOWN}}}},
+            {"mixedInstancesPolicy": [lt_unknown["urn"]]}),
+        res("aws:fsx/lustreFileSystem:LustreFileSystem", "fs3", {"storageCapacity": 1200.0, "deploymentType":
+            "PERSISTENT_2", "perUnitStorageThroughput": 300.0}),
+        res("aws:fsx/lustreFileSystem:LustreFileSystem", "hdd", {"storageCapacity": 6000.0, "deploymentType":
+            "PERSISTENT_1", "perUnitStorageThroughput": 12.0, "storageType": "HDD"}),
+        res("aws:ebs/volume:Volume", "gp2", {"size": 100.0, "type": "gp2", "iops": 300.0}),
+    ]  # fmt: skip
+    cost = price_resources(resources, US)
+    assert [(i["name"], i["quantity"], i["max_quantity"], i["monthly"]) for i in cost["items"]] == [
+        ("vol", 2, 3, round(2 * 1.006 * 730, 2)),
+        ("vol root volumes (gp3)", 200, 300, 16.0),
+        ("hdd", 6000, 6000, 150.0),
+        ("gp2", 100, 100, 10.0),
+    ]
+    assert [u["reason"] for u in cost["unpriced"]] == [
+        "desiredCapacity/minSize/maxSize are unknown at preview",
+        "the launch template's instanceType is unknown at preview",
+        "instance type unknown: launch template lt-0abc is not in this program, so its instance type is unknown",
+        "instancesDistribution base/percentage are unknown at preview or out of range",
+        "instance type unknown: no price for override p5e.48xlarge",
+        "instance type unknown: no instance type in the overrides or the launch template",
+        "no FSx for Lustre rate for PERSISTENT_2 SSD at 300 MB/s/TiB",
+    ]
