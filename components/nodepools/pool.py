@@ -559,7 +559,12 @@ class GpuNodePool(pulumi.ComponentResource):
             f"{self._name}-nodepool",
             api_version="karpenter.sh/v1",
             kind="NodePool",
-            metadata={"name": pool.name, "labels": {f"{LABEL_PREFIX}/pool": pool.name}},
+            metadata={
+                "name": pool.name,
+                "labels": {f"{LABEL_PREFIX}/pool": pool.name},
+                # Karpenter has no desired size; the cost engine reads the expected node count from here.
+                "annotations": {f"{LABEL_PREFIX}/expected-nodes": str(pool.desired_size)},
+            },
             spec=karpenter_node_pool_spec(pool, self.azs, self.labels(None), self.taint),
             opts=child(self, provider=cluster.k8s_provider, depends_on=[config.karpenter.release, self.node_class]),
         )

@@ -1,4 +1,4 @@
-"""GPU / accelerator instance catalog: the single source of truth for GPU facts and dated prices.
+"""GPU / accelerator instance catalog: the single source of truth for GPU facts (specs, markets, discounts).
 
 Figures come from ``instances.json`` next to this module (see its ``sources`` block for where each came from).
 Instance type names are checked against botocore's EC2 service model, which ships with botocore and needs no
@@ -514,22 +514,7 @@ def _price(override: Mapping[str, float | str], key: str, where: str) -> float |
 def get_catalog() -> Catalog:
     """The catalog shipped with gpucloud, loaded once on first use.
 
-    Prices refreshed by `gpucloud prices refresh` into the local price cache (gpucloud.prices.cache: path from
-    ``$GPUCLOUD_PRICE_CACHE``, default ``~/.cache/gpucloud/prices.json``; ``GPUCLOUD_PRICE_CACHE=off`` disables
-    it) replace the shipped ones for the catalog's price region; call ``get_catalog.cache_clear()`` after a
-    refresh in the same process.
+    A leaf of GPU facts: its prices are the shipped us-east-1 figures. Regional, refreshed and commitment prices
+    come from gpucloud.prices.book (snapshot + price cache), which builds on this catalog.
     """
-    catalog = Catalog.load()
-    # Imported here: the cache module is stdlib-only, and a catalog without a cache never needs it.
-    from gpucloud.prices.cache import catalog_overrides
-
-    overrides = catalog_overrides(catalog.price_region, catalog.instance_types)
-    if not overrides:
-        return catalog
-    try:
-        return catalog.with_prices(overrides)
-    except ValueError as exc:
-        import warnings
-
-        warnings.warn(f"ignoring the price cache: {exc}", stacklevel=2)
-        return catalog
+    return Catalog.load()

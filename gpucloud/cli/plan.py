@@ -33,6 +33,11 @@ def register(sub: Any) -> None:
         help="text output width (default: the terminal's width, 80 when not a terminal)",
     )
     p.add_argument("--compare", metavar="BASE.json", help="a base plan (--format json) to diff cost against")
+    p.add_argument(
+        "--as-of",
+        metavar="DATE",
+        help="price as of DATE (YYYY-MM-DD; default today): picks EKS standard vs extended support",
+    )
     p.set_defaults(func=run)
 
 
@@ -57,7 +62,10 @@ def run(args: argparse.Namespace) -> int:
     if policy_config is not None and not isinstance(policy_config, dict):
         raise CliError(f"--policy-config {args.policy_config} must hold a JSON object keyed by policy name")
     compare = _load_compare(args.compare) if args.compare else None
+    as_of = _as_of(args.as_of) if getattr(args, "as_of", None) else None
     plan = run_program(program, args.stack)
+    if as_of is not None:
+        plan.config[_PRICING_KEY] = {**(plan.config.get(_PRICING_KEY) or {}), "asOf": as_of}
     report = build_report(plan, policy_config=policy_config, compare=compare)
     if args.format == "json":
         text = json.dumps(report, indent=2, sort_keys=False) + "\n"
@@ -78,6 +86,18 @@ def run(args: argparse.Namespace) -> int:
         text = render_text(report, width=output_width(args.width, to_file), color=not to_file and sys.stdout.isatty())
     write_output(text, args.out)
     return exit_code(report)
+
+
+_PRICING_KEY = "gpucloud:pricing"
+
+
+def _as_of(value: str) -> str:
+    from datetime import date
+
+    try:
+        return date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise CliError(f"--as-of {value!r} is not a date; give YYYY-MM-DD, e.g. --as-of 2026-12-15") from None
 
 
 def exit_code(report: dict[str, Any]) -> int:

@@ -6,9 +6,10 @@ import argparse
 import json
 from typing import Any
 
-from gpucloud.catalog import UnknownInstanceType, get_catalog
+from gpucloud.catalog import UnknownInstanceType, get_catalog, validate_instance_type
 from gpucloud.cli.errors import EXIT_OK, CliError
 from gpucloud.cli.recommend import console_text
+from gpucloud.prices.book import get_price_book
 from gpucloud.prices.cache import cache_path, load_cache
 
 
@@ -23,13 +24,18 @@ def register(sub: Any) -> None:
         "OnDemand market option) and the last day of spot price history, and merge them into the local price cache "
         "that the catalog prefers over its shipped prices. Credentials come from the standard boto3 chain.",
     )
-    r.add_argument("--region", default=None, help="region to price (default: the catalog's, us-east-1)")
+    r.add_argument("--region", nargs="+", default=None, metavar="REGION", help="regions to price (default: us-east-1)")
+    r.add_argument(
+        "--spot-days", type=float, default=1.0, metavar="DAYS", help="spot history window for the statistics (1-90)"
+    )
     r.add_argument("--types", nargs="+", metavar="TYPE", help="instance types (default: every catalog type)")
     r.add_argument("--no-spot", action="store_true", help="skip the spot price history")
     r.add_argument("--format", choices=("text", "json"), default="text")
     r.set_defaults(func=run_refresh)
     s = actions.add_parser("show", help="show the cache location, its contents and the dated service rate table")
     s.add_argument("--format", choices=("text", "json"), default="text")
+    s.add_argument("--region", default=None, help="also show every market's rate for --types in this region")
+    s.add_argument("--types", nargs="+", metavar="TYPE", default=(), help="instance types for --region")
     s.set_defaults(func=run_show)
 
 
@@ -40,28 +46,47 @@ def run_refresh(args: argparse.Namespace) -> int:
     from gpucloud.prices.refresh import refresh
 
     catalog = get_catalog()
-    region = args.region or catalog.price_region
+    regions = args.region or [catalog.price_region]
     types = args.types or list(catalog.instance_types)
     if cache_path() is None:
         raise CliError("the price cache is disabled (GPUCLOUD_PRICE_CACHE=off); set it to a file path to refresh")
-    try:
-        result = refresh(region, types, clients=aws_mod.default_clients, spot=not args.no_spot)
-    except (AwsAccessError, UnknownInstanceType) as exc:
-        raise CliError(str(exc)) from None
+    results = []
+    for region in regions:
+        try:
+            results.append(
+                refresh(region, types, clients=aws_mod.default_clients, spot=not args.no_spot, spot_days=args.spot_days)
+            )
+        except (AwsAccessError, UnknownInstanceType) as exc:
+            raise CliError(str(exc)) from None
+        except ValueError as exc:
+            raise CliError(f"--spot-days: {exc}") from None
     get_catalog.cache_clear()
+    get_price_book.cache_clear()
     if args.format == "json":
-        print(json.dumps(result, indent=2))
+        print(json.dumps(results[0] if len(results) == 1 else results, indent=2))
         return EXIT_OK
 
+    def money(value: Any) -> str:
+        return f"{value:,.4f}" if value else "-"
+
     def body(console: Any, table: Any) -> None:
-        t = table(f"Prices refreshed for {result['region']} at {result['refreshed_at']}")
-        for col in ("instance type", "On-Demand $/h", "spot $/h (median of AZs)"):
-            t.add_column(col)
-        for p in result["prices"]:
-            od, spot = p["on_demand_usd"], p["spot_usd"]
-            t.add_row(p["instance_type"], f"{od:,.4f}" if od else "-", f"{spot:,.4f}" if spot else "-")
-        console.print(t)
-        console.print(f"cache: {result['cache_file'] or 'not written (no prices returned)'}")
+        for result in results:
+            t = table(f"Prices refreshed for {result['region']} at {result['refreshed_at']}")
+            for col in ("type", "On-Demand", "RI 1y", "spot median", "CB", "AZs"):
+                t.add_column(col)
+            for p in result["prices"]:
+                zones = p["availability_zones"]
+                t.add_row(
+                    p["instance_type"],
+                    money(p["on_demand_usd"]),
+                    money(p["reserved_1y_usd"]),
+                    money(p["spot_usd"]),
+                    money(p["capacity_block_usd"]),
+                    "-" if zones is None else str(len(zones)),
+                )
+            console.print(t)
+            console.print(f"cache: {result['cache_file'] or 'not written (no prices returned)'}")
+        console.print("$/h; RI 1y: Standard Reserved Instance, No Upfront; CB: one-day Capacity Block")
 
     print(console_text(body), end="")
     return EXIT_OK
@@ -73,7 +98,20 @@ def run_show(args: argparse.Namespace) -> int:
     path = cache_path()
     cache = load_cache(path) if path else None
     service_rates = rates.table()
-    result = {"cache_file": str(path) if path else None, "cache": cache, "service_rates": service_rates}
+    book = get_price_book()
+    result: dict[str, Any] = {
+        "cache_file": str(path) if path else None,
+        "cache": cache,
+        "snapshot": {"sources": book.sources, "commitment_basis": book.commitment_basis, "regions": book.regions},
+        "service_rates": service_rates,
+    }
+    if args.region:
+        for itype in args.types:
+            try:
+                validate_instance_type(itype)
+            except UnknownInstanceType as exc:
+                raise CliError(f"--types: {exc}") from None
+        result["rates"] = [book.rates(t, args.region).to_json() for t in args.types]
     if args.format == "json":
         print(json.dumps(result, indent=2))
         return EXIT_OK
@@ -81,6 +119,17 @@ def run_show(args: argparse.Namespace) -> int:
     def body(console: Any, table: Any) -> None:
         refreshed = cache.get("refreshed_at") if cache else None
         console.print(f"price cache: {path or 'disabled'}" + (f" (refreshed {refreshed})" if refreshed else " (none)"))
+        dated = ", ".join(f"{k} {v.get('as_of') or 'undated'}" for k, v in book.sources.items())
+        console.print(f"price snapshot: {len(book.regions)} regions; sources: {dated}")
+        for row in result.get("rates", []):
+            figures = ", ".join(
+                f"{m} {row[m]['usd']:g}" + (" (est.)" if row[m]["estimated"] else "")
+                for m in ("on_demand", "spot", "capacity_block", "reserved_1y", "reserved_3y")
+                if row[m]
+            )
+            console.print(f"{row['instance_type']} in {row['region']}: {figures or 'unpriced'}")
+            for market, reason in row["unpriced"].items():
+                console.print(f"  {market}: {reason}")
         t = table("Service rates (us-east-1 list prices)")
         for col in ("item", "USD", "unit", "as of", "source"):
             t.add_column(col)

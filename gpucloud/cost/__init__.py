@@ -7,6 +7,7 @@ a per-resource `diff` against a base plan JSON when one is given.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -42,7 +43,12 @@ def plan_resources(plan: Any) -> list[dict[str, Any]]:
 
 
 def options_for(config: Mapping[str, Any] | None) -> PricingOptions:
-    return PricingOptions.from_config((config or {}).get(CONFIG_KEY))
+    """Pricing options from a stack's config; the region is the stack's `aws:region`."""
+    options = PricingOptions.from_config((config or {}).get(CONFIG_KEY))
+    region = (config or {}).get("aws:region")
+    if isinstance(region, str) and region:
+        options = dataclasses.replace(options, region=region)
+    return options
 
 
 def price_plan(plan: Any, compare: Mapping[str, Any] | None = None) -> dict[str, Any]:

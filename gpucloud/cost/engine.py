@@ -1,5 +1,8 @@
 """Prices the raw resources of any recorded plan (engine view: camelCase inputs, unknowns as the sentinel).
 
+Every billable path ends in a priced item, an unpriced entry with its reason, or a usage-billed entry with its
+unit; types AWS does not bill are listed in `FREE_TYPES` / `_FREE_PREFIXES`. Instance rates come from the
+regional price book (gpucloud.prices.book) for the plan's region, never from another region.
 Import-light on purpose (catalog + stdlib): the policy pack calls `price_resources` from a stack policy.
 """
 
@@ -7,14 +10,16 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Final
 
 from gpucloud.catalog import Catalog, get_catalog, is_valid_ec2_instance_type
-from gpucloud.cost import rates
+from gpucloud.cost import billable, rates
 from gpucloud.cost.options import COMPUTE_SAVINGS_PLAN_GAP, Commitment, PricingOptions
+from gpucloud.prices.book import PriceBook, RegionalRates, get_price_book, load_snapshot
 from gpucloud.prices.cache import region_prices
 
 # The analyzer's unknown sentinel (gpucloud.plan.model.UNKNOWN), repeated to keep this module pulumi-free.
@@ -35,22 +40,16 @@ EIP: Final = "aws:ec2/eip:Eip"
 VPC_ENDPOINT: Final = "aws:ec2/vpcEndpoint:VpcEndpoint"
 KMS_KEY: Final = "aws:kms/key:Key"
 EBS_VOLUME: Final = "aws:ebs/volume:Volume"
+EKS_ADDON: Final = "aws:eks/addon:Addon"
+KARPENTER_NODEPOOLS: Final = ("kubernetes:karpenter.sh/v1:NodePool", "kubernetes:karpenter.sh/v1beta1:NodePool")
+DEFAULT_REGION: Final = "us-east-1"
+# Karpenter has no desired size; gpucloud's NodePools state the pool's desiredSize here (spec.replicas wins).
+EXPECTED_NODES_ANNOTATION: Final = "gpucloud.io/expected-nodes"
+# Karpenter NodePool `limits` keys gpucloud resolves to instance counts (per-instance capacity from the catalog).
+_GPU_RESOURCES: Final = ("nvidia.com/gpu", "aws.amazon.com/neuron", "aws.amazon.com/neurondevice", "amd.com/gpu")
 
-# Billed by use (storage, requests, data, events), so a plan cannot price them.
-USAGE_BILLED: Final[dict[str, str]] = {
-    "aws:s3/bucket:Bucket": "S3 is billed by stored GB, requests and transfer, not by the bucket",
-    "aws:s3/bucketV2:BucketV2": "S3 is billed by stored GB, requests and transfer, not by the bucket",
-    "aws:cloudwatch/logGroup:LogGroup": "CloudWatch Logs is billed by ingested and stored GB",
-    "aws:sqs/queue:Queue": "SQS is billed by requests",
-    "aws:ecr/repository:Repository": "ECR is billed by stored GB and transfer",
-    "aws:dynamodb/table:Table": "DynamoDB is billed by requests/capacity and storage",
-    "aws:ec2/flowLog:FlowLog": "flow logs are billed by the log volume delivered",
-    "aws:cloudwatch/metricAlarm:MetricAlarm": "CloudWatch alarms are billed per alarm-month beyond the free tier",
-    "aws:prometheus/workspace:Workspace": "Amazon Managed Prometheus is billed by samples ingested and stored",
-    "aws:grafana/workspace:Workspace": "Amazon Managed Grafana is billed per active user",
-    "aws:efs/fileSystem:FileSystem": "EFS is billed by stored GB",
-    "aws:fsx/backup:Backup": "FSx backups are billed by stored GB",
-}
+# Billed by use (storage, requests, data, events), so a plan cannot price them: type -> what is billed.
+USAGE_BILLED: Final[dict[str, str]] = {k: reason for k, (reason, _) in billable.USAGE_BILLED.items()}
 
 # Types AWS does not bill for (configuration, identity, routing, Kubernetes objects): skipped silently.
 _FREE_PREFIXES: Final = (
@@ -115,6 +114,17 @@ class InstanceRates:
     spot: float | None
     capacity_block: float | None
     spot_estimated: bool
+    # Why a market has no rate (keys as in gpucloud.prices.book.MARKETS).
+    reasons: Mapping[str, str] = field(default_factory=dict)
+    # The published 1-year rate (Standard RI, No Upfront) in the region, when the snapshot or a refresh has one.
+    reserved_1y: float | None = None
+    source: str | None = None
+    as_of: str | None = None
+    # (source, as_of) per market when it differs from the On-Demand figure's (a refreshed spot price).
+    origins: Mapping[str, tuple[str, str | None]] = field(default_factory=dict)
+
+    def origin(self, market: str) -> tuple[str | None, str | None]:
+        return self.origins.get(market, (self.source, self.as_of))
 
 
 def _is_unknown(value: Any) -> bool:
@@ -168,24 +178,128 @@ def _is_custom(resource: Mapping[str, Any]) -> bool:
     return type_.startswith("pulumi:providers:") or "/" in type_.split(":")[1 if ":" in type_ else 0]
 
 
+def _from_book(found: RegionalRates) -> InstanceRates:
+    on_demand, spot = found.on_demand, found.spot
+    published_1y = found.reserved_1y if found.reserved_1y is not None and not found.reserved_1y.estimated else None
+    first = on_demand or spot or found.capacity_block
+    return InstanceRates(
+        on_demand.usd if on_demand else None,
+        spot.usd if spot else None,
+        found.capacity_block.usd if found.capacity_block else None,
+        bool(spot and spot.estimated),
+        reasons=dict(found.reasons),
+        reserved_1y=published_1y.usd if published_1y else None,
+        source=first.source if first else None,
+        as_of=first.as_of if first else None,
+        origins={
+            market: (fig.source, fig.as_of)
+            for market, fig in (("spot", spot), ("capacity-block", found.capacity_block))
+            if fig is not None
+        },
+    )
+
+
+def _plan_region(resources: Sequence[Mapping[str, Any]]) -> str | None:
+    """The region of the plan's default AWS provider (`pulumi:providers:aws` named default*), else of the only
+    explicit AWS provider; None when the plan does not say."""
+    regions: dict[str, str] = {}
+    for r in resources:
+        if r.get("type") == "pulumi:providers:aws":
+            region = _get(r.get("inputs"), "region")
+            if isinstance(region, str) and region and not _is_unknown(region):
+                regions[str(r.get("name"))] = region
+    for name, region in regions.items():
+        if name.startswith("default"):
+            return region
+    distinct = set(regions.values())
+    return distinct.pop() if len(distinct) == 1 else None
+
+
+_QUANTITY_SUFFIX: Final = {
+    "Ki": 2**10,
+    "Mi": 2**20,
+    "Gi": 2**30,
+    "Ti": 2**40,
+    "Pi": 2**50,
+    "k": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "P": 10**15,
+    "m": 10**-3,
+}
+
+
+def _quantity(value: Any) -> float | None:
+    """A Kubernetes resource quantity ("8", "1000m", "512Gi") as a number, or None when it is not one."""
+    if isinstance(value, bool) or value is None or _is_unknown(value):
+        return None
+    if isinstance(value, int | float):
+        return float(value) if math.isfinite(value) and value >= 0 else None
+    text = str(value).strip()
+    for suffix in sorted(_QUANTITY_SUFFIX, key=len, reverse=True):
+        if text.endswith(suffix):
+            try:
+                number = float(text[: -len(suffix)])
+            except ValueError:
+                return None
+            return number * _QUANTITY_SUFFIX[suffix] if number >= 0 else None
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if number >= 0 and math.isfinite(number) else None
+
+
 class _Pricer:
-    def __init__(self, resources: Sequence[Mapping[str, Any]], options: PricingOptions, catalog: Catalog) -> None:
+    def __init__(
+        self,
+        resources: Sequence[Mapping[str, Any]],
+        options: PricingOptions,
+        catalog: Catalog,
+        book: PriceBook | None = None,
+    ) -> None:
         self.resources = resources
         self.by_urn = {str(r.get("urn")): r for r in resources}
         self.options = options
         self.catalog = catalog
+        self.book = book or (get_price_book() if catalog is get_catalog() else PriceBook(load_snapshot(), catalog))
         self.as_of = options.as_of or date.today()
+        self.warnings: list[str] = []
+        self.unbounded: list[dict[str, str]] = []
+        region = options.region or _plan_region(resources)
+        self.region: str = region or DEFAULT_REGION
+        if region is None:
+            self.warnings.append(
+                f"the plan names no AWS region (aws:region config or an aws provider's region): priced at "
+                f"{DEFAULT_REGION}, the AWS provider's fallback"
+            )
         self.items: list[dict[str, Any]] = []
         self.unpriced: list[dict[str, str]] = []
         # Nodes each in-plan capacity reservation still has room for: [at desired sizes, at max sizes].
         self.reservation_room: dict[str, list[int]] = {}
         self.commitment_room: list[list[int | None]] = [[c.count, c.count] for c in options.commitments]
-        self._cpu_cache = region_prices(rates.RATES_REGION)
+        self._cpu_cache = region_prices(self.region)
         self._rates_memo: dict[str, InstanceRates | str] = {}
 
     # ---- bookkeeping -------------------------------------------------------------------------------------
-    def skip(self, resource: Mapping[str, Any], reason: str) -> None:
-        self.unpriced.append({"urn": str(resource.get("urn")), "reason": reason})
+    def skip(self, resource: Mapping[str, Any], reason: str, unit: str | None = None) -> None:
+        entry = {"urn": str(resource.get("urn")), "reason": reason}
+        if unit is not None:
+            entry["unit"] = unit
+        self.unpriced.append(entry)
+
+    def service_rate(self, resource: Mapping[str, Any], rate: rates.Rate, what: str) -> float | None:
+        """A region-varying service rate, or None (listed as unpriced) outside the regions it holds in."""
+        if self.region in rates.SERVICE_RATE_REGIONS:
+            return rate.usd
+        self.skip(
+            resource,
+            f"no {self.region} list price for {what} in gpucloud's rate table (it holds "
+            f"{', '.join(sorted(rates.SERVICE_RATE_REGIONS))}); not priced at another region's rate",
+            rate.unit,
+        )
+        return None
 
     def add(
         self,
@@ -198,6 +312,9 @@ class _Pricer:
         unit: str,
         instance_type: str | None = None,
         name: str | None = None,
+        rate: rates.Rate | None = None,
+        source: str | None = None,
+        as_of: str | None = None,
     ) -> None:
         factor = rates.HOURS_PER_MONTH if unit == "hour" else 1
         self.items.append(
@@ -213,43 +330,59 @@ class _Pricer:
                 "unit": unit,
                 "monthly": round(quantity * unit_price * factor, 2),
                 "monthly_ceiling": round(max_quantity * unit_price * factor, 2),
+                "region": self.region,
+                "rate_source": rate.source if rate is not None else source,
+                "rate_as_of": rate.as_of if rate is not None else as_of,
             }
         )
 
     # ---- rates -------------------------------------------------------------------------------------------
     def instance_rates(self, instance_type: str) -> InstanceRates | str:
-        """The rates for a type, or the reason there are none."""
+        """The rates for a type in the plan's region, or the reason there are none."""
         memo = self._rates_memo.get(instance_type)
         if memo is not None:
             return memo
         result: InstanceRates | str
-        spec = self.catalog.find(instance_type)
-        if spec is not None:
-            spot = spec.spot_usd
-            estimated = False
-            if spot is None and spec.spot and spec.on_demand_usd is not None:
-                spot = spec.on_demand_usd * (1 - self.catalog.family_pricing(spec.family).spot_discount)
-                estimated = True
-            result = InstanceRates(spec.on_demand_usd, spot if spec.spot else None, spec.capacity_block_usd, estimated)
-        elif instance_type in rates.CPU_ON_DEMAND_HOUR or instance_type in self._cpu_cache:
+        if instance_type in self.catalog:
+            result = _from_book(self.book.rates(instance_type, self.region))
+        elif instance_type in self._cpu_cache or (
+            instance_type in rates.CPU_ON_DEMAND_HOUR and self.region in rates.SERVICE_RATE_REGIONS
+        ):
             cached = self._cpu_cache.get(instance_type, {})
+            listed = rates.CPU_ON_DEMAND_HOUR.get(instance_type) if self.region in rates.SERVICE_RATE_REGIONS else None
+            on_demand = cached.get("on_demand_usd", listed)
+            from_cache = "on_demand_usd" in cached
             result = InstanceRates(
-                cached.get("on_demand_usd", rates.CPU_ON_DEMAND_HOUR.get(instance_type)),
+                on_demand,
                 cached.get("spot_usd"),
                 None,
                 False,
+                reasons={
+                    "on_demand": f"no On-Demand price for {instance_type} in {self.region}",
+                    "spot": f"no spot price for {instance_type} in {self.region}: CPU spot prices are not "
+                    f"estimated; run `gpucloud prices refresh --region {self.region} --types {instance_type}`",
+                    "capacity_block": f"{instance_type} is not offered through Capacity Blocks",
+                },
+                source=str(cached.get("price_source")) if from_cache else rates.CPU_SOURCE,
+                as_of=str(cached.get("price_date")) if from_cache else rates.CPU_AS_OF,
             )
         elif not is_valid_ec2_instance_type(instance_type):
             result = f"{instance_type!r} is not an EC2 instance type"
+        elif instance_type in rates.CPU_ON_DEMAND_HOUR:
+            result = (
+                f"no {self.region} price for {instance_type} in gpucloud's rate table (it lists "
+                f"{', '.join(sorted(rates.SERVICE_RATE_REGIONS))}); run `gpucloud prices refresh --region "
+                f"{self.region} --types {instance_type}`"
+            )
         else:
             result = (
                 f"{instance_type} is not in the gpucloud catalog or the cost rate table; "
-                f"run `gpucloud prices refresh --types {instance_type}` to price it"
+                f"run `gpucloud prices refresh --region {self.region} --types {instance_type}` to price it"
             )
         self._rates_memo[instance_type] = result
         return result
 
-    def _commitment_discount(self, commitment: Commitment, instance_type: str) -> float:
+    def _commitment_discount(self, commitment: Commitment, instance_type: str, found: InstanceRates) -> float:
         if commitment.discount is not None:
             return commitment.discount
         spec = self.catalog.find(instance_type)
@@ -257,6 +390,9 @@ class _Pricer:
             return 0.0
         fam = self.catalog.family_pricing(spec.family)
         discount = fam.reserved_1y if commitment.term == "1y" else fam.reserved_3y
+        if commitment.term == "1y" and found.reserved_1y is not None and found.on_demand:
+            # The region's published 1-year Standard RI (No Upfront) rate beats the family's planning figure.
+            discount = 1 - found.reserved_1y / found.on_demand
         if commitment.kind == "compute-savings-plan":
             discount = max(0.0, discount - COMPUTE_SAVINGS_PLAN_GAP)
         return discount
@@ -280,7 +416,7 @@ class _Pricer:
             return
         if market == "spot":
             if found.spot is None:
-                self.skip(resource, f"{instance_type} has no spot price (not sold as spot, or no On-Demand price)")
+                self.skip(resource, found.reasons.get("spot", f"{instance_type} has no spot price in {self.region}"))
                 return
             self.add(
                 resource,
@@ -290,11 +426,16 @@ class _Pricer:
                 unit_price=found.spot,
                 unit="hour",
                 instance_type=instance_type,
+                source=found.origin("spot")[0],
+                as_of=found.origin("spot")[1],
             )
             return
         if market == "capacity-block":
             if found.capacity_block is None:
-                self.skip(resource, f"the catalog holds no Capacity Block rate for {instance_type}")
+                self.skip(
+                    resource,
+                    found.reasons.get("capacity_block", f"no Capacity Block rate for {instance_type} in {self.region}"),
+                )
                 return
             # The block is prepaid at purchase; this is its rate spread over the month the nodes run.
             self.add(
@@ -305,6 +446,8 @@ class _Pricer:
                 unit_price=found.capacity_block,
                 unit="hour",
                 instance_type=instance_type,
+                source=found.origin("capacity-block")[0],
+                as_of=found.origin("capacity-block")[1],
             )
             return
         # On-Demand: nodes inside an in-plan ODCR are billed through the reservation's own item.
@@ -326,9 +469,7 @@ class _Pricer:
             return
         if found.on_demand is None:
             self.skip(
-                resource,
-                f"{instance_type} has no On-Demand price in the catalog (sold through Capacity Blocks only, or "
-                "not priced yet: run `gpucloud prices refresh`)",
+                resource, found.reasons.get("on_demand", f"{instance_type} has no On-Demand price in {self.region}")
             )
             return
         for commitment, room in zip(self.options.commitments, self.commitment_room, strict=True):
@@ -346,9 +487,15 @@ class _Pricer:
                     pricing="reserved",
                     quantity=covered_desired,
                     max_quantity=covered_max,
-                    unit_price=found.on_demand * (1 - self._commitment_discount(commitment, instance_type)),
+                    unit_price=found.on_demand * (1 - self._commitment_discount(commitment, instance_type, found)),
                     unit="hour",
                     instance_type=instance_type,
+                    source=(
+                        "commitment discount given in gpucloud:pricing"
+                        if commitment.discount is not None
+                        else f"{found.source}+{commitment.term} {commitment.kind}"
+                    ),
+                    as_of=found.as_of,
                 )
             desired -= covered_desired
             maximum -= covered_max
@@ -361,6 +508,8 @@ class _Pricer:
                 unit_price=found.on_demand,
                 unit="hour",
                 instance_type=instance_type,
+                source=found.source,
+                as_of=found.as_of,
             )
 
     # ---- references between resources -------------------------------------------------------------------
@@ -406,7 +555,6 @@ class _Pricer:
     ) -> None:
         if not self.options.root_volumes or not isinstance(mappings, list) or (desired == 0 and maximum == 0):
             return
-        by_type: dict[str, int] = {}
         for mapping in mappings:
             ebs = mapping.get("ebs") if isinstance(mapping, Mapping) else None
             size = _count(_get(ebs, "volumeSize")) if isinstance(ebs, Mapping) else None
@@ -414,16 +562,15 @@ class _Pricer:
                 continue  # the AMI's snapshot size applies: small, and unknown here
             vol = _get(ebs, "volumeType")
             vol = vol if isinstance(vol, str) and vol in rates.EBS_GIB_MONTH else rates.EBS_DEFAULT_TYPE
-            by_type[vol] = by_type.get(vol, 0) + size
-        for vol, gib in by_type.items():
-            self.add(
+            self.volume(
                 resource,
-                pricing="storage",
-                quantity=desired * gib,
-                max_quantity=maximum * gib,
-                unit_price=rates.EBS_GIB_MONTH[vol].usd,
-                unit="GiB-month",
-                name=f"{resource.get('name')} {label} ({vol})",
+                vol,
+                size,
+                _get(ebs, "iops"),
+                _get(ebs, "throughput"),
+                desired,
+                maximum,
+                f"{resource.get('name')} {label}",
             )
 
     # ---- resource kinds ----------------------------------------------------------------------------------
@@ -440,9 +587,13 @@ class _Pricer:
             handler = _HANDLERS.get(type_)
             if handler is not None:
                 handler(self, r, r.get("inputs") or {})
-            elif type_ in USAGE_BILLED:
-                self.skip(r, f"usage-billed: {USAGE_BILLED[type_]}")
-            elif type_.startswith(_FREE_PREFIXES):
+            elif type_ in billable.USAGE_BILLED:
+                reason, unit = billable.USAGE_BILLED[type_]
+                self.skip(r, f"usage-billed: {reason}", unit)
+            elif type_ in billable.BILLED_NOT_PRICED:
+                reason, unit = billable.BILLED_NOT_PRICED[type_]
+                self.skip(r, f"billed, no rate in gpucloud: {reason}", unit)
+            elif type_ in billable.FREE_TYPES or type_.startswith(_FREE_PREFIXES):
                 continue
             else:
                 self.skip(r, f"no price rule for {type_}")
@@ -535,6 +686,7 @@ class _Pricer:
         chosen: str | None = None
         weight = 1.0
         reason = problem or "no instance type in the overrides or the launch template"
+        passed: list[str] = []
         if overrides:
             # The first override the catalog prices: On-Demand allocation is 'prioritized' by default, so the
             # first override is what the group launches first.
@@ -554,6 +706,7 @@ class _Pricer:
                     weight = float(w) if isinstance(w, str | int | float) and not _is_unknown(w) else 1.0
                     break
                 reason = found if isinstance(found, str) else f"no price for override {itype}"
+                passed.append(itype)
         else:
             itype = _get(lt_inputs, "instanceType")
             if isinstance(itype, str) and not _is_unknown(itype):
@@ -561,6 +714,11 @@ class _Pricer:
         if chosen is None:
             self.skip(r, f"instance type unknown: {reason}")
             return
+        if passed:
+            self.warnings.append(
+                f"{r.get('name')}: overrides {', '.join(passed)} have no usable price in {self.region}; "
+                f"priced as {chosen}, the first override that has one"
+            )
 
         def split(units: int) -> tuple[int, int]:
             od_base = min(base, units)
@@ -645,31 +803,135 @@ class _Pricer:
             if throughput is None:
                 self.skip(r, f"{deployment} needs perUnitStorageThroughput (MB/s/TiB) to be priced")
                 return
+        retention = _count(_get(inputs, "automaticBackupRetentionDays"))
+        if retention:
+            rate_b = rates.FSX_BACKUP_GB_MONTH
+            self.skip(
+                r,
+                f"usage-billed: automatic daily backups kept {retention} days are billed by backup storage "
+                f"(${rate_b.usd}/GB-month in us-east-1, incremental after the first full backup)",
+                rate_b.unit,
+            )
         rate = rates.FSX_LUSTRE_GB_MONTH.get((str(deployment), throughput, str(storage)))
         if rate is None:
             tier = f" at {throughput} MB/s/TiB" if throughput else ""
             self.skip(r, f"no FSx for Lustre rate for {deployment} {storage}{tier}")
             return
-        self.add(r, pricing="storage", quantity=capacity, max_quantity=capacity, unit_price=rate.usd, unit="GiB-month")
+        usd = self.service_rate(r, rate, "FSx for Lustre storage")
+        if usd is not None:
+            self.add(
+                r,
+                pricing="storage",
+                quantity=capacity,
+                max_quantity=capacity,
+                unit_price=usd,
+                unit="GiB-month",
+                rate=rate,
+            )
 
     def eks_cluster(self, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
         version = _get(inputs, "version")
         support = _get(inputs, "upgradePolicy.supportType", "EXTENDED")
+        name = str(r.get("name"))
+        if _is_unknown(support):
+            support = "EXTENDED"
+        log_types = _get(inputs, "enabledClusterLogTypes")
+        if isinstance(log_types, list) and log_types:
+            self.skip(
+                r,
+                f"usage-billed: control plane logs ({', '.join(str(x) for x in log_types)}) are billed by GB "
+                f"ingested into CloudWatch Logs (${rates.CLOUDWATCH_LOGS_INGEST_GB.usd}/GB in us-east-1) and stored",
+                rates.CLOUDWATCH_LOGS_INGEST_GB.unit,
+            )
+        if version is None:
+            # A new cluster gets EKS's default version, always one in standard support that day; it stays there
+            # (no upgrades but EKS's own) and moves into extended support within 14 months unless supportType
+            # is STANDARD: the ceiling carries the extended rate.
+            ceiling = rates.EKS_STANDARD if support == "STANDARD" else rates.EKS_EXTENDED
+            self.add(
+                r,
+                pricing="fixed",
+                quantity=1,
+                max_quantity=round(ceiling.usd / rates.EKS_STANDARD.usd, 6),
+                unit_price=rates.EKS_STANDARD.usd,
+                unit="hour",
+                source=f"{rates.EKS_STANDARD.source}; version: {rates.EKS_DEFAULT_VERSION_SOURCE}",
+                as_of=rates.EKS_STANDARD.as_of,
+            )
+            if support != "STANDARD":
+                self.warnings.append(
+                    f"{name}: no version given, so EKS picks its default version ({rates.EKS_DEFAULT_VERSION_SOURCE})"
+                    f"; priced at the standard-support rate ${rates.EKS_STANDARD.usd}/h, ceiling at the extended rate "
+                    f"${rates.EKS_EXTENDED.usd}/h once that version leaves standard support; pin `version`"
+                )
+            return
+        if not isinstance(version, str) or _is_unknown(version):
+            self.skip(r, "version is unknown at preview, so standard vs extended support is unknown")
+            return
         rate = rates.EKS_STANDARD
-        if support != "STANDARD":
-            if not isinstance(version, str) or _is_unknown(version):
-                self.skip(r, "version is unknown at preview, so standard vs extended support is unknown")
-                return
-            if rates.eks_in_extended_support(version, self.as_of):
-                rate = rates.EKS_EXTENDED
-        self.add(r, pricing="fixed", quantity=1, max_quantity=1, unit_price=rate.usd, unit="hour")
+        calendar = rates.EKS_CALENDAR.get(version)
+        if support != "STANDARD" and rates.eks_in_extended_support(version, self.as_of):
+            rate = rates.EKS_EXTENDED
+        if calendar is not None:
+            end_standard, end_extended = date.fromisoformat(calendar[1]), date.fromisoformat(calendar[2])
+            horizon = self.as_of.toordinal() + rates.EKS_TIER_WARNING_DAYS
+            if self.as_of <= end_standard and end_standard.toordinal() <= horizon:
+                days = end_standard.toordinal() - self.as_of.toordinal()
+                after = (
+                    f"the control plane goes from ${rates.EKS_STANDARD.usd}/h to ${rates.EKS_EXTENDED.usd}/h "
+                    f"(${rates.EKS_STANDARD.usd * rates.HOURS_PER_MONTH:,.0f} to "
+                    f"${rates.EKS_EXTENDED.usd * rates.HOURS_PER_MONTH:,.0f} a month)"
+                    if support != "STANDARD"
+                    else "upgradePolicy.supportType STANDARD: EKS upgrades the cluster automatically"
+                )
+                self.warnings.append(
+                    f"{name}: Kubernetes {version} leaves EKS standard support on {calendar[1]} ({days} days after "
+                    f"{self.as_of.isoformat()}): {after} ({rates.EKS_CALENDAR_SOURCE})"
+                )
+            elif end_standard < self.as_of <= end_extended and end_extended.toordinal() <= horizon:
+                self.warnings.append(
+                    f"{name}: Kubernetes {version} leaves EKS extended support on {calendar[2]}: EKS then upgrades "
+                    f"the cluster automatically ({rates.EKS_CALENDAR_SOURCE})"
+                )
+        self.add(
+            r,
+            pricing="fixed",
+            quantity=1,
+            max_quantity=1,
+            unit_price=rate.usd,
+            unit="hour",
+            source=f"{rate.source}; tier: {rates.EKS_CALENDAR_SOURCE}" if calendar else rate.source,
+            as_of=rate.as_of,
+        )
+
+    def eks_addon(self, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
+        if _get(inputs, "addonName") == "amazon-cloudwatch-observability":
+            self.skip(
+                r,
+                "usage-billed: Container Insights (amazon-cloudwatch-observability) is billed per observation or "
+                "custom metric sent and by the GB of performance logs ingested into CloudWatch Logs",
+                "observations / metrics / GB ingested",
+            )
 
     def nat_gateway(self, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
-        self.add(r, pricing="fixed", quantity=1, max_quantity=1, unit_price=rates.NAT_GATEWAY_HOUR.usd, unit="hour")
-        self.skip(r, f"NAT data processing (${rates.NAT_GATEWAY_PER_GB.usd}/GB) depends on traffic: not priced")
+        # Private NAT gateways bill the same hourly and per-GB rates as public ones.
+        usd = self.service_rate(r, rates.NAT_GATEWAY_HOUR, "a NAT gateway")
+        if usd is not None:
+            self.add(
+                r, pricing="fixed", quantity=1, max_quantity=1, unit_price=usd, unit="hour", rate=rates.NAT_GATEWAY_HOUR
+            )
+        self.skip(r, f"usage-billed: NAT data processing (${rates.NAT_GATEWAY_PER_GB.usd}/GB) depends on traffic", "GB")
 
     def eip(self, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
-        self.add(r, pricing="fixed", quantity=1, max_quantity=1, unit_price=rates.PUBLIC_IPV4_HOUR.usd, unit="hour")
+        self.add(
+            r,
+            pricing="fixed",
+            quantity=1,
+            max_quantity=1,
+            unit_price=rates.PUBLIC_IPV4_HOUR.usd,
+            unit="hour",
+            rate=rates.PUBLIC_IPV4_HOUR,
+        )
 
     def vpc_endpoint(self, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
         kind = _get(inputs, "vpcEndpointType", "Gateway")
@@ -679,13 +941,38 @@ class _Pricer:
         if kind != "Interface" or not isinstance(subnets, list):
             self.skip(r, f"{kind} endpoint: type or subnets unknown at preview")
             return
+        usd = self.service_rate(r, rates.INTERFACE_ENDPOINT_AZ_HOUR, "an interface endpoint")
+        if usd is None:
+            return
         n = len(subnets)
         self.add(
-            r, pricing="fixed", quantity=n, max_quantity=n, unit_price=rates.INTERFACE_ENDPOINT_AZ_HOUR.usd, unit="hour"
+            r,
+            pricing="fixed",
+            quantity=n,
+            max_quantity=n,
+            unit_price=usd,
+            unit="hour",
+            rate=rates.INTERFACE_ENDPOINT_AZ_HOUR,
         )
+        self.skip(r, "usage-billed: interface endpoint data processing is billed per GB", "GB")
 
     def kms_key(self, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
-        self.add(r, pricing="fixed", quantity=1, max_quantity=1, unit_price=rates.KMS_KEY_MONTH.usd, unit="month")
+        rate = rates.KMS_KEY_MONTH
+        self.add(r, pricing="fixed", quantity=1, max_quantity=1, unit_price=rate.usd, unit="month", rate=rate)
+        if _get(inputs, "enableKeyRotation") is True:
+            # A new key has one version; each of the next two rotations adds a billed version.
+            extra = rates.KMS_ROTATION_MAX_EXTRA_VERSIONS
+            self.add(
+                r,
+                pricing="fixed",
+                quantity=0,
+                max_quantity=extra,
+                unit_price=rate.usd,
+                unit="month",
+                rate=rate,
+                name=f"{r.get('name')} rotated key versions",
+            )
+        self.skip(r, "usage-billed: KMS requests beyond the free tier are billed per 10,000 requests", "requests")
 
     def ebs_volume(self, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
         size = _count(_get(inputs, "size"))
@@ -693,14 +980,306 @@ class _Pricer:
         if size is None or vol not in rates.EBS_GIB_MONTH:
             self.skip(r, "size/type are unknown at preview (or the volume comes from a snapshot)")
             return
+        self.volume(r, str(vol), size, _get(inputs, "iops"), _get(inputs, "throughput"), 1, 1, None)
+
+    def volume(
+        self,
+        r: Mapping[str, Any],
+        vol: str,
+        gib: int,
+        iops: Any,
+        throughput: Any,
+        desired: int,
+        maximum: int,
+        name: str | None,
+    ) -> None:
+        """Storage plus the provisioned performance above what the volume type includes."""
+        rate = rates.EBS_GIB_MONTH[vol]
+        usd = self.service_rate(r, rate, f"EBS {vol}")
+        if usd is None:
+            return
+        label = f" ({vol})" if name else ""
         self.add(
             r,
             pricing="storage",
-            quantity=size,
-            max_quantity=size,
-            unit_price=rates.EBS_GIB_MONTH[vol].usd,
+            quantity=desired * gib,
+            max_quantity=maximum * gib,
+            unit_price=usd,
             unit="GiB-month",
+            rate=rate,
+            name=f"{name}{label}" if name else None,
         )
+        base = name or str(r.get("name"))
+        extras: list[tuple[str, int, rates.Rate]] = []
+        n_iops, n_tput = _count(iops), _count(throughput)
+        if vol == "gp3":
+            if n_iops and n_iops > rates.GP3_BASELINE_IOPS:
+                extras.append(("IOPS above 3,000", n_iops - rates.GP3_BASELINE_IOPS, rates.GP3_IOPS_MONTH))
+            if n_tput and n_tput > rates.GP3_BASELINE_THROUGHPUT:
+                extras.append(
+                    ("throughput above 125 MB/s", n_tput - rates.GP3_BASELINE_THROUGHPUT, rates.GP3_THROUGHPUT_MONTH)
+                )
+        elif vol in rates.PIOPS_IOPS_MONTH and n_iops:
+            extras.append(("provisioned IOPS", n_iops, rates.PIOPS_IOPS_MONTH[vol]))
+        for what, amount, extra in extras:
+            self.add(
+                r,
+                pricing="storage",
+                quantity=desired * amount,
+                max_quantity=maximum * amount,
+                unit_price=extra.usd,
+                unit=extra.unit,
+                rate=extra,
+                name=f"{base} {vol} {what}",
+            )
+
+    # ---- Karpenter ---------------------------------------------------------------------------------------
+    def karpenter_node_pool(self, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
+        """Ceiling from `limits` resolved to instance counts of the admitted types; expected from the spec."""
+        spec = _get(inputs, "spec") or {}
+        requirements = _get(spec, "template.spec.requirements") or []
+        if not isinstance(requirements, list):
+            self.skip(r, "spec.template.spec.requirements is unknown at preview")
+            return
+        admitted, markets, notes = self.karpenter_admitted(requirements)
+        name = str(r.get("name"))
+        if not admitted:
+            self.skip(r, f"Karpenter NodePool admits no instance type gpucloud can price in {self.region}: {notes}")
+            return
+        limits = _get(spec, "limits")
+        limits = limits if isinstance(limits, Mapping) else {}
+        ceiling_rate = "on-demand" if "on-demand" in markets else markets[0]
+        expected_market = "spot" if "spot" in markets else ceiling_rate
+        best: tuple[float, str, int] | None = None
+        unbounded_types: list[str] = []
+        for itype, (spec_, found) in admitted.items():
+            usd = _market_rate(found, ceiling_rate)
+            if usd is None:
+                continue
+            count = _karpenter_count(limits, spec_)
+            if count is None:
+                unbounded_types.append(itype)
+                continue
+            if best is None or count * usd > best[0] * best[2]:
+                best = (usd, itype, count)
+        gpu_pool = any(s is not None and s.accelerator_count > 0 for s, _ in admitted.values())
+        if unbounded_types:
+            kind = "GPU NodePool" if gpu_pool else "NodePool"
+            reason = (
+                f"UNBOUNDED CEILING: Karpenter {kind} {name} sets no limits that bound "
+                f"{', '.join(sorted(unbounded_types)[:5])}{' ...' if len(unbounded_types) > 5 else ''}"
+                f"{' (gpucloud holds no vCPU/memory figures for non-catalog types)' if limits else ''}: "
+                "it can launch nodes without end; set spec.limits (cpu, memory, nvidia.com/gpu)"
+            )
+            self.unbounded.append({"urn": str(r.get("urn")), "reason": reason})
+            self.warnings.append(reason)
+        expected = _count(_get(spec, "replicas"))
+        annotations = _get(inputs, "metadata.annotations")
+        if expected is None and isinstance(annotations, Mapping):
+            expected = _count(annotations.get(EXPECTED_NODES_ANNOTATION))
+        if expected is None:
+            expected = 0
+            self.warnings.append(
+                f"{name}: Karpenter launches nodes for pending pods only and the NodePool states no expected size "
+                "(spec.replicas or the gpucloud.io/expected-nodes annotation): expected cost 0, ceiling from limits"
+            )
+        cheapest: tuple[float, str] | None = None
+        for itype, (_, found) in admitted.items():
+            usd = _market_rate(found, expected_market)
+            if usd is not None and (cheapest is None or usd < cheapest[0]):
+                cheapest = (usd, itype)
+        if best is not None and cheapest is not None and (cheapest[1], expected_market) == (best[1], ceiling_rate):
+            self.karpenter_item(r, best[1], ceiling_rate, min(expected, best[2]), best[2], admitted)
+            return
+        if cheapest is not None and expected:
+            # Karpenter's price-capacity-optimized choice: spot when the pool allows it, the cheapest admitted type.
+            self.karpenter_item(r, cheapest[1], expected_market, expected, 0, admitted)
+        if best is not None:
+            self.karpenter_item(r, best[1], ceiling_rate, 0, best[2], admitted)
+        elif not unbounded_types:
+            self.skip(r, f"no {ceiling_rate} rate for any admitted type in {self.region}: {notes}")
+
+    def karpenter_item(
+        self,
+        r: Mapping[str, Any],
+        itype: str,
+        market: str,
+        desired: int,
+        maximum: int,
+        admitted: Mapping[str, tuple[Any, InstanceRates]],
+    ) -> None:
+        found = admitted[itype][1]
+        usd = _market_rate(found, market)
+        if usd is None:
+            return
+        self.add(
+            r,
+            pricing=market,
+            quantity=desired,
+            max_quantity=maximum,
+            unit_price=usd,
+            unit="hour",
+            instance_type=itype,
+            source=found.origin(market)[0],
+            as_of=found.origin(market)[1],
+        )
+
+    def karpenter_admitted(
+        self, requirements: Sequence[Any]
+    ) -> tuple[dict[str, tuple[Any, InstanceRates]], list[str], str]:
+        """Priced instance types the requirements admit, the capacity types allowed, and notes on what was left."""
+        markets = ["on-demand"]  # Karpenter's default capacity type
+        candidates: set[str] | None = None
+        predicates: list[tuple[str, str, list[str]]] = []
+        for req in requirements:
+            if not isinstance(req, Mapping):
+                continue
+            key, op = str(req.get("key")), str(req.get("operator"))
+            values = [str(v) for v in req.get("values") or [] if not _is_unknown(v)]
+            if key == "karpenter.sh/capacity-type" and op == "In":
+                markets = [m for m in ("spot", "on-demand", "reserved") if m in values] or markets
+                markets = ["on-demand" if m == "reserved" else m for m in markets]
+            elif key == "node.kubernetes.io/instance-type" and op == "In":
+                candidates = set(values) if candidates is None else candidates & set(values)
+            else:
+                predicates.append((key, op, values))
+        if candidates is None:
+            # No explicit list: every type gpucloud can price here, narrowed by the other requirements.
+            candidates = set(self.catalog.instance_types) | set(rates.CPU_ON_DEMAND_HOUR) | set(self._cpu_cache)
+        admitted: dict[str, tuple[Any, InstanceRates]] = {}
+        left: list[str] = []
+        for itype in sorted(candidates):
+            spec = self.catalog.find(itype)
+            if not all(_karpenter_match(itype, spec, key, op, values) for key, op, values in predicates):
+                continue
+            found = self.instance_rates(itype)
+            if isinstance(found, str):
+                left.append(found)
+                continue
+            admitted[itype] = (spec, found)
+        return admitted, list(dict.fromkeys(markets)), "; ".join(left[:3]) or "no type matches the requirements"
+
+
+def _market_rate(found: InstanceRates, market: str) -> float | None:
+    # Karpenter markets: spot, or on-demand (its "reserved" capacity type bills ODCRs at On-Demand rates).
+    return found.spot if market == "spot" else found.on_demand
+
+
+def _karpenter_count(limits: Mapping[str, Any], spec: Any) -> int | None:
+    """Nodes of one type the pool's limits allow, or None when no limit bounds it.
+
+    Karpenter's scheduler drops instance types that would exceed the pool's remaining limits, so each limit
+    allows floor(limit / per-node capacity) nodes and the tightest one wins.
+    """
+    counts: list[int] = []
+    for key, raw in limits.items():
+        limit = _quantity(raw)
+        if limit is None:
+            continue
+        if key == "cpu":
+            per_node = float(spec.vcpu) if spec is not None else 0.0
+        elif key == "memory":
+            per_node = spec.memory_gib * 2**30 if spec is not None else 0.0
+        elif key in _GPU_RESOURCES:
+            per_node = float(spec.accelerator_count) if spec is not None and _gpu_resource(spec) == key else 0.0
+            if spec is None or _gpu_resource(spec) != key:
+                # A type without this device consumes none of the limit; it is bounded only by the others.
+                continue
+        else:
+            continue
+        if per_node > 0:
+            counts.append(math.floor(limit / per_node + 1e-9))
+    return min(counts) if counts else None
+
+
+def _gpu_resource(spec: Any) -> str:
+    if spec.accelerator_kind == "neuron":
+        return "aws.amazon.com/neuron"
+    return "amd.com/gpu" if spec.manufacturer == "amd" else "nvidia.com/gpu"
+
+
+_SIZE_SPLIT: Final = re.compile(r"^([a-z]+)(\d*)")
+
+
+def _karpenter_label(itype: str, spec: Any, key: str) -> str | None:
+    """The value of a well-known Karpenter label for a type (karpenter-provider-aws labels), or None."""
+    family, _, size = itype.partition(".")
+    match = _SIZE_SPLIT.match(family)
+    if key in ("karpenter.k8s.aws/instance-family",):
+        return family
+    if key == "karpenter.k8s.aws/instance-size":
+        return size
+    if key == "karpenter.k8s.aws/instance-category":
+        return match.group(1) if match else None
+    if key == "karpenter.k8s.aws/instance-generation":
+        return match.group(2) if match and match.group(2) else None
+    if key == "karpenter.k8s.aws/instance-gpu-count":
+        return str(spec.accelerator_count) if spec is not None and spec.accelerator_kind == "gpu" else None
+    if key == "karpenter.k8s.aws/instance-gpu-manufacturer":
+        return spec.manufacturer if spec is not None and spec.accelerator_kind == "gpu" else None
+    if key == "karpenter.k8s.aws/instance-gpu-name":
+        return spec.accelerator.lower() if spec is not None and spec.accelerator_kind == "gpu" else None
+    if key == "karpenter.k8s.aws/instance-cpu":
+        return str(spec.vcpu) if spec is not None else None
+    if key == "karpenter.k8s.aws/instance-memory":
+        return str(round(spec.memory_gib * 1024)) if spec is not None else None
+    if key == "node.kubernetes.io/instance-type":
+        return itype
+    return None
+
+
+# Requirement keys that do not narrow the instance types (placement, OS, architecture of the AMI family).
+_NEUTRAL_KEYS: Final = frozenset(
+    {"topology.kubernetes.io/zone", "kubernetes.io/os", "kubernetes.io/arch", "karpenter.sh/capacity-type"}
+)
+
+
+def _karpenter_match(itype: str, spec: Any, key: str, op: str, values: Sequence[str]) -> bool:
+    """Whether a type satisfies one requirement; a key gpucloud cannot evaluate admits the type (the ceiling
+    errs high)."""
+    if key in _NEUTRAL_KEYS or key.startswith("gpucloud.io/"):
+        return True
+    if key not in _KNOWN_KEYS or (spec is None and key in _SPEC_KEYS):
+        # A label gpucloud cannot evaluate for this type admits it: the ceiling errs high, never low.
+        return True
+    label = _karpenter_label(itype, spec, key)
+    if label is None:
+        # The type lacks the label (a GPU label on a type without GPUs): only NotIn and DoesNotExist admit it.
+        return op in ("NotIn", "DoesNotExist")
+    if op == "In":
+        return label in values
+    if op == "NotIn":
+        return label not in values
+    if op == "Exists":
+        return True
+    if op == "DoesNotExist":
+        return False
+    if op in ("Gt", "Lt") and values:
+        try:
+            number, bound = float(label), float(values[0])
+        except ValueError:
+            return True
+        return number > bound if op == "Gt" else number < bound
+    return True
+
+
+# Labels every type has but only catalog types' specs give values for.
+_SPEC_KEYS: Final = frozenset({"karpenter.k8s.aws/instance-cpu", "karpenter.k8s.aws/instance-memory"})
+# Well-known labels karpenter-provider-aws sets that `_karpenter_label` can evaluate; other keys admit every type.
+_KNOWN_KEYS: Final = frozenset(
+    {
+        "node.kubernetes.io/instance-type",
+        "karpenter.k8s.aws/instance-family",
+        "karpenter.k8s.aws/instance-size",
+        "karpenter.k8s.aws/instance-category",
+        "karpenter.k8s.aws/instance-generation",
+        "karpenter.k8s.aws/instance-gpu-count",
+        "karpenter.k8s.aws/instance-gpu-manufacturer",
+        "karpenter.k8s.aws/instance-gpu-name",
+        "karpenter.k8s.aws/instance-cpu",
+        "karpenter.k8s.aws/instance-memory",
+    }
+)
 
 
 _HANDLERS: Final = {
@@ -716,24 +1295,50 @@ _HANDLERS: Final = {
     EIP: _Pricer.eip,
     VPC_ENDPOINT: _Pricer.vpc_endpoint,
     KMS_KEY: _Pricer.kms_key,
+    "aws:kms/externalKey:ExternalKey": _Pricer.kms_key,
+    "aws:kms/replicaKey:ReplicaKey": _Pricer.kms_key,
+    "aws:kms/replicaExternalKey:ReplicaExternalKey": _Pricer.kms_key,
     EBS_VOLUME: _Pricer.ebs_volume,
+    EKS_ADDON: _Pricer.eks_addon,
+    **{t: _Pricer.karpenter_node_pool for t in KARPENTER_NODEPOOLS},
 }
+
+
+def classify(type_: str) -> str:
+    """How the engine treats a resource type: priced, usage (listed with unit), billed-not-priced (listed with
+    unit), free, or unclassified (listed as 'no price rule')."""
+    if type_ in _HANDLERS:
+        return "priced"
+    if type_ in billable.USAGE_BILLED:
+        return "usage"
+    if type_ in billable.BILLED_NOT_PRICED:
+        return "billed-not-priced"
+    if type_ in billable.FREE_TYPES or type_.startswith(_FREE_PREFIXES):
+        return "free"
+    return "unclassified"
 
 
 def price_resources(
     resources: Sequence[Mapping[str, Any]],
     options: PricingOptions | None = None,
     catalog: Catalog | None = None,
+    book: PriceBook | None = None,
 ) -> dict[str, Any]:
     """The design.md `cost` object for plain resource dicts (urn/type/name/inputs/dependencies/parent, optional
     custom and propertyDependencies), in engine view. Pure: no pulumi import, no I/O beyond the catalog."""
-    pricer = _Pricer(resources, options or PricingOptions(), catalog or get_catalog())
+    pricer = _Pricer(resources, options or PricingOptions(), catalog or get_catalog(), book)
     pricer.price()
     return {
         "currency": rates.CURRENCY,
         "hours_per_month": rates.HOURS_PER_MONTH,
+        "region": pricer.region,
+        "as_of": pricer.as_of.isoformat(),
         "monthly": round(sum(i["monthly"] for i in pricer.items), 2),
         "monthly_ceiling": round(sum(i["monthly_ceiling"] for i in pricer.items), 2),
+        # True when a resource (an unlimited Karpenter NodePool) can grow without bound: the ceiling is a floor.
+        "ceiling_unbounded": bool(pricer.unbounded),
+        "unbounded": pricer.unbounded,
         "items": pricer.items,
         "unpriced": pricer.unpriced,
+        "warnings": pricer.warnings,
     }

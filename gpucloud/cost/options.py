@@ -9,6 +9,9 @@ Commitments live outside any plan (they are bought for the account), so a stack 
           term: 1y             # 1y | 3y
           discount: 0.40       # optional fraction off On-Demand; default: the catalog family's figure
           count: 2             # optional: instances covered; default: every On-Demand instance that matches
+      asOf: "2026-11-15"       # optional: the date that picks EKS support tiers (default: today; CLI --as-of)
+
+The region is not set here: it is the plan's (`aws:region`), see `price_plan`.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ class PricingOptions:
     commitments: tuple[Commitment, ...] = ()
     as_of: date | None = None
     root_volumes: bool = True
+    # None: the region of the plan's default AWS provider, else us-east-1 with a warning.
+    region: str | None = None
 
     @classmethod
     def from_config(cls, data: Any, where: str = CONFIG_KEY) -> PricingOptions:
@@ -57,9 +62,16 @@ class PricingOptions:
         if not isinstance(data, Mapping):
             raise PricingConfigError(f"{where}: must be an object with a 'commitments' list")
         problems: list[str] = []
-        unknown = sorted(set(data) - {"commitments", "rootVolumes"})
+        unknown = sorted(set(data) - {"commitments", "rootVolumes", "asOf"})
         if unknown:
-            problems.append(f"{where}: unknown keys {unknown}; allowed: commitments, rootVolumes")
+            problems.append(f"{where}: unknown keys {unknown}; allowed: commitments, rootVolumes, asOf")
+        as_of: date | None = None
+        raw_as_of = data.get("asOf")
+        if raw_as_of is not None:
+            try:
+                as_of = raw_as_of if isinstance(raw_as_of, date) else date.fromisoformat(str(raw_as_of))
+            except ValueError:
+                problems.append(f"{where}.asOf: {raw_as_of!r} is not an ISO date (YYYY-MM-DD)")
         raw = data.get("commitments") or []
         commitments: list[Commitment] = []
         if not isinstance(raw, Sequence) or isinstance(raw, str):
@@ -105,4 +117,4 @@ class PricingOptions:
             problems.append(f"{where}.rootVolumes: must be true or false")
         if problems:
             raise PricingConfigError("; ".join(problems))
-        return cls(commitments=tuple(commitments), root_volumes=bool(root_volumes))
+        return cls(commitments=tuple(commitments), root_volumes=bool(root_volumes), as_of=as_of)

@@ -1,8 +1,9 @@
-"""Dated us-east-1 list prices for what the GPU catalog does not hold: EKS, NAT, EBS, FSx for Lustre, IPv4,
+"""Dated list prices for what the instance price book does not hold: EKS, NAT, EBS, FSx for Lustre, IPv4,
 interface endpoints, KMS keys, and the few CPU instance types GPU platforms run next to their GPU pools.
 
-Every figure carries its source and the date it was recorded. `gpucloud prices refresh` refreshes instance
-prices only (these service rates move rarely); check the pages below before relying on them for a quote.
+Every figure carries its source, the date it was recorded and the regions it holds in (`SERVICE_RATE_REGIONS`):
+outside them a resource is listed as unpriced rather than priced at another region's rate. `gpucloud prices
+refresh` refreshes instance prices only (these service rates move rarely).
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ _KMS = "aws.amazon.com/kms/pricing"
 _EC2 = "aws.amazon.com/ec2/pricing/on-demand (us-east-1, Linux, shared tenancy)"
 _AS_OF = "2025-06-01"
 
+# Regions where the region-varying service rates below (NAT, EBS, FSx, interface endpoints, CPU types) are the
+# figures listed: AWS lists the same rates for N. Virginia, Ohio and Oregon.
+SERVICE_RATE_REGIONS: Final = frozenset({"us-east-1", "us-east-2", "us-west-2"})
+# EKS control plane, KMS keys and public IPv4 addresses are listed at one price for every commercial region.
+UNIFORM_RATE_NOTE: Final = "one list price for every commercial region"
+
 EKS_STANDARD: Final = Rate(0.10, "hour", _EKS, _AS_OF)
 EKS_EXTENDED: Final = Rate(0.60, "hour", _EKS, _AS_OF)
 NAT_GATEWAY_HOUR: Final = Rate(0.045, "hour", _VPC, _AS_OF)
@@ -39,6 +46,21 @@ NAT_GATEWAY_PER_GB: Final = Rate(0.045, "GB", _VPC, _AS_OF)
 PUBLIC_IPV4_HOUR: Final = Rate(0.005, "hour", _VPC, "2024-02-01")
 INTERFACE_ENDPOINT_AZ_HOUR: Final = Rate(0.01, "hour", _VPC, _AS_OF)
 KMS_KEY_MONTH: Final = Rate(1.0, "month", _KMS, _AS_OF)
+# Automatic rotation: each of the first two rotations adds $1/month (later rotations are free), so a rotated key
+# costs $1 in its first year, $2 in its second and $3 from its third.
+KMS_ROTATION_MAX_EXTRA_VERSIONS: Final = 2
+# gp3 includes 3,000 IOPS and 125 MB/s; provisioned performance above that is billed per IOPS-month / MBps-month.
+GP3_BASELINE_IOPS: Final = 3000
+GP3_BASELINE_THROUGHPUT: Final = 125
+GP3_IOPS_MONTH: Final = Rate(0.005, "IOPS-month", _EBS, _AS_OF)
+GP3_THROUGHPUT_MONTH: Final = Rate(0.04, "MBps-month", _EBS, _AS_OF)
+# io1 and io2 bill every provisioned IOPS (io2's first tier, up to 32,000 IOPS).
+PIOPS_IOPS_MONTH: Final[dict[str, Rate]] = {
+    "io1": Rate(0.065, "IOPS-month", _EBS, _AS_OF),
+    "io2": Rate(0.065, "IOPS-month", _EBS, _AS_OF),
+}
+FSX_BACKUP_GB_MONTH: Final = Rate(0.05, "GB-month", _FSX, _AS_OF)
+CLOUDWATCH_LOGS_INGEST_GB: Final = Rate(0.50, "GB ingested", "aws.amazon.com/cloudwatch/pricing", _AS_OF)
 
 EBS_GIB_MONTH: Final[dict[str, Rate]] = {
     "gp3": Rate(0.08, "GiB-month", _EBS, _AS_OF),
@@ -94,17 +116,27 @@ CPU_AS_OF: Final = _AS_OF
 # EKS managed node groups without instanceTypes or a launch template get t3.medium (EKS API default).
 EKS_DEFAULT_INSTANCE_TYPE: Final = "t3.medium"
 
-# End of EKS standard support per Kubernetes minor (EKS release calendar). After it, a cluster whose
-# upgradePolicy.supportType is EXTENDED (the default) pays the extended-support rate.
-EKS_END_OF_STANDARD_SUPPORT: Final[dict[str, str]] = {
-    "1.28": "2024-11-26",
-    "1.29": "2025-03-23",
-    "1.30": "2025-07-23",
-    "1.31": "2025-11-26",
-    "1.32": "2026-03-23",
-    "1.33": "2026-07-29",
-    "1.34": "2026-12-02",
+# The Amazon EKS Kubernetes release calendar (docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html,
+# mirrored by endoflife.date/amazon-eks): (EKS release, end of standard support, end of extended support).
+# Standard support lasts 14 months from the EKS release, extended support 12 more. Past the end of standard
+# support a cluster whose upgradePolicy.supportType is EXTENDED (the default) pays the extended-support rate.
+EKS_CALENDAR_SOURCE: Final = "Amazon EKS Kubernetes release calendar (docs.aws.amazon.com/eks, kubernetes-versions)"
+EKS_CALENDAR: Final[dict[str, tuple[str, str, str]]] = {
+    "1.28": ("2023-09-26", "2024-11-26", "2025-11-26"),
+    "1.29": ("2024-01-23", "2025-03-23", "2026-03-23"),
+    "1.30": ("2024-05-23", "2025-07-23", "2026-07-23"),
+    "1.31": ("2024-09-26", "2025-11-26", "2026-11-26"),
+    "1.32": ("2025-01-23", "2026-03-23", "2027-03-23"),
+    "1.33": ("2025-05-28", "2026-07-29", "2027-07-29"),
+    "1.34": ("2025-10-06", "2026-12-02", "2027-12-02"),
+    "1.35": ("2026-01-28", "2027-03-27", "2028-03-27"),
 }
+EKS_END_OF_STANDARD_SUPPORT: Final[dict[str, str]] = {v: dates[1] for v, dates in EKS_CALENDAR.items()}
+# CreateCluster without a version: "the default version available in Amazon EKS is used" (EKS API reference,
+# CreateCluster.version); a default version is always one in standard support on the day of creation.
+EKS_DEFAULT_VERSION_SOURCE: Final = "EKS CreateCluster API: without a version, the default version available in EKS"
+# How far ahead a support-tier change is announced in the plan's warnings.
+EKS_TIER_WARNING_DAYS: Final = 60
 
 
 def eks_in_extended_support(version: str, as_of: date) -> bool | None:
@@ -136,6 +168,12 @@ def table() -> list[dict[str, object]]:
     add("Public IPv4 address (Elastic IP)", PUBLIC_IPV4_HOUR)
     add("Interface VPC endpoint, per AZ", INTERFACE_ENDPOINT_AZ_HOUR)
     add("KMS customer managed key", KMS_KEY_MONTH)
+    add("EBS gp3 IOPS above 3,000", GP3_IOPS_MONTH)
+    add("EBS gp3 throughput above 125 MB/s", GP3_THROUGHPUT_MONTH)
+    for vol, rate in PIOPS_IOPS_MONTH.items():
+        add(f"EBS {vol} provisioned IOPS", rate)
+    add("FSx backups (not priced: usage)", FSX_BACKUP_GB_MONTH)
+    add("CloudWatch Logs ingestion (not priced: usage)", CLOUDWATCH_LOGS_INGEST_GB)
     for vol, rate in EBS_GIB_MONTH.items():
         add(f"EBS {vol}", rate)
     for (deployment, throughput, storage), rate in FSX_LUSTRE_GB_MONTH.items():

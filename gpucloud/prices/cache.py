@@ -1,7 +1,8 @@
-"""The local price cache that `gpucloud prices refresh` writes and the catalog prefers over its shipped prices.
+"""The local price cache that `gpucloud prices refresh` writes; gpucloud.prices.book lays it over the snapshot.
 
 Location: ``$GPUCLOUD_PRICE_CACHE`` when set (``off`` or an empty value disables the cache), else
-``$XDG_CACHE_HOME/gpucloud/prices.json`` (``~/.cache/gpucloud/prices.json``). Stdlib only: the catalog reads it.
+``$XDG_CACHE_HOME/gpucloud/prices.json`` (``~/.cache/gpucloud/prices.json``). Stdlib only. Entries may also
+carry ``spot_stats``, ``capacity_block_usd``, ``reserved_1y_usd``, ``reserved_3y_usd`` and ``availability_zones``.
 
 File shape::
 
@@ -22,7 +23,20 @@ from typing import Any, Final
 SCHEMA: Final = "gpucloud.prices/v1"
 ENV_VAR: Final = "GPUCLOUD_PRICE_CACHE"
 _DISABLED: Final = frozenset({"", "off", "none", "0", "false"})
-_ENTRY_KEYS: Final = frozenset({"on_demand_usd", "spot_usd", "price_date", "price_source"})
+_ENTRY_KEYS: Final = frozenset(
+    {
+        "on_demand_usd",
+        "spot_usd",
+        "spot_stats",
+        "capacity_block_usd",
+        "reserved_1y_usd",
+        "reserved_3y_usd",
+        "availability_zones",
+        "price_date",
+        "price_source",
+    }
+)
+_PRICE_KEYS: Final = ("on_demand_usd", "spot_usd", "capacity_block_usd", "reserved_1y_usd", "reserved_3y_usd")
 
 _memo: dict[tuple[str, float, int], dict[str, Any] | None] = {}
 
@@ -77,15 +91,20 @@ def region_prices(region: str, path: Path | None = None) -> dict[str, dict[str, 
         if not isinstance(entry, Mapping) or set(entry) - _ENTRY_KEYS or not isinstance(entry.get("price_date"), str):
             continue
         clean = {k: v for k, v in entry.items() if v is not None}
-        if "on_demand_usd" in clean or "spot_usd" in clean:
+        if any(k in clean for k in _PRICE_KEYS) or "availability_zones" in clean:
             out[str(itype)] = clean
     return out
 
 
 def catalog_overrides(region: str, instance_types: Iterable[str], path: Path | None = None) -> dict[str, Any]:
-    """The entries for `Catalog.with_prices`, limited to types the catalog holds."""
+    """On-Demand and spot entries in the shape `Catalog.with_prices` takes, limited to `instance_types`."""
     known = set(instance_types)
-    return {t: e for t, e in region_prices(region, path).items() if t in known}
+    keep = ("on_demand_usd", "spot_usd", "price_date", "price_source")
+    out: dict[str, Any] = {}
+    for itype, entry in region_prices(region, path).items():
+        if itype in known and ("on_demand_usd" in entry or "spot_usd" in entry):
+            out[itype] = {k: entry[k] for k in keep if k in entry}
+    return out
 
 
 def write_cache(

@@ -152,7 +152,12 @@ def _cost_text(console: Console, cost: Mapping[str, Any], width: int = 80) -> No
         f"[bold]Cost:[/bold] {_money(cost.get('monthly', 0.0))}/month at desired sizes, "
         f"{_money(cost.get('monthly_ceiling', 0.0))}/month at maximum sizes "
         f"({cost.get('hours_per_month', 730)} h/month)"
+        + (f", {cost['region']} rates as of {cost.get('as_of')}" if cost.get("region") else "")
     )
+    if cost.get("ceiling_unbounded"):
+        console.print("[bold red]The ceiling is UNBOUNDED: a resource can grow without limit (see warnings)[/bold red]")
+    for warning in cost.get("warnings") or []:
+        console.print(f"[yellow]cost warning:[/yellow] {escape(str(warning))}")
     unpriced = cost.get("unpriced") or []
     if unpriced:
         console.print(f"[dim]{len(unpriced)} resources not priced (see --format json)[/dim]")
@@ -390,8 +395,10 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         f"{'❌' if mandatory else '✅'} **Guardrails:** {mandatory} mandatory, "
         f"{len(violations) - mandatory} advisory violations · "
         f"**{len(resources)}** resources · **{_money(cost.get('monthly', 0.0))}**/month "
-        f"(ceiling {_money(cost.get('monthly_ceiling', 0.0))})",
+        f"(ceiling {_money(cost.get('monthly_ceiling', 0.0))}"
+        f"{', UNBOUNDED' if cost.get('ceiling_unbounded') else ''})",
         "",
+        *[line for w in cost.get("warnings") or [] for line in (f"> ⚠️ {w}", "")],
     ]
     if conformance:
         errors = int(conformance.get("errors", 0))

@@ -7,6 +7,7 @@ import pickle
 import re
 from datetime import date
 from importlib import resources
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
@@ -99,6 +100,17 @@ INTERMEDIATE_SIZES: dict[str, tuple[str, int, int, float, int, int]] = {
     "g6e.8xlarge": ("L40S", 1, 32, 256, 900, 1),
     "g6e.16xlarge": ("L40S", 1, 64, 512, 1900, 1),
     "g6e.24xlarge": ("L40S", 4, 96, 768, 3800, 2),
+}
+
+# Sizes added for issue 14 (every size of every supported family): vCPU/RAM/count from moto's
+# DescribeInstanceTypes records (inf2, trn1) or the Vantage-derived data set (g4ad: moto lacks it).
+ADDED_SIZES: dict[str, tuple[str, int, int, float, str]] = {
+    "inf2.8xlarge": ("Inferentia2", 1, 32, 128, "moto"),
+    "inf2.24xlarge": ("Inferentia2", 6, 96, 384, "moto"),
+    "trn1.2xlarge": ("Trainium", 1, 8, 32, "moto"),
+    "g4ad.2xlarge": ("Radeon-Pro-V520", 1, 8, 32, "vantage"),
+    "g4ad.4xlarge": ("Radeon-Pro-V520", 1, 16, 64, "vantage"),
+    "g4ad.8xlarge": ("Radeon-Pro-V520", 2, 32, 128, "vantage"),
 }
 
 REQUIRED_FAMILIES = {
@@ -427,7 +439,25 @@ def test_find_contains_iter_len(catalog: Catalog) -> None:
     assert 42 not in catalog
     names = [s.instance_type for s in catalog]
     assert names == sorted(names)
-    assert len(catalog) == len(names) == len(REFERENCE_ROWS) + len(INTERMEDIATE_SIZES) == 50
+    assert len(catalog) == len(names) == len(REFERENCE_ROWS) + len(INTERMEDIATE_SIZES) + len(ADDED_SIZES) == 56
+
+
+@pytest.mark.parametrize(("name", "expected"), sorted(ADDED_SIZES.items()))
+def test_added_sizes_specs(catalog: Catalog, name: str, expected: tuple[str, int, int, float, str]) -> None:
+    spec = catalog.get(name)
+    assert (spec.accelerator, spec.accelerator_count, spec.vcpu, spec.memory_gib, spec.spec_source) == expected
+
+
+def test_every_ec2_size_of_every_catalog_family_is_in_the_catalog_or_excluded(catalog: Catalog) -> None:
+    from gpucloud.catalog import ec2_instance_types
+
+    families = {s.family for s in catalog}
+    missing = sorted(
+        t
+        for t in ec2_instance_types()
+        if t.partition(".")[0] in families and t not in catalog and t not in catalog.excluded
+    )
+    assert missing == []
     assert all(isinstance(s, InstanceSpec) for s in catalog)
 
 
@@ -663,3 +693,54 @@ def test_loader_rejects_bad_records(raw: dict[str, Any]) -> None:
 
 def test_get_catalog_is_cached() -> None:
     assert get_catalog() is get_catalog()
+
+
+def test_catalog_is_a_leaf_that_ignores_the_price_cache(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ast
+
+    source = resources.files("gpucloud.catalog").joinpath("__init__.py").read_text(encoding="utf-8")
+    imported = {
+        node.module if isinstance(node, ast.ImportFrom) else alias.name
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    assert not any(str(name).startswith("gpucloud") for name in imported)
+    cache = tmp_path / "prices.json"
+    cache.write_text(
+        json.dumps(
+            {"schema": "gpucloud.prices/v1", "regions": {"us-east-1": {"p5.48xlarge": {"on_demand_usd": 1.0,
+                                                                                       "price_date": "2026-11-01"}}}}
+        )
+    )  # fmt: skip
+    monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", str(cache))
+    get_catalog.cache_clear()
+    try:
+        assert get_catalog().get("p5.48xlarge").on_demand_usd == 55.04
+    finally:
+        get_catalog.cache_clear()
+
+
+def test_every_size_matches_describe_instance_types_in_moto(catalog: Catalog) -> None:
+    """vCPU, memory and accelerator count of every catalog type moto knows, against its DescribeInstanceTypes
+    records (moto 5.2.5 instance_types.json.gz, captured from the EC2 API)."""
+    import gzip
+
+    import moto
+
+    path = Path(moto.__file__).parent / "ec2" / "resources" / "instance_types.json.gz"
+    records: dict[str, Any] = json.loads(gzip.decompress(path.read_bytes()))
+    checked = 0
+    for spec in catalog:
+        record = records.get(spec.instance_type)
+        if record is None:
+            continue  # p3.* and g4ad.*: not in moto (reference section 6.7)
+        devices = (record.get("GpuInfo") or {}).get("Gpus") or (record.get("NeuronInfo") or {}).get("NeuronDevices")
+        count = sum(d["Count"] for d in devices or [])
+        assert (spec.vcpu, spec.memory_gib, spec.accelerator_count) == (
+            record["VCpuInfo"]["DefaultVCpus"],
+            record["MemoryInfo"]["SizeInMiB"] / 1024,
+            count,
+        ), spec.instance_type
+        checked += 1
+    assert checked == 48

@@ -52,10 +52,22 @@ def test_contract_keys_exactly() -> None:
     cost = price_resources(
         [res(NG, "ng", {"instanceTypes": ["g5.xlarge"], "scalingConfig": {"desiredSize": 1.0, "maxSize": 2.0}})]
     )
-    assert list(cost) == ["currency", "hours_per_month", "monthly", "monthly_ceiling", "items", "unpriced"]
+    assert list(cost) == [
+        "currency",
+        "hours_per_month",
+        "region",
+        "as_of",
+        "monthly",
+        "monthly_ceiling",
+        "ceiling_unbounded",
+        "unbounded",
+        "items",
+        "unpriced",
+        "warnings",
+    ]
     assert list(cost["items"][0]) == [
         "urn", "name", "type", "instance_type", "pricing", "quantity", "max_quantity", "unit_price", "unit", "monthly",
-        "monthly_ceiling",
+        "monthly_ceiling", "region", "rate_source", "rate_as_of",
     ]  # fmt: skip
     assert cost["currency"] == "USD" and cost["hours_per_month"] == 730
 
@@ -96,8 +108,8 @@ def test_mixed_rounds_on_demand_up_and_prices_first_priced_override() -> None:
             "maxSize": 7.0,
             "mixedInstancesPolicy": {
                 "instancesDistribution": {"onDemandBaseCapacity": 0.0, "onDemandPercentageAboveBaseCapacity": 50.0},
-                # g6e.24xlarge has no price in the shipped catalog, so g6e.48xlarge is priced.
-                "launchTemplate": {"overrides": [{"instanceType": "g6e.24xlarge"}, {"instanceType": "g6e.48xlarge"}]},
+                # p5e.48xlarge has no On-Demand price (Capacity Blocks only), so g6e.48xlarge is priced.
+                "launchTemplate": {"overrides": [{"instanceType": "p5e.48xlarge"}, {"instanceType": "g6e.48xlarge"}]},
             },
         },
     )
@@ -171,8 +183,17 @@ def test_spot_node_group_uses_family_estimate_and_capacity_block_uses_cb_rate() 
 
 def test_refreshed_spot_price_wins_over_estimate() -> None:
     from gpucloud.catalog import get_catalog
+    from gpucloud.prices.book import PriceBook, load_snapshot
 
-    catalog = get_catalog().with_prices({"p5.48xlarge": {"spot_usd": 20.0, "price_date": "2026-08-02"}})
+    book = PriceBook(
+        load_snapshot(),
+        get_catalog(),
+        {
+            "us-east-1": {
+                "p5.48xlarge": {"spot_usd": 20.0, "price_date": "2026-08-02", "price_source": "ec2-spot-price-history"}
+            }
+        },
+    )
     ng = res(
         NG,
         "s",
@@ -182,8 +203,9 @@ def test_refreshed_spot_price_wins_over_estimate() -> None:
             "scalingConfig": {"desiredSize": 1.0, "maxSize": 1.0},
         },
     )
-    cost = price_resources([ng], catalog=catalog)
+    cost = price_resources([ng], PricingOptions(region="us-east-1"), book=book)
     assert cost["items"][0]["unit_price"] == 20.0 and cost["monthly"] == 14600.0
+    assert (cost["items"][0]["rate_source"], cost["items"][0]["rate_as_of"]) == ("ec2-spot-price-history", "2026-08-02")
 
 
 def test_odcr_billed_once_nodes_inside_it_not_double_counted() -> None:
@@ -287,8 +309,19 @@ def test_fsx_eks_nat_eip_endpoint_kms() -> None:
     assert cost["unpriced"] == [
         {
             "urn": f"{STACK}$aws:ec2/natGateway:NatGateway::nat",
-            "reason": "NAT data processing ($0.045/GB) depends on traffic: not priced",
-        }
+            "reason": "usage-billed: NAT data processing ($0.045/GB) depends on traffic",
+            "unit": "GB",
+        },
+        {
+            "urn": f"{STACK}$aws:ec2/vpcEndpoint:VpcEndpoint::ssm",
+            "reason": "usage-billed: interface endpoint data processing is billed per GB",
+            "unit": "GB",
+        },
+        {
+            "urn": f"{STACK}$aws:kms/key:Key::key",
+            "reason": "usage-billed: KMS requests beyond the free tier are billed per 10,000 requests",
+            "unit": "requests",
+        },
     ]
 
 
@@ -339,10 +372,10 @@ def test_unknowns_and_unpriceable_go_to_unpriced_not_a_crash() -> None:
     assert set(reasons) == {"unknown-size", "external-lt", "no-od-price", "cpu", "data", "db", "p2"}
     assert reasons["unknown-size"] == "scalingConfig.desiredSize/maxSize are unknown at preview"
     assert "lt-0123456789abcdef0 is not in this program" in reasons["external-lt"]
-    assert "p5e.48xlarge has no On-Demand price" in reasons["no-od-price"]
-    assert "gpucloud prices refresh --types x2iedn.32xlarge" in reasons["cpu"]
+    assert "p5e.48xlarge in us-east-1: no On-Demand SKU" in reasons["no-od-price"]
+    assert "gpucloud prices refresh --region us-east-1 --types x2iedn.32xlarge" in reasons["cpu"]
     assert reasons["data"].startswith("usage-billed: S3")
-    assert reasons["db"] == "no price rule for aws:rds/instance:Instance"
+    assert reasons["db"] == "billed, no rate in gpucloud: RDS instances are billed per instance-hour plus storage"
     assert reasons["p2"] == "PERSISTENT_2 needs perUnitStorageThroughput (MB/s/TiB) to be priced"
 
 
