@@ -1,0 +1,342 @@
+"""`gpucloud mix`: the optimiser against a brute force over every integer split, named splits, the checkpoint model."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from typing import Any
+
+import pytest
+import yaml
+
+from gpucloud.advisor.mix import (
+    MixInputError,
+    MixRequest,
+    optimal_interval,
+    optimise,
+    plan_mix,
+    time_per_work,
+    young_interval,
+)
+from gpucloud.advisor.rates import NodeRates, bucket_rate_per_hour
+from gpucloud.spec import NodePoolSpec
+
+H = 730  # hours per month
+
+
+def rates(
+    od: float | None = 10.0,
+    spot: float | None = 4.0,
+    r1: float | None = 6.2,
+    r3: float | None = 4.0,
+    cb: float | None = None,
+    lam: float = 0.0002,
+) -> NodeRates:
+    return NodeRates(
+        on_demand=od,
+        spot=spot,
+        reserved_1y=r1,
+        reserved_3y=r3,
+        capacity_block=cb,
+        interruption_rate_per_hour=lam,
+        spot_source="test",
+        interruption_source="test",
+        price_date="2026-01-01",
+    )
+
+
+# ---- the brute force: plain arithmetic, nothing from the optimiser but the price inputs ----------------------
+
+
+def brute_time_factor(lam: float, c: float, r: float) -> float:
+    """min over tau of (e^(lam (tau + c)) - 1)(1/lam + r)/tau, by a log grid then a fine linear grid."""
+
+    def f(tau: float) -> float:
+        exponent = lam * (tau + c)
+        return math.inf if exponent > 700 else (math.exp(exponent) - 1) * (1 / lam + r) / tau
+
+    grid = [10 ** (k / 400) for k in range(-2400, 2401)]  # 1e-6 .. 1e6 hours
+    best = min(grid, key=f)
+    lo, hi = best / 1.01, best * 1.01
+    fine = [lo + (hi - lo) * k / 2000 for k in range(2001)]
+    return min(f(t) for t in fine)
+
+
+def brute_force(p: NodeRates, n: int, months: float, share: float, c_s: float, r_s: float, sync: bool) -> float:
+    hours = months * H
+    lam = p.interruption_rate_per_hour
+    factors: dict[int, float] = {}
+    best = math.inf
+    for split in itertools.product(range(n + 1), repeat=5):
+        if sum(split) != n:
+            continue
+        od, r1, r3, cb, spot = split
+        if spot > math.floor(n * share) or cb > 256:
+            continue
+        if (spot and p.spot is None) or (od and p.on_demand is None) or (cb and p.capacity_block is None):
+            continue
+        if (r1 and (p.reserved_1y is None or p.on_demand is None)) or (
+            r3 and (p.reserved_3y is None or p.on_demand is None)
+        ):
+            continue
+        job_lam = spot * lam if sync else lam
+        if spot and job_lam > 0:
+            if job_lam not in factors:
+                factors[job_lam] = brute_time_factor(job_lam, c_s / 3600, r_s / 3600)
+            factor = factors[job_lam]
+        else:
+            factor = 1.0
+        wall = hours * factor if sync else hours
+
+        def reserved(rate: float, term_months: int, wall: float = wall) -> float:
+            term = term_months * H
+            options = []
+            for k in range(1, int(wall // term) + 2):
+                options.append(k * term * rate + max(0.0, wall - k * term) * p.on_demand)
+            return min(options)
+
+        total = 0.0
+        total += od * p.on_demand * wall if od else 0
+        total += cb * p.capacity_block * wall if cb else 0
+        total += r1 * reserved(p.reserved_1y, 12) if r1 else 0
+        total += r3 * reserved(p.reserved_3y, 36) if r3 else 0
+        total += spot * p.spot * hours * factor if spot else 0
+        best = min(best, total)
+    return best
+
+
+SHARE = {"none": 0.0, "low": 0.25, "medium": 0.5, "high": 1.0}
+
+
+def generated_cases() -> list[tuple[Any, ...]]:
+    """36 cases across price shapes, sizes, horizons (1 week to 40 months) and interruption rates."""
+    rng = random.Random(14)
+    profiles = [
+        dict(od=55.04, spot=25.6, r1=33.57, r3=20.09, cb=41.528),  # p5-like
+        dict(od=10.49, spot=4.2, r1=6.61, r3=4.2, cb=None),  # g6e-like: no Capacity Blocks
+        dict(od=21.96, spot=7.36, r1=13.92, r3=8.01, cb=14.75),  # p4d-like
+        dict(od=None, spot=None, r1=None, r3=None, cb=47.76),  # p5e-like: Capacity Blocks only
+        dict(od=1.0, spot=0.9, r1=0.63, r3=0.40, cb=None),  # spot barely cheaper
+        dict(od=8.0, spot=None, r1=5.0, r3=3.5, cb=6.0),  # no spot
+    ]
+    cases = []
+    months = [0.25, 1, 3, 7, 12, 13, 18, 30, 37, 40]
+    lams = [0.0, 0.0003, 0.003, 0.03, 0.3]  # 0.03 and 0.3 per instance-hour: heavy interruption
+    for i in range(36):
+        profile = profiles[i % len(profiles)]
+        cases.append(
+            (
+                profile,
+                rng.choice([1, 2, 3, 4, 6, 8]),
+                months[i % len(months)],
+                rng.choice(["none", "low", "medium", "high", "high"]),
+                lams[i % len(lams)],
+                rng.choice([60.0, 300.0, 1200.0]),
+                rng.choice([0.0, 300.0, 1800.0]),
+                rng.random() < 0.75,
+            )
+        )
+    return cases
+
+
+@pytest.mark.parametrize(("profile", "n", "months", "tolerance", "lam", "c", "r", "sync"), generated_cases())
+def test_optimum_matches_brute_force_over_every_integer_split(
+    profile: dict[str, float | None], n: int, months: float, tolerance: str, lam: float, c: float, r: float, sync: bool
+) -> None:
+    p = rates(**profile, lam=lam)
+    req = MixRequest(
+        "p5.48xlarge",
+        nodes=n,
+        duration_months=months,
+        tolerance=tolerance,  # type: ignore[arg-type]
+        checkpoint_seconds=c,
+        restart_seconds=r,
+        coupling="synchronous" if sync else "independent",
+    )
+    expected = brute_force(p, n, months, SHARE[tolerance], c, r, sync)
+    got = optimise(req, p)["best"]["cost"]["total_usd"]
+    assert got == pytest.approx(expected, rel=0.01)
+    # The exact optimum is exact: the brute force's grid only ever finds the same cost or a hair above.
+    assert got <= expected * (1 + 1e-6)
+
+
+# ---- named splits ------------------------------------------------------------------------------------------------
+
+
+def test_heavy_interruptions_make_spot_dearer_than_a_1y_commitment() -> None:
+    # 4 nodes for 12 months, 0.05 interruptions per instance-hour (one every 20 h), 20-min checkpoints, 30-min restart.
+    p = rates(od=55.04, spot=25.6, r1=33.57, r3=20.09, cb=None, lam=0.05)
+    req = MixRequest("p5.48xlarge", 4, 12, "high", checkpoint_seconds=1200, restart_seconds=1800)
+    result = optimise(req, p)
+    assert result["best"]["split"] == {
+        "on_demand": 0,
+        "reserved_1y": 4,
+        "reserved_3y": 0,
+        "capacity_block": 0,
+        "spot": 0,
+    }
+    assert result["best"]["cost"]["total_usd"] == pytest.approx(4 * 33.57 * 12 * H)
+    all_spot = next(o for o in result["runners_up"] if o["label"] == "all-spot")
+    lam_job = 4 * 0.05
+    tau = optimal_interval(lam_job, 1200 / 3600)
+    factor = math.expm1(lam_job * (tau + 1 / 3)) * (1 / lam_job + 0.5) / tau
+    assert all_spot["cost"]["total_usd"] == pytest.approx(4 * 25.6 * 12 * H * factor)
+    # The lost work is in the total, not beside it: all-spot looks 45 % cheaper than 1y without it, is dearer with it.
+    assert all_spot["cost"]["paid_without_interruptions_usd"] == pytest.approx(4 * 25.6 * 12 * H)
+    assert all_spot["cost"]["lost_work_usd"] == pytest.approx(4 * 25.6 * 12 * H * (factor - 1))
+    assert all_spot["cost"]["total_usd"] > result["best"]["cost"]["total_usd"]
+
+
+def test_short_horizon_commitment_pays_the_whole_term() -> None:
+    # 7 months: a 1y term bills 12 months (12 x 6.2 = 74.4 > 7 x 10 = 70), so On-Demand wins without spot.
+    p = rates(od=10.0, r1=6.2, r3=4.0, cb=None)
+    result = optimise(MixRequest("x.y", 3, 7, "none"), p)
+    assert result["best"]["split"]["on_demand"] == 3
+    assert result["best"]["cost"]["total_usd"] == pytest.approx(3 * 10.0 * 7 * H)
+    one_year = next(o for o in result["runners_up"] if o["label"] == "all-reserved-1y")
+    assert one_year["cost"]["total_usd"] == pytest.approx(3 * 6.2 * 12 * H)
+    assert one_year["commitments"] == [
+        {
+            "kind": "reserved-1y",
+            "nodes": 3,
+            "terms": 1,
+            "committed_months": 12,
+            "on_demand_months_after": 0.0,
+            "unused_months": pytest.approx(5.0),
+        }
+    ]
+
+
+def test_18_month_job_takes_one_1y_term_then_on_demand() -> None:
+    # 12 x 6 + 6 x 10 = 132 beats two terms (144), a 3y term (36 x 4 = 144) and On-Demand (180).
+    p = rates(od=10.0, r1=6.0, r3=4.0, cb=None, spot=None)
+    best = optimise(MixRequest("x.y", 2, 18, "none"), p)["best"]
+    assert best["split"]["reserved_1y"] == 2
+    assert best["cost"]["total_usd"] == pytest.approx(2 * (12 * 6.0 + 6 * 10.0) * H)
+    assert best["commitments"][0]["terms"] == 1
+    assert best["commitments"][0]["on_demand_months_after"] == pytest.approx(6.0)
+
+
+def test_tolerance_caps_the_spot_share() -> None:
+    p = rates(od=10.0, spot=2.0, r1=None, r3=None, lam=0.0001)
+    for tolerance, spot in (("none", 0), ("low", 1), ("medium", 2), ("high", 5)):
+        best = optimise(MixRequest("x.y", 5, 2, tolerance), p)["best"]  # type: ignore[arg-type]
+        assert (best["split"]["spot"], best["split"]["on_demand"]) == (spot, 5 - spot), tolerance
+
+
+def test_capacity_blocks_cap_at_256_instances() -> None:
+    p = rates(od=10.0, spot=None, r1=None, r3=None, cb=7.0)
+    best = optimise(MixRequest("x.y", 300, 1, "none"), p)["best"]
+    assert (best["split"]["capacity_block"], best["split"]["on_demand"]) == (256, 44)
+    assert best["cost"]["total_usd"] == pytest.approx((256 * 7.0 + 44 * 10.0) * H)
+
+
+def test_synchronous_job_sees_every_spot_node_interrupt_it() -> None:
+    p = rates(od=10.0, spot=4.0, r1=None, r3=None, lam=0.01)
+    sync = optimise(MixRequest("x.y", 8, 1, "high", checkpoint_seconds=600, restart_seconds=600), p)["best"]
+    indep = optimise(
+        MixRequest("x.y", 8, 1, "high", checkpoint_seconds=600, restart_seconds=600, coupling="independent"), p
+    )["best"]
+    assert sync["checkpoint"]["interruptions_per_hour"] == pytest.approx(8 * 0.01)
+    assert indep["checkpoint"]["interruptions_per_hour"] == pytest.approx(0.01)
+    assert indep["split"]["spot"] == 8
+    # Each independent spot node pays its own stretch; On-Demand nodes of a synchronous job wait with the spot ones.
+    factor = indep["checkpoint"]["time_factor"]
+    assert indep["cost"]["total_usd"] == pytest.approx(8 * 4.0 * H * factor)
+    assert sync["wall_hours"] == pytest.approx(H * sync["checkpoint"]["time_factor"])
+
+
+def test_no_interruptions_means_no_lost_work_and_all_spot() -> None:
+    best = optimise(MixRequest("x.y", 3, 2, "high", interruptions_per_month=0), rates())["best"]
+    assert best["split"]["spot"] == 3 and best["checkpoint"] is None
+    assert best["cost"]["lost_work_usd"] == 0 and best["cost"]["total_usd"] == pytest.approx(3 * 4.0 * 2 * H)
+
+
+def test_young_and_exact_interval() -> None:
+    lam, c = 1 / 6, 2 / 60  # one interruption per 6 h, 2-minute checkpoint (hours)
+    assert young_interval(lam, c) == pytest.approx(math.sqrt(2 * c * 6))
+    tau = optimal_interval(lam, c)
+    assert (1 - lam * tau) * math.exp(lam * tau) == pytest.approx(math.exp(-lam * c), rel=1e-12)
+    # A grid around it finds nothing lower, and the exact interval beats Young's.
+    grid = [tau * (0.9 + 0.0002 * k) for k in range(1001)]
+    assert min(time_per_work(lam, t, c, 0.1) for t in grid) >= time_per_work(lam, tau, c, 0.1) - 1e-15
+    assert time_per_work(lam, tau, c, 0.1) < time_per_work(lam, young_interval(lam, c), c, 0.1)
+    # Series: lambda tau = sqrt(2 lambda C) - 2 lambda C / 3 + ... = 0.10171 -> 36.6 min; Young's is 37.9 min.
+    assert tau == pytest.approx(0.61043, abs=1e-4)
+    assert young_interval(lam, c) * 60 == pytest.approx(37.95, abs=0.01)
+
+
+def test_time_per_work_formula() -> None:
+    assert time_per_work(0.1, 2.0, 0.5, 0.25) == pytest.approx((math.exp(0.25) - 1) * (10 + 0.25) / 2)
+
+
+def test_bucket_rate_is_the_monthly_share_as_a_poisson_rate() -> None:
+    assert bucket_rate_per_hour(3) == pytest.approx(-math.log(1 - 0.175) / 730)
+    assert bucket_rate_per_hour(0) == pytest.approx(-math.log(1 - 0.025) / 730)
+
+
+def test_catalog_prices_reach_the_optimiser() -> None:
+    result = plan_mix(MixRequest("g6e.12xlarge", nodes=8, duration_months=6, tolerance="medium"))
+    prices = result["prices"]
+    od = 10.49264
+    assert prices["on_demand_hour"] == od
+    assert prices["spot_hour"] == pytest.approx(od * (1 - 0.60))
+    assert prices["reserved_1y_hour"] == pytest.approx(od * (1 - 0.37))
+    assert prices["capacity_block_hour"] is None
+    assert result["model"]["max_spot_nodes"] == 4
+    best = result["best"]
+    assert best["split"] == {"on_demand": 4, "reserved_1y": 0, "reserved_3y": 0, "capacity_block": 0, "spot": 4}
+    labels = [o["label"] for o in result["runners_up"]]
+    assert labels == ["all-spot", "all-on-demand", "all-reserved-1y", "all-reserved-3y"]
+    assert [o["allowed"] for o in result["runners_up"]] == [False, True, True, True]
+    pool = NodePoolSpec.model_validate(yaml.safe_load(result["node_pools_yaml"])["nodePools"][0])
+    assert (pool.capacity.on_demand_base, pool.capacity.on_demand_percentage_above_base, pool.backend) == (
+        4,
+        0,
+        "self-managed",
+    )
+    assert result["pricing_yaml"] is None
+
+
+def test_long_job_commits_and_emits_the_commitment_fragment() -> None:
+    result = plan_mix(MixRequest("p5.48xlarge", nodes=4, duration_months=36, tolerance="none"))
+    assert result["best"]["split"]["reserved_3y"] == 4
+    assert yaml.safe_load(result["pricing_yaml"]) == {
+        "gpucloud:pricing": {"commitments": [{"match": "p5", "kind": "savings-plan", "term": "3y", "count": 4}]}
+    }
+    pool = NodePoolSpec.model_validate(yaml.safe_load(result["node_pools_yaml"])["nodePools"][0])
+    assert pool.capacity.on_demand_percentage_above_base == 100 and not pool.spot_nodes_possible
+
+
+def test_capacity_block_only_type_is_planned_on_blocks() -> None:
+    result = plan_mix(MixRequest("p5e.48xlarge", nodes=2, duration_months=1, tolerance="none"))
+    assert result["best"]["split"]["capacity_block"] == 2
+    assert result["best"]["cost"]["total_usd"] == pytest.approx(2 * 47.76 * H)
+    assert result["notes"][0].startswith("2 nodes on Capacity Blocks")
+    assert result["prices"]["on_demand_hour"] is None and result["prices"]["reserved_1y_hour"] is None
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"nodes": 0}, "--nodes must be a whole number of at least 1"),
+        ({"duration_months": 0}, "--months must be a positive number"),
+        ({"duration_months": math.inf}, "--months must be a positive number"),
+        ({"checkpoint_seconds": 0}, "--checkpoint-seconds must be positive"),
+        ({"restart_seconds": -1}, "--restart-seconds must be 0 or more"),
+        ({"interruptions_per_month": -0.1}, "--interruptions-per-month must be 0 or more"),
+        ({"tolerance": "some"}, "--tolerance must be one of"),
+        ({"coupling": "loose"}, "--coupling must be 'synchronous'"),
+    ],
+)
+def test_bad_input_names_the_field(kwargs: dict[str, Any], message: str) -> None:
+    base: dict[str, Any] = {"instance_type": "p5.48xlarge", "nodes": 2, "duration_months": 3}
+    with pytest.raises(MixInputError, match=message.replace("(", r"\(")):
+        optimise(MixRequest(**{**base, **kwargs}), rates())
+
+
+def test_nothing_buyable_says_why() -> None:
+    p = rates(od=None, spot=None, r1=None, r3=None, cb=5.0)
+    with pytest.raises(MixInputError, match="at most 256 Capacity Block instances, and spot is not sold"):
+        optimise(MixRequest("x.y", 300, 1, "high"), p)
