@@ -22,7 +22,8 @@ The model (stated in every result under ``model``):
 * Paid time: a synchronous job's wall time stretches to ``hours * T(tau*)`` for every node; an independent job's
   spot nodes pay ``T(tau*)`` times their hours. On-Demand and Capacity Blocks bill the hours used; a 1y/3y
   commitment bills whole terms (a 1y term for a 7-month job costs 12 months), optionally followed by On-Demand
-  for what is left. Capacity Blocks hold at most 256 instances per account.
+  for what is left. Capacity Blocks bill whole blocks (1-14 days in 1-day steps, then 7-day steps to 182 days)
+  and hold at most 256 instances per account.
 * The tolerance caps the spot share: none 0 %, low 25 %, medium 50 %, high 100 %.
 
 Given the spot count, the job's wall time is fixed and every non-spot node's cost is linear and independent of
@@ -38,7 +39,7 @@ from typing import Any, Final, Literal
 
 import yaml
 
-from gpucloud.advisor.rates import HOURS_PER_MONTH, NodeRates, node_rates
+from gpucloud.advisor.rates import HOURS_PER_MONTH, NodeRates, capacity_block_hours, node_rates
 from gpucloud.catalog import Catalog, get_catalog
 
 Tolerance = Literal["none", "low", "medium", "high"]
@@ -142,7 +143,9 @@ def node_plan(kind: str, rates: NodeRates, wall_hours: float) -> tuple[float, in
     if kind == "on_demand":
         return (rates.on_demand * wall_hours, 0) if rates.on_demand is not None else None
     if kind == "capacity_block":
-        return (rates.capacity_block * wall_hours, 0) if rates.capacity_block is not None else None
+        if rates.capacity_block is None:
+            return None
+        return rates.capacity_block * capacity_block_hours(wall_hours), 0
     if kind == "spot":
         return (rates.spot * wall_hours, 0) if rates.spot is not None else None
     hourly = rates.reserved_1y if kind == "reserved_1y" else rates.reserved_3y

@@ -33,6 +33,16 @@ class NodeRates:
     price_date: str | None
 
 
+def capacity_block_hours(hours: float) -> float:
+    """Hours billed for ``hours`` of use on Capacity Blocks: blocks run 1-14 days in 1-day steps, then 7-day steps
+    to 182 days (AWS EC2 user guide, capacity-blocks-purchase); longer use takes several blocks."""
+    days = math.ceil(hours / 24 - 1e-9)
+    full, rest = divmod(days, 182)
+    if rest > 14:
+        rest = 7 * math.ceil(rest / 7)
+    return (full * 182 + rest) * 24
+
+
 def bucket_rate_per_hour(bucket: int) -> float:
     """Poisson rate per instance-hour whose chance of at least one interruption in a month is the bucket's share.
 

@@ -32,7 +32,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from gpucloud.advisor.rates import HOURS_PER_MONTH, hourly_price
+from gpucloud.advisor.rates import HOURS_PER_MONTH, capacity_block_hours, hourly_price
 from gpucloud.catalog import Catalog, InstanceSpec, get_catalog
 from gpucloud.catalog.accelerators import Accelerator, accelerator
 
@@ -47,6 +47,8 @@ DEFAULT_MFU: Final = 0.40
 MBU: Final = 0.6
 ADAM_BYTES: Final = 16
 QLORA_BYTES: Final = 0.5 + 0.127 / 8
+# Beyond this a job is a different planning problem (and past any single region's GPU capacity).
+MAX_NODES: Final = 4096
 # AWS Capacity Blocks: at most 256 instances across an account's blocks.
 CAPACITY_BLOCK_MAX_INSTANCES: Final = 256
 MFU_SOURCE: Final = "Dubey et al. 2024, The Llama 3 Herd of Models, table 4: 38-43 % BF16 MFU on H100"
@@ -256,28 +258,37 @@ def training_memory(job: Job, shape: Shape, params: float, gpus: int) -> dict[st
     }
 
 
-def _fit_training(job: Job, shape: Shape, params: float, spec: InstanceSpec) -> tuple[int, dict[str, float]] | str:
-    """Fewest accelerators (whole nodes past one node) whose memory holds the job, or why none does."""
+def _fit_training(job: Job, shape: Shape, params: float, spec: InstanceSpec) -> int | str:
+    """Fewest whole nodes whose accelerators, sharing the job's states, hold it; or why none does.
+
+    A node is paid whole, so the job always spreads over all its accelerators.
+    """
     usable = spec.accelerator_memory_gib * GIB * USABLE_FRACTION
     per_node = spec.accelerator_count
-    one = training_memory(job, shape, params, 1)
-    if one["total"] <= usable:
-        return 1, one
+    one = training_memory(job, shape, params, per_node)
     fixed = one["activations"] + one["logits"]
     if fixed >= usable:
         return (
             f"one micro-batch's activations ({fixed / GIB:,.1f} GiB) exceed {usable / GIB:,.1f} GiB usable: "
             "lower --micro-batch or --seq-len"
         )
-    # Memory falls as 1/gpus for the sharded part; search the counts a node layout allows.
-    gpus = 2
-    while gpus <= 4096 * per_node:
-        count = gpus if gpus <= per_node else per_node * math.ceil(gpus / per_node)
-        memory = training_memory(job, shape, params, count)
-        if memory["total"] <= usable:
-            return count, memory
-        gpus = count + 1
-    return "does not fit in 4096 nodes"
+    if one["total"] <= usable:
+        return 1
+    # Past one node the per-accelerator memory is a + b / G (a unsharded, b sharded over G): solve for G.
+    g2, g4 = 2 * per_node, 4 * per_node
+    t2 = training_memory(job, shape, params, g2)["total"]
+    t4 = training_memory(job, shape, params, g4)["total"]
+    sharded = (t2 - t4) / (1 / g2 - 1 / g4)
+    unsharded = t2 - sharded / g2
+    if unsharded >= usable:
+        return f"the unsharded part alone ({unsharded / GIB:,.1f} GiB) exceeds {usable / GIB:,.1f} GiB usable"
+    nodes = max(2, math.ceil(sharded / ((usable - unsharded) * per_node)))
+    # Float noise can leave the solved count a hair short.
+    while training_memory(job, shape, params, nodes * per_node)["total"] > usable:
+        nodes += 1
+    if nodes > MAX_NODES:
+        return f"needs {nodes} nodes to hold the model (more than {MAX_NODES})"
+    return nodes
 
 
 def _rank_key(c: dict[str, Any]) -> tuple[bool, float, float]:
@@ -285,7 +296,7 @@ def _rank_key(c: dict[str, Any]) -> tuple[bool, float, float]:
 
 
 def _train_candidate(
-    job: Job, shape: Shape, params: float, spec: InstanceSpec, acc: Accelerator, price: float
+    job: Job, shape: Shape, params: float, spec: InstanceSpec, acc: Accelerator, price: float, basis: str
 ) -> dict[str, Any] | str:
     tflops = _dense_tflops(spec, acc, job.precision)
     if not tflops:
@@ -293,24 +304,23 @@ def _train_candidate(
     fit = _fit_training(job, shape, params, spec)
     if isinstance(fit, str):
         return fit
-    mem_gpus, memory = fit
     per_node = spec.accelerator_count
     flops_per_token = (6 if job.task in ("pretrain", "full-finetune") else 4) * params
     total_flops = flops_per_token * job.tokens  # type: ignore[operator]
     achievable = tflops * 1e12 * job.mfu
-    gpus = mem_gpus
+    nodes = fit
     if job.deadline_days is not None:
         needed = math.ceil(total_flops / (job.deadline_days * 86400 * achievable))
-        gpus = max(gpus, needed)
-    if gpus > per_node:
-        gpus = per_node * math.ceil(gpus / per_node)
-        if gpus != mem_gpus:
-            memory = training_memory(job, shape, params, gpus)
-    nodes = math.ceil(gpus / per_node)
+        nodes = max(nodes, math.ceil(needed / per_node))
+        if nodes > MAX_NODES:
+            return f"needs {nodes} nodes to finish in {job.deadline_days:g} days (more than {MAX_NODES})"
+    gpus = nodes * per_node
+    memory = training_memory(job, shape, params, gpus)
     if nodes > 1 and not spec.efa_supported:
         return f"needs {nodes} nodes and has no EFA: collectives over TCP cannot keep {nodes} nodes busy"
     seconds = total_flops / (gpus * achievable)
     hours = seconds / 3600
+    billed = capacity_block_hours(hours) if basis == "capacity-block" else hours
     return {
         "nodes": nodes,
         "accelerators": gpus,
@@ -322,14 +332,14 @@ def _train_candidate(
         "achievable_pflops": gpus * achievable / 1e15,
         "hours": hours,
         "days": hours / 24,
-        "meets_deadline": job.deadline_days is None or hours <= job.deadline_days * 24 * (1 + 1e-9),
-        "cost_usd": nodes * price * hours,
+        "billed_hours": billed,
+        "cost_usd": nodes * price * billed,
         "usd_per_hour": nodes * price,
     }
 
 
 def _serve_candidate(
-    job: Job, shape: Shape, params: float, spec: InstanceSpec, acc: Accelerator, price: float
+    job: Job, shape: Shape, params: float, spec: InstanceSpec, acc: Accelerator, price: float, basis: str
 ) -> dict[str, Any] | str:
     tflops = _dense_tflops(spec, acc, job.precision)
     if not tflops or not spec.memory_bandwidth_gbps:
@@ -368,6 +378,7 @@ def _serve_candidate(
         "tokens_per_second_per_replica": per_replica,
         "bound": "memory bandwidth" if concurrency_bound(job.concurrency / step, compute_cap) else "compute",
         "hours": HOURS_PER_MONTH,
+        "billed_hours": HOURS_PER_MONTH,
         "cost_usd": monthly,
         "usd_per_hour": nodes * price,
         "usd_per_million_tokens": nodes * price / (served * 3600) * 1e6,
@@ -402,7 +413,7 @@ def recommend(job: Job, catalog: Catalog | None = None, top: int = 10) -> dict[s
         if reason is not None or acc is None or price is None:
             excluded.append({"instance_type": spec.instance_type, "reason": reason or ""})
             continue
-        sized = (_serve_candidate if serving else _train_candidate)(job, shape, params, spec, acc, price)
+        sized = (_serve_candidate if serving else _train_candidate)(job, shape, params, spec, acc, price, basis)
         cb_only = basis == "capacity-block"
         if not isinstance(sized, str) and cb_only and sized["nodes"] > CAPACITY_BLOCK_MAX_INSTANCES:
             sized = (
@@ -413,9 +424,7 @@ def recommend(job: Job, catalog: Catalog | None = None, top: int = 10) -> dict[s
             continue
         flags: list[str] = []
         if cb_only:
-            flags.append("Capacity Blocks only: priced at the block rate, bought in blocks of at most 182 days")
-        if not sized.get("meets_deadline", True):
-            flags.append("misses the deadline")
+            flags.append("Capacity Blocks only: block rate, billed in whole blocks (1-14 days, then 7-day steps)")
         candidates.append(
             {
                 "instance_type": spec.instance_type,

@@ -1,0 +1,302 @@
+"""`gpucloud recommend`: realistic workloads with their expected first choice and why, the memory and FLOP arithmetic,
+capability checks and bad input."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from gpucloud.advisor.recommend import AdvisorInputError, Job, Shape, recommend, resolve_shape, training_memory
+from gpucloud.catalog import get_catalog
+
+GIB = 1024**3
+
+
+def llama(layers: int, h: int, heads: int, kv: int, vocab: int, ffn: int) -> float:
+    """Parameters of a Llama-style decoder, written out: q, o (h x h), k, v (h x kv dims), gated MLP, embed + head."""
+    kv_dim = kv * (h // heads)
+    return layers * (h * h + h * h + h * kv_dim + h * kv_dim + 3 * h * ffn) + 2 * vocab * h
+
+
+P_LLAMA2_7B = llama(32, 4096, 32, 32, 32000, 11008)  # 6.74e9
+P_LLAMA3_8B = llama(32, 4096, 32, 8, 128256, 14336)  # 8.03e9
+P_LLAMA3_70B = llama(80, 8192, 64, 8, 128256, 28672)  # 70.55e9
+
+
+def first(job: Job, top: int = 60) -> tuple[dict[str, Any], dict[str, Any]]:
+    result = recommend(job, top=top)
+    return result["candidates"][0], result
+
+
+def excluded(result: dict[str, Any]) -> dict[str, str]:
+    return {e["instance_type"]: e["reason"] for e in result["excluded"]}
+
+
+def test_public_configs_give_the_published_parameter_counts() -> None:
+    published = {"Llama-2-7B": 6.74e9, "Llama-3-8B": 8.03e9, "Llama-3-70B": 70.55e9}
+    computed = {"Llama-2-7B": P_LLAMA2_7B, "Llama-3-8B": P_LLAMA3_8B, "Llama-3-70B": P_LLAMA3_70B}
+    for name, count in published.items():
+        assert abs(computed[name] / count - 1) < 1e-3, name
+    assert resolve_shape(Job("serve", model="llama-3-70b"))[1] == P_LLAMA3_70B
+
+
+# ---- 1. 7B QLoRA fine-tune -> one GPU ---------------------------------------------------------------------------
+
+
+def test_7b_qlora_fits_one_24gb_class_gpu_and_runs_on_a_single_gpu() -> None:
+    c, result = first(Job("qlora", model="llama-2-7b", tokens=1e8))
+    # NF4 weights (0.5 B + 0.127 bit of constants per param) + LoRA r16 adapters + checkpointed activations: ~6 GiB.
+    assert (c["instance_type"], c["nodes"], c["accelerators"]) == ("g6e.xlarge", 1, 1)
+    # Cost to finish: 4 N D at 40 % of the L40S's 362 dense BF16 TFLOPS, at $1.861/h.
+    hours = 4 * P_LLAMA2_7B * 1e8 / (362e12 * 0.4) / 3600
+    assert c["hours"] == pytest.approx(hours) and c["cost_usd"] == pytest.approx(1.861 * hours)
+    assert c["memory_gib"]["weights"] == pytest.approx(P_LLAMA2_7B * (0.5 + 0.127 / 8) / GIB)
+    assert result["first_choice_reason"].startswith("1 x g6e.xlarge (1 x L40S): the cheapest to train 1e+08 tokens")
+    # The 24 GB-class single GPU (L4) holds it with room to spare and is the next single-GPU node.
+    l4 = next(x for x in result["candidates"] if x["instance_type"] == "g6.xlarge")
+    assert l4["accelerators"] == 1 and l4["memory_gib"]["total"] < 22.35 * 0.9 and l4["memory_gib"]["total"] < 7
+    singles = [x["instance_type"] for x in result["candidates"] if x["accelerators"] == 1]
+    assert singles[:2] == ["g6e.xlarge", "g6.xlarge"]
+    # QLoRA's 4-bit kernels need CUDA: no Neuron type, and no Inferentia (not a training chip) at all.
+    assert excluded(result)["trn1.32xlarge"].startswith("4/8-bit quantised kernels (bitsandbytes, AWQ/GPTQ) need CUDA")
+    assert "not a training target" in excluded(result)["inf2.xlarge"]
+
+
+# ---- 2. Llama-3-70B FP8 serving -> L40S / H100 / H200 class, never A100 or T4 -----------------------------------
+
+
+def test_llama3_70b_fp8_serving_picks_l40s_and_never_a100_or_t4() -> None:
+    c, result = first(Job("serve", model="llama-3-70b", precision="fp8"))
+    assert c["instance_type"] == "g6e.12xlarge" and c["tensor_parallel"] == 4 and c["architecture"] == "Ada"
+    # KV cache = 2 x 80 layers x 8 KV heads x 128 x 8192 context x 16 sequences x 1 B (fp8) = 20 GiB, over TP 4.
+    kv = 2 * 80 * 8 * 128 * 8192 * 16 * 1
+    assert c["memory_gib"]["kv_cache"] == pytest.approx(kv / GIB / 4)
+    assert c["memory_gib"]["weights"] == pytest.approx(P_LLAMA3_70B / GIB / 4)
+    assert c["cost_usd"] == pytest.approx(10.49264 * 730)
+    names = {x["instance_type"] for x in result["candidates"]}
+    assert {x["architecture"] for x in result["candidates"]} <= {"Ada", "Hopper", "Blackwell"}
+    assert not names & {"p4d.24xlarge", "p4de.24xlarge", "g4dn.xlarge", "g5.48xlarge"}
+    why = excluded(result)
+    assert why["p4d.24xlarge"] == "no FP8 on A100-40GB (Ampere): FP8 needs Hopper, Ada or Blackwell"
+    assert why["g4dn.12xlarge"] == "no FP8 on T4 (Turing): FP8 needs Hopper, Ada or Blackwell"
+
+
+# ---- 3. 70B pre-training on 1T tokens in 30 days ------------------------------------------------------------------
+
+
+def test_70b_pretraining_node_count_follows_6nd_over_achievable_flops() -> None:
+    c, result = first(Job("pretrain", model="llama-3-70b", tokens=1e12, deadline_days=30))
+    seconds = 30 * 86400
+    catalog = get_catalog()
+    for cand in [c, *(x for x in result["candidates"] if x["instance_type"] == "p5.48xlarge")]:
+        spec = catalog.get(cand["instance_type"])
+        achievable = spec.bf16_tflops * 1e12 * 0.40
+        gpus = 6 * P_LLAMA3_70B * 1e12 / (seconds * achievable)
+        nodes = gpus / spec.accelerator_count
+        assert cand["nodes"] == pytest.approx(nodes, rel=0.15)
+        assert cand["hours"] <= 30 * 24
+    p5 = next(x for x in result["candidates"] if x["instance_type"] == "p5.48xlarge")
+    assert p5["nodes"] == 52  # 412.7 H100s at 40 % of 989 TFLOPS -> 52 nodes of 8
+    # The first choice is Trainium2 on Capacity Blocks (training may use blocks): 39 nodes, 35 days of blocks.
+    assert (c["instance_type"], c["nodes"], c["price_basis"]) == ("trn2.48xlarge", 39, "capacity-block")
+    assert c["billed_hours"] == 35 * 24 and c["cost_usd"] == pytest.approx(39 * 35.7608 * 35 * 24)
+    # A fine-tune of the same model is not given the pre-training fleet.
+    ft, _ = first(Job("full-finetune", model="llama-3-70b", tokens=1e9))
+    assert ft["nodes"] <= 2
+
+
+# ---- 4-7. serving ---------------------------------------------------------------------------------------------------
+
+
+def test_8b_serving_cheaply_is_inf2_or_g6_xlarge_never_a_capacity_block_type() -> None:
+    c, result = first(Job("serve", model="llama-3-8b", concurrency=8, context=4096))
+    assert c["instance_type"] == "inf2.xlarge" and c["cost_usd"] == pytest.approx(0.7582 * 730)
+    assert result["candidates"][1]["instance_type"] == "g6.xlarge"
+    assert not result["candidates"][0]["demoted"]
+    trn2 = next(x for x in result["candidates"] if x["instance_type"] == "trn2.48xlarge")
+    assert trn2["demoted"] and trn2["flags"][0].startswith("Capacity Blocks only")
+    positions = [x["demoted"] for x in result["candidates"]]
+    assert positions == sorted(positions)  # every Capacity-Block-only type after every other
+
+
+def test_405b_fp8_serving_prefers_on_demand_h100_over_a_cheaper_capacity_block_h200() -> None:
+    c, result = first(Job("serve", model="llama-3.1-405b", precision="fp8", concurrency=8))
+    assert c["instance_type"] == "p5.48xlarge" and c["tensor_parallel"] == 8
+    p5e = next(x for x in result["candidates"] if x["instance_type"] == "p5e.48xlarge")
+    assert p5e["cost_usd"] < c["cost_usd"] and p5e["demoted"]
+    assert "Capacity-Block-only" not in result["first_choice_reason"]
+
+
+def test_405b_fp8_serving_with_capacity_blocks_allowed_takes_the_h200_block() -> None:
+    c, result = first(Job("serve", model="llama-3.1-405b", precision="fp8", concurrency=8, allow_capacity_blocks=True))
+    assert (c["instance_type"], c["tensor_parallel"], c["price_basis"]) == ("p5e.48xlarge", 4, "capacity-block")
+    assert c["cost_usd"] == pytest.approx(47.76 * 730)
+    assert result["assumptions"]["capacity_blocks"] == "allowed first"
+
+
+def test_int4_7b_serving_fits_a_16gb_t4() -> None:
+    c, result = first(Job("serve", model="mistral-7b", precision="int4", context=4096, concurrency=8))
+    assert c["instance_type"] == "g4dn.xlarge"
+    kv = 2 * 32 * 8 * 128 * 4096 * 8 * 2  # bf16 KV cache: weight-only quantisation
+    assert c["memory_gib"]["kv_cache"] == pytest.approx(kv / GIB)
+    assert c["memory_gib"]["total"] < 16 * 0.9
+    assert excluded(result)["inf2.xlarge"].startswith("4/8-bit quantised kernels")
+
+
+def test_fp16_7b_serving_with_mha_kv_does_not_fit_a_t4() -> None:
+    _, result = first(Job("serve", model="llama-2-7b", precision="fp16", context=2048, concurrency=4))
+    assert excluded(result)["g4dn.xlarge"] == (
+        "weights 12.6 GiB + KV cache 4.0 GiB exceed one node (1 x 14.4 GiB usable): lower --concurrency/--context or "
+        "quantise"
+    )
+
+
+def test_throughput_target_adds_replicas_and_nodes() -> None:
+    c, _ = first(Job("serve", model="llama-3-70b", precision="fp8", throughput=5000))
+    assert (c["instance_type"], c["nodes"], c["tensor_parallel"]) == ("p5.48xlarge", 2, 2)
+    assert c["replicas"] * c["tokens_per_second_per_replica"] >= 5000
+    assert (c["replicas"] - 1) * c["tokens_per_second_per_replica"] < 5000
+    # Bandwidth-bound decode: 16 sequences per step reading weights + KV at 60 % of 2 x 3.35 TB/s.
+    step = (P_LLAMA3_70B + 2 * 80 * 8 * 128 * 8192 * 16) / (2 * 3350e9 * 0.6)
+    assert c["tokens_per_second_per_replica"] == pytest.approx(16 / step)
+    assert c["bound"] == "memory bandwidth"
+
+
+def test_high_throughput_8b_fp8_fills_an_h200_node_with_replicas() -> None:
+    c, _ = first(Job("serve", model="llama-3-8b", precision="fp8", throughput=20000))
+    assert (c["instance_type"], c["nodes"], c["tensor_parallel"], c["replicas"]) == ("p5en.48xlarge", 1, 1, 8)
+
+
+# ---- 8-12. training -------------------------------------------------------------------------------------------------
+
+
+def test_70b_qlora_needs_an_80gb_gpu_or_several_l40s() -> None:
+    c, result = first(Job("qlora", model="llama-3-70b", tokens=1e8))
+    # Cheapest FLOPs win: one 8 x B200 node, the frozen NF4 weights sharded over its 8 GPUs.
+    assert (c["instance_type"], c["nodes"], c["accelerators"]) == ("p6-b200.48xlarge", 1, 8)
+    # NF4 70B weights alone are 34 GiB: with activations and logits past one L40S's 40.2 GiB usable, so a
+    # 1-GPU L40S node would need 2 nodes, and g6e.xlarge has no EFA.
+    h100 = next(x for x in result["candidates"] if x["instance_type"] == "p5.4xlarge")
+    assert h100["accelerators"] == 1 and h100["memory_gib"]["total"] > 44.7 * 0.9
+    assert excluded(result)["g6e.xlarge"] == (
+        "needs 2 nodes and has no EFA: collectives over TCP cannot keep 2 nodes busy"
+    )
+
+
+def test_8b_full_finetune_shards_16_bytes_per_param_with_zero3() -> None:
+    c, _ = first(Job("full-finetune", model="llama-3-8b", tokens=1e9))
+    assert (c["instance_type"], c["nodes"], c["accelerators"], c["zero_stage"]) == ("p6-b200.48xlarge", 1, 8, 3)
+    assert c["memory_gib"]["optimizer"] == pytest.approx(12 * P_LLAMA3_8B / 8 / GIB)
+    assert c["memory_gib"]["weights"] == pytest.approx(2 * P_LLAMA3_8B / 8 / GIB)
+    assert c["hours"] == pytest.approx(6 * P_LLAMA3_8B * 1e9 / (8 * 2250e12 * 0.4) / 3600)
+
+
+def test_70b_full_finetune_in_a_week_runs_on_trainium2_billed_in_whole_days() -> None:
+    c, result = first(Job("full-finetune", model="llama-3-70b", tokens=1e9, deadline_days=7))
+    assert (c["instance_type"], c["nodes"], c["accelerators"]) == ("trn2.48xlarge", 1, 16)
+    assert c["hours"] == pytest.approx(6 * P_LLAMA3_70B * 1e9 / (16 * 655e12 * 0.4) / 3600)
+    assert c["billed_hours"] == 48 and c["cost_usd"] == pytest.approx(35.7608 * 48)
+    assert "not a training target" in excluded(result)["inf2.48xlarge"]
+
+
+def test_8b_pretraining_with_a_deadline_scales_out() -> None:
+    c, _ = first(Job("pretrain", model="llama-3-8b", tokens=1e11, deadline_days=10))
+    gpus = 6 * P_LLAMA3_8B * 1e11 / (10 * 86400 * 655e12 * 0.4)
+    assert (c["instance_type"], c["nodes"]) == ("trn2.48xlarge", math.ceil(gpus / 16))
+
+
+def test_lora_keeps_frozen_bf16_weights_and_small_adapters() -> None:
+    c, _ = first(Job("lora", model="llama-3-8b", tokens=2e8))
+    assert (c["instance_type"], c["accelerators"]) == ("g6e.xlarge", 1)
+    adapters = 32 * 16 * (2 * 4096 + 2 * (4096 + 1024) + 2 * 4096 + 3 * (4096 + 14336))
+    assert c["memory_gib"]["weights"] == pytest.approx(2 * P_LLAMA3_8B / GIB)
+    assert c["memory_gib"]["optimizer"] == pytest.approx(14 * adapters / GIB)
+    assert c["hours"] == pytest.approx(4 * P_LLAMA3_8B * 2e8 / (362e12 * 0.4) / 3600)
+
+
+def test_fp16_training_runs_on_t4_bf16_does_not() -> None:
+    _, bf16 = first(Job("lora", model="llama-2-7b", tokens=1e8))
+    assert excluded(bf16)["g4dn.12xlarge"] == "no BF16 on T4 (Turing): use --precision fp16"
+    _, fp16 = first(Job("lora", model="llama-2-7b", tokens=1e8, precision="fp16"))
+    t4 = next(x for x in fp16["candidates"] if x["instance_type"] == "g4dn.12xlarge")
+    assert t4["dense_tflops"] == 65
+
+
+def test_multi_node_training_needs_efa() -> None:
+    _, result = first(Job("pretrain", model="llama-3-70b", tokens=1e12, deadline_days=30))
+    assert excluded(result)["g6e.xlarge"].startswith("needs ") and "has no EFA" in excluded(result)["g6e.xlarge"]
+    assert all(x["efa"] for x in result["candidates"])
+
+
+# ---- memory arithmetic ---------------------------------------------------------------------------------------------
+
+
+def test_training_memory_by_zero_stage_and_checkpointing() -> None:
+    shape = Shape(32, 4096, 32, 8, 128256, 14336)
+    p = shape.params
+    s, h, layers = 4096, 4096, 32
+    for stage, weights, grads, opt in (
+        (1, 2 * p, 2 * p, 12 * p / 8),
+        (2, 2 * p, 2 * p / 8, 12 * p / 8),
+        (3, 2 * p / 8, 2 * p / 8, 12 * p / 8),
+    ):
+        m = training_memory(Job("pretrain", tokens=1, zero_stage=stage), shape, p, 8)
+        assert (m["weights"], m["gradients"], m["optimizer"]) == pytest.approx((weights, grads, opt)), stage
+    one = training_memory(Job("pretrain", tokens=1), shape, p, 1)
+    assert (one["weights"], one["gradients"], one["optimizer"]) == pytest.approx((2 * p, 2 * p, 12 * p))
+    assert one["activations"] == 2 * s * h * layers + 34 * s * h
+    assert one["logits"] == 4 * s * 128256
+    off = training_memory(Job("pretrain", tokens=1, activation_checkpointing=False, micro_batch=2), shape, p, 1)
+    assert off["activations"] == 34 * s * 2 * h * layers
+    assert one["total"] == pytest.approx(sum(v for k, v in one.items() if k != "total"))
+
+
+def test_activations_that_never_fit_say_what_to_lower() -> None:
+    result = recommend(Job("pretrain", model="llama-3-8b", tokens=1e9, seq_len=131072, micro_batch=4))
+    assert result["candidates"] == []
+    assert result["first_choice_reason"] == "no catalog type can run this job; see excluded for why"
+    assert excluded(result)["g6.xlarge"].startswith("one micro-batch's activations (")
+    assert excluded(result)["g6.xlarge"].endswith("lower --micro-batch or --seq-len")
+
+
+def test_shape_from_params_and_from_a_config() -> None:
+    shape, params, source = resolve_shape(Job("serve", params_b=7))
+    assert (shape.layers, shape.hidden, shape.kv_heads, params) == (33, 4224, 33, 7e9)
+    assert source.startswith("assumed shape")
+    shape, params, source = resolve_shape(Job("serve", layers=80, hidden=8192, heads=64, kv_heads=8, vocab=128256))
+    assert (shape.head_dim, shape.ffn, source) == (128, 22016, "given config")
+    assert params == shape.params
+    _, params, _ = resolve_shape(Job("serve", params_b=70, layers=80, hidden=8192))
+    assert params == 70e9
+
+
+@pytest.mark.parametrize(
+    ("job", "message"),
+    [
+        (Job("serve"), "give the model: --model NAME, --params BILLIONS, or a config"),
+        (Job("serve", params_b=-1), "--params must be a positive number"),
+        (Job("serve", model="gpt-9"), "--model 'gpt-9' is not known"),
+        (Job("serve", params_b=7, precision="fp32"), "--precision 'fp32' for serving"),
+        (Job("serve", params_b=7, concurrency=0), "--concurrency must be a whole number of at least 1"),
+        (Job("serve", params_b=7, context=0), "--context must be a whole number of at least 1"),
+        (Job("serve", params_b=7, throughput=0), "--throughput must be a positive number"),
+        (Job("pretrain", params_b=7), "--tokens is required for training"),
+        (Job("pretrain", params_b=7, tokens=1e9, precision="int4"), "--precision 'int4' for training"),
+        (Job("pretrain", params_b=7, tokens=1e9, deadline_days=0), "--deadline-days must be a positive number"),
+        (Job("pretrain", params_b=7, tokens=1e9, seq_len=0), "--seq-len must be a whole number"),
+        (Job("pretrain", params_b=7, tokens=1e9, micro_batch=0), "--micro-batch must be a whole number"),
+        (Job("pretrain", params_b=7, tokens=1e9, zero_stage=4), "--zero-stage must be 1, 2 or 3"),
+        (Job("lora", params_b=7, tokens=1e9, lora_rank=0), "--lora-rank must be a whole number"),
+        (Job("pretrain", params_b=7, tokens=1e9, mfu=1.5), "--mfu must be a fraction in (0, 1]"),
+        (Job("serve", layers=32, hidden=4100, heads=32), "--hidden 4100 is not a multiple of --heads 32"),
+        (Job("serve", layers=32, hidden=4096, heads=32, kv_heads=5), "--heads 32 is not a multiple of --kv-heads 5"),
+        (Job("serve", layers=0, hidden=4096), "--layers must be a positive number"),
+        (Job("finetune", params_b=7), "task 'finetune' is not one of"),  # type: ignore[arg-type]
+    ],
+)
+def test_bad_input_names_the_field(job: Job, message: str) -> None:
+    with pytest.raises(AdvisorInputError) as info:
+        recommend(job)
+    assert message in str(info.value)
