@@ -459,12 +459,13 @@ def _first_reason(job: Job, candidates: list[dict[str, Any]]) -> str:
     if not candidates:
         return "no catalog type can run this job; see excluded for why"
     first = candidates[0]
-    where = f"{first['nodes']} x {first['instance_type']} ({first['accelerators']} x {first['accelerator']})"
     if job.task == "serve":
         return (
-            f"{where}: the cheapest per month that holds the weights and KV cache "
-            f"(tensor parallel {first['tensor_parallel']}) and serves the throughput"
+            f"{first['nodes']} x {first['instance_type']}, {first['replicas']} replica(s) of tensor parallel "
+            f"{first['tensor_parallel']} on {first['accelerator']}: the cheapest per month that holds the weights "
+            "and KV cache and serves the throughput"
         )
+    where = f"{first['nodes']} x {first['instance_type']} ({first['accelerators']} x {first['accelerator']})"
     deadline = f" within {job.deadline_days:g} days" if job.deadline_days is not None else ""
     return f"{where}: the cheapest to train {job.tokens:.3g} tokens{deadline} (${first['cost_usd']:,.0f})"
 

@@ -126,7 +126,10 @@ def test_405b_fp8_serving_prefers_on_demand_h100_over_a_cheaper_capacity_block_h
     assert c["instance_type"] == "p5.48xlarge" and c["tensor_parallel"] == 8
     p5e = next(x for x in result["candidates"] if x["instance_type"] == "p5e.48xlarge")
     assert p5e["cost_usd"] < c["cost_usd"] and p5e["demoted"]
-    assert "Capacity-Block-only" not in result["first_choice_reason"]
+    assert result["first_choice_reason"] == (
+        "1 x p5.48xlarge, 1 replica(s) of tensor parallel 8 on H100: the cheapest per month that holds the weights "
+        "and KV cache and serves the throughput"
+    )
 
 
 def test_405b_fp8_serving_with_capacity_blocks_allowed_takes_the_h200_block() -> None:
@@ -157,6 +160,7 @@ def test_throughput_target_adds_replicas_and_nodes() -> None:
     c, _ = first(Job("serve", model="llama-3-70b", precision="fp8", throughput=5000))
     assert (c["instance_type"], c["nodes"], c["tensor_parallel"]) == ("p5.48xlarge", 2, 2)
     assert c["replicas"] * c["tokens_per_second_per_replica"] >= 5000
+    assert c["replicas"] == 8 and c["accelerators"] == 16
     assert (c["replicas"] - 1) * c["tokens_per_second_per_replica"] < 5000
     # Bandwidth-bound decode: 16 sequences per step reading weights + KV at 60 % of 2 x 3.35 TB/s.
     step = (P_LLAMA3_70B + 2 * 80 * 8 * 128 * 8192 * 16) / (2 * 3350e9 * 0.6)
