@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import random
+from importlib import resources
 from typing import Any
 
+import jsonschema
 import pytest
 import yaml
 
@@ -16,6 +19,7 @@ from gpucloud.advisor.mix import (
     optimal_interval,
     optimise,
     plan_mix,
+    price_split,
     time_per_work,
     young_interval,
 )
@@ -63,6 +67,16 @@ def brute_time_factor(lam: float, c: float, r: float) -> float:
     return min(f(t) for t in fine)
 
 
+def block_hours(hours: float) -> int:
+    """Capacity Block billing: 1-14 days in 1-day steps, 21, 28 ... 182 days, then another block."""
+    days = math.ceil(hours / 24 - 1e-9)
+    billed = 0
+    while days > 182:
+        billed, days = billed + 182, days - 182
+    billed += days if days <= 14 else 7 * math.ceil(days / 7)
+    return billed * 24
+
+
 def brute_force(p: NodeRates, n: int, months: float, share: float, c_s: float, r_s: float, sync: bool) -> float:
     hours = months * H
     lam = p.interruption_rate_per_hour
@@ -98,7 +112,7 @@ def brute_force(p: NodeRates, n: int, months: float, share: float, c_s: float, r
 
         total = 0.0
         total += od * p.on_demand * wall if od else 0
-        total += cb * p.capacity_block * wall if cb else 0
+        total += cb * p.capacity_block * block_hours(wall) if cb else 0
         total += r1 * reserved(p.reserved_1y, 12) if r1 else 0
         total += r3 * reserved(p.reserved_3y, 36) if r3 else 0
         total += spot * p.spot * hours * factor if spot else 0
@@ -216,6 +230,7 @@ def test_18_month_job_takes_one_1y_term_then_on_demand() -> None:
     assert best["cost"]["total_usd"] == pytest.approx(2 * (12 * 6.0 + 6 * 10.0) * H)
     assert best["commitments"][0]["terms"] == 1
     assert best["commitments"][0]["on_demand_months_after"] == pytest.approx(6.0)
+    assert best["commitments"][0]["unused_months"] == 0
 
 
 def test_tolerance_caps_the_spot_share() -> None:
@@ -229,7 +244,8 @@ def test_capacity_blocks_cap_at_256_instances() -> None:
     p = rates(od=10.0, spot=None, r1=None, r3=None, cb=7.0)
     best = optimise(MixRequest("x.y", 300, 1, "none"), p)["best"]
     assert (best["split"]["capacity_block"], best["split"]["on_demand"]) == (256, 44)
-    assert best["cost"]["total_usd"] == pytest.approx((256 * 7.0 + 44 * 10.0) * H)
+    # A 30.4-day month on blocks bills a 35-day block (7-day steps past 14 days).
+    assert best["cost"]["total_usd"] == pytest.approx(256 * 7.0 * 35 * 24 + 44 * 10.0 * H)
 
 
 def test_synchronous_job_sees_every_spot_node_interrupt_it() -> None:
@@ -312,7 +328,7 @@ def test_long_job_commits_and_emits_the_commitment_fragment() -> None:
 def test_capacity_block_only_type_is_planned_on_blocks() -> None:
     result = plan_mix(MixRequest("p5e.48xlarge", nodes=2, duration_months=1, tolerance="none"))
     assert result["best"]["split"]["capacity_block"] == 2
-    assert result["best"]["cost"]["total_usd"] == pytest.approx(2 * 47.76 * H)
+    assert result["best"]["cost"]["total_usd"] == pytest.approx(2 * 47.76 * 35 * 24)  # a 35-day block
     assert result["notes"][0].startswith("2 nodes on Capacity Blocks")
     assert result["prices"]["on_demand_hour"] is None and result["prices"]["reserved_1y_hour"] is None
 
@@ -340,3 +356,92 @@ def test_nothing_buyable_says_why() -> None:
     p = rates(od=None, spot=None, r1=None, r3=None, cb=5.0)
     with pytest.raises(MixInputError, match="at most 256 Capacity Block instances, and spot is not sold"):
         optimise(MixRequest("x.y", 300, 1, "high"), p)
+
+
+def test_independent_job_stretches_only_its_spot_nodes() -> None:
+    p = rates(od=10.0, spot=4.0, r1=None, r3=None, lam=0.01)
+    req = MixRequest("x.y", 8, 1, "medium", checkpoint_seconds=600, restart_seconds=600, coupling="independent")
+    best = optimise(req, p)["best"]
+    assert best["split"]["spot"] == 4 and best["split"]["on_demand"] == 4
+    factor = best["checkpoint"]["time_factor"]
+    assert best["wall_hours"] == H
+    assert best["cost"]["total_usd"] == pytest.approx(4 * 10.0 * H + 4 * 4.0 * H * factor)
+    # Without spot nodes nothing is interrupted, whatever the coupling.
+    none = optimise(MixRequest("x.y", 8, 1, "none", coupling="independent"), p)["best"]
+    assert none["checkpoint"] is None and none["cost"]["lost_work_usd"] == 0
+
+
+def test_checkpoint_plan_reports_every_figure() -> None:
+    p = rates(od=10.0, spot=4.0, r1=None, r3=None, lam=0.02)
+    best = optimise(MixRequest("x.y", 2, 1, "high", checkpoint_seconds=360, restart_seconds=720), p)["best"]
+    lam, c, r = 0.04, 0.1, 0.2
+    tau = optimal_interval(lam, c)
+    young = math.sqrt(2 * c / lam)
+    factor = math.expm1(lam * (tau + c)) * (1 / lam + r) / tau
+    assert best["checkpoint"] == pytest.approx(
+        {
+            "interruptions_per_hour": lam,
+            "mean_hours_between_interruptions": 25.0,
+            "young_minutes": young * 60,
+            "optimal_minutes": tau * 60,
+            "time_factor_young": math.expm1(lam * (young + c)) * (1 / lam + r) / young,
+            "time_factor": factor,
+            "lost_fraction": 1 - 1 / factor,
+        }
+    )
+    assert best["cost"]["per_month_usd"] == pytest.approx(best["cost"]["total_usd"])
+
+
+def test_interruptions_faster_than_a_checkpoint_rule_spot_out() -> None:
+    assert time_per_work(1.0, 700.0, 0.5, 0.0) == math.inf  # exponent 700.5
+    assert time_per_work(1.0, 699.5, 0.5, 0.0) == pytest.approx(math.expm1(700.0) / 699.5)
+    # 400 interruptions an hour per node against a 1-hour checkpoint: no segment ever finishes on spot.
+    p = rates(od=10.0, spot=1.0, r1=None, r3=None, lam=400.0)
+    result = optimise(MixRequest("x.y", 2, 1, "high", checkpoint_seconds=3600), p)
+    assert result["best"]["split"]["spot"] == 0
+    assert [o["label"] for o in result["runners_up"]] == []
+
+
+def test_pricing_a_market_that_is_not_sold_is_an_error() -> None:
+    split = {"on_demand": 0, "reserved_1y": 0, "reserved_3y": 0, "capacity_block": 0, "spot": 1}
+    with pytest.raises(MixInputError, match=r"x\.y is not sold as spot"):
+        price_split(split, rates(spot=None), MixRequest("x.y", 1, 1), 0.001, "t")
+
+
+def test_capacity_blocks_bill_whole_blocks() -> None:
+    p = rates(od=None, spot=None, r1=None, r3=None, cb=10.0)
+    for months, days in ((0.1, 4), (0.5, 21), (1, 35), (7, 182 + 35)):  # 73 h; 15.2 d; 30.4 d; 212.9 d
+        best = optimise(MixRequest("x.y", 1, months, "none"), p)["best"]
+        assert best["cost"]["total_usd"] == pytest.approx(10.0 * days * 24), months
+
+
+def test_plan_mix_json_matches_the_schema_and_states_its_model() -> None:
+    result = plan_mix(MixRequest("p5.48xlarge", nodes=8, duration_months=3, tolerance="high"))
+    schema = json.loads(resources.files("gpucloud.advisor").joinpath("mix.schema.json").read_text())
+    jsonschema.validate(result, schema)
+    model = result["model"]
+    assert model["interruptions_per_instance_hour"] == pytest.approx(-math.log(1 - 0.175) / 730)
+    assert model["interruption_source"] == "Spot Advisor bucket 3 (15-20% a month) for family p5"
+    assert (model["max_spot_share"], model["max_spot_nodes"], model["job_rate"]) == (1.0, 8, "spot_nodes * lambda")
+    assert model["time_per_work"] == "(exp(lambda*(tau+C)) - 1) * (1/lambda + R) / tau"
+    assert model["optimal_interval"] == "(1 - lambda*tau) * exp(lambda*tau) = exp(-lambda*C)"
+    assert model["young_interval"] == "sqrt(2*C/lambda)"
+    assert model["sources"][0].startswith("J. T. Daly, A higher order estimate of the optimum checkpoint interval")
+    assert result["request"] == {
+        "instance_type": "p5.48xlarge",
+        "nodes": 8,
+        "duration_months": 3,
+        "tolerance": "high",
+        "coupling": "synchronous",
+        "checkpoint_seconds": 300.0,
+        "restart_seconds": 600.0,
+    }
+    prices = result["prices"]
+    assert (prices["currency"], prices["region"], prices["price_date"]) == ("USD", "us-east-1", "2026-07-28")
+    assert prices["spot_source"] == "family estimate, 53.5% off On-Demand"
+    assert prices["reserved_3y_hour"] == pytest.approx(55.04 * (1 - 0.635))
+    assert prices["capacity_block_hour"] == 41.528
+    given = plan_mix(MixRequest("p5.48xlarge", 8, 3, "high", coupling="independent", interruptions_per_month=0.5))
+    assert given["model"]["interruption_source"] == "given (--interruptions-per-month)"
+    assert given["model"]["job_rate"] == "lambda per node"
+    assert given["model"]["interruptions_per_instance_hour"] == pytest.approx(0.5 / 730)
