@@ -3,9 +3,12 @@ capability checks and bad input."""
 
 from __future__ import annotations
 
+import json
 import math
+from importlib import resources
 from typing import Any
 
+import jsonschema
 import pytest
 
 from gpucloud.advisor.recommend import AdvisorInputError, Job, Shape, recommend, resolve_shape, training_memory
@@ -25,8 +28,12 @@ P_LLAMA3_8B = llama(32, 4096, 32, 8, 128256, 14336)  # 8.03e9
 P_LLAMA3_70B = llama(80, 8192, 64, 8, 128256, 28672)  # 70.55e9
 
 
+SCHEMA = json.loads(resources.files("gpucloud.advisor").joinpath("recommend.schema.json").read_text())
+
+
 def first(job: Job, top: int = 60) -> tuple[dict[str, Any], dict[str, Any]]:
     result = recommend(job, top=top)
+    jsonschema.validate(result, SCHEMA)
     return result["candidates"][0], result
 
 
@@ -304,3 +311,105 @@ def test_bad_input_names_the_field(job: Job, message: str) -> None:
     with pytest.raises(AdvisorInputError) as info:
         recommend(job)
     assert message in str(info.value)
+
+
+def test_training_result_states_its_assumptions_and_job() -> None:
+    c, result = first(Job("pretrain", model="llama-3-8b", tokens=1e11, deadline_days=10, zero_stage=2))
+    assert result["assumptions"] == {
+        "mfu": 0.4,
+        "mfu_source": "Dubey et al. 2024, The Llama 3 Herd of Models, table 4: 38-43 % BF16 MFU on H100",
+        "usable_memory_fraction": 0.9,
+        "flops_per_token": "6N",
+        "zero_stage": 2,
+        "sharding": "ZeRO-2 over every accelerator of the job (none on one accelerator)",
+        "state_bytes_per_param": 16,
+        "activation_checkpointing": True,
+        "activations": "2 s b h L + 34 s b h (checkpointed layer inputs + one layer recomputed)",
+    }
+    assert result["job"] == {
+        "task": "pretrain",
+        "precision": "bf16",
+        "params": P_LLAMA3_8B,
+        "shape": {
+            "layers": 32,
+            "hidden": 4096,
+            "heads": 32,
+            "kv_heads": 8,
+            "head_dim": 128,
+            "vocab": 128256,
+            "ffn": 14336,
+        },
+        "shape_source": "llama-3-8b config.json",
+        "tokens": 1e11,
+        "deadline_days": 10,
+        "seq_len": 4096,
+        "micro_batch": 1,
+    }
+    assert (c["zero_stage"], c["price_basis"], c["node_usd_hour"], c["efa"]) == (2, "capacity-block", 35.7608, True)
+    assert c["achievable_pflops"] == pytest.approx(c["accelerators"] * 655 * 0.4 / 1000)
+    assert c["days"] == pytest.approx(c["hours"] / 24) and c["usd_per_hour"] == pytest.approx(c["nodes"] * 35.7608)
+    assert (result["price_region"], result["price_date"]) == ("us-east-1", get_catalog().price_date)
+    assert result["first_choice_reason"] == (
+        f"{c['nodes']} x trn2.48xlarge ({c['accelerators']} x Trainium2): the cheapest to train 1e+11 tokens "
+        f"within 10 days (${c['cost_usd']:,.0f})"
+    )
+
+
+def test_lora_and_qlora_assumptions() -> None:
+    _, lora = first(Job("lora", model="llama-3-8b", tokens=1e8, activation_checkpointing=False))
+    assert lora["assumptions"]["flops_per_token"] == "4N (frozen weights: no weight-gradient GEMMs)"
+    assert lora["assumptions"]["zero_stage"] == 3 and lora["assumptions"]["state_bytes_per_param"] == 2
+    assert lora["assumptions"]["sharding"] == (
+        "frozen weights sharded (FSDP) over the job's accelerators when more than one"
+    )
+    assert lora["assumptions"]["activations"] == "34 s b h L"
+    assert lora["assumptions"]["activation_checkpointing"] is False
+    _, qlora = first(Job("qlora", model="llama-3-8b", tokens=1e8))
+    assert qlora["assumptions"]["state_bytes_per_param"] == 0.5 + 0.127 / 8
+    one = next(x for x in qlora["candidates"] if x["accelerators"] == 1)
+    eight = next(x for x in qlora["candidates"] if x["accelerators"] == 8)
+    assert (one["zero_stage"], eight["zero_stage"]) == (0, 3)
+    assert eight["memory_gib"]["weights"] == pytest.approx(one["memory_gib"]["weights"] / 8)
+    assert one["memory_gib"]["gradients"] == pytest.approx(eight["memory_gib"]["gradients"])
+
+
+def test_serving_result_states_its_assumptions_and_job() -> None:
+    c, result = first(Job("serve", model="llama-3-8b", precision="fp8", concurrency=4, context=2048))
+    assert result["assumptions"] == {
+        "mfu": 0.4,
+        "mfu_source": "Dubey et al. 2024, The Llama 3 Herd of Models, table 4: 38-43 % BF16 MFU on H100",
+        "usable_memory_fraction": 0.9,
+        "mbu": 0.6,
+        "kv_cache": "2 x layers x kv_heads x head_dim x context x concurrency x bytes (fp8 1, else 2)",
+        "throughput": "min(concurrency / ((weights + KV) / (tp x bandwidth x MBU)), tp x FLOP/s x MFU / 2N)",
+        "capacity_blocks": "ranked last (not for steady serving)",
+    }
+    assert {k: result["job"][k] for k in ("context", "concurrency", "throughput")} == {
+        "context": 2048,
+        "concurrency": 4,
+        "throughput": None,
+    }
+    assert "tokens" not in result["job"]
+    # FP8 8B on one L4: the cheapest FP8-capable type.
+    assert (c["instance_type"], c["tensor_parallel"], c["replicas"], c["nodes"]) == ("g6.xlarge", 1, 1, 1)
+    assert c["dense_tflops"] == 242.5
+    kv = 2 * 32 * 8 * 128 * 2048 * 4 * 1
+    step = (P_LLAMA3_8B + kv) / (300e9 * 0.6)
+    assert c["tokens_per_second_per_replica"] == pytest.approx(4 / step)
+    assert c["usd_per_million_tokens"] == pytest.approx(0.8048 / (4 / step * 3600) * 1e6)
+    assert c["billed_hours"] == 730 and c["hours"] == 730
+
+
+def test_compute_bound_serving_at_high_concurrency() -> None:
+    c, _ = first(Job("serve", model="llama-3-8b", precision="fp8", concurrency=1024, context=64))
+    flops_cap = c["tensor_parallel"] * c["dense_tflops"] * 1e12 * 0.4 / (2 * P_LLAMA3_8B)
+    assert c["bound"] == "compute" and c["tokens_per_second_per_replica"] == pytest.approx(flops_cap)
+
+
+def test_types_without_figures_or_records_are_excluded_with_the_reason() -> None:
+    _, result = first(Job("serve", model="llama-3-8b"))
+    why = excluded(result)
+    assert why["p3.2xlarge"] == "deprecated"
+    assert why["g4ad.xlarge"].startswith("Radeon-Pro-V520 (RDNA) is not a serving target")
+    _, b300 = first(Job("pretrain", model="llama-3-8b", tokens=1e9))
+    assert excluded(b300)["p6-b300.48xlarge"] == "no dense BF16 figure for B300"
