@@ -3,7 +3,7 @@
 Prices reach both only through gpucloud.advisor.rates.node_rates.
 """
 
-from gpucloud.advisor.mix import MixInputError, MixRequest, optimal_interval, plan_mix, young_interval
+from gpucloud.advisor.mix import MixInputError, MixRequest, optimal_interval, plan_mix, pool_advice, young_interval
 from gpucloud.advisor.recommend import AdvisorInputError, Job, recommend
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "MixRequest",
     "optimal_interval",
     "plan_mix",
+    "pool_advice",
     "recommend",
     "young_interval",
 ]

@@ -408,3 +408,30 @@ def pool_fragment(req: MixRequest, on_demand_base: int, spot_nodes: int) -> dict
             "spotAllocationStrategy": "price-capacity-optimized",
         },
     }
+
+
+def pool_advice(
+    instance_type: str,
+    nodes: int,
+    duration_months: float = 12.0,
+    tolerance: Tolerance = "medium",
+    catalog: Catalog | None = None,
+) -> dict[str, Any]:
+    """The optimum for one plan pool, compact enough for a plan report: split, expected total, the saving over
+    all On-Demand, and the checkpoint interval when the split uses spot."""
+    result = plan_mix(MixRequest(instance_type, nodes, duration_months, tolerance), catalog)
+    best = result["best"]
+    on_demand = next((o for o in result["runners_up"] if o["label"] == "all-on-demand"), None)
+    baseline = on_demand["cost"]["total_usd"] if on_demand else None
+    return {
+        "instance_type": instance_type,
+        "nodes": nodes,
+        "duration_months": duration_months,
+        "tolerance": tolerance,
+        "split": best["split"],
+        "total_usd": best["cost"]["total_usd"],
+        "lost_work_usd": best["cost"]["lost_work_usd"],
+        "all_on_demand_usd": baseline,
+        "saving_usd": baseline - best["cost"]["total_usd"] if baseline is not None else None,
+        "checkpoint_minutes": best["checkpoint"]["optimal_minutes"] if best["checkpoint"] else None,
+    }

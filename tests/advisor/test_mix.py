@@ -19,6 +19,7 @@ from gpucloud.advisor.mix import (
     optimal_interval,
     optimise,
     plan_mix,
+    pool_advice,
     price_split,
     time_per_work,
     young_interval,
@@ -445,3 +446,22 @@ def test_plan_mix_json_matches_the_schema_and_states_its_model() -> None:
     assert given["model"]["interruption_source"] == "given (--interruptions-per-month)"
     assert given["model"]["job_rate"] == "lambda per node"
     assert given["model"]["interruptions_per_instance_hour"] == pytest.approx(0.5 / 730)
+
+
+def test_pool_advice_for_a_plan_report() -> None:
+    advice = pool_advice("g6e.12xlarge", 8, 6, "medium")
+    full = plan_mix(MixRequest("g6e.12xlarge", 8, 6, "medium"))
+    assert advice["split"] == full["best"]["split"] and advice["total_usd"] == full["best"]["cost"]["total_usd"]
+    assert advice["all_on_demand_usd"] == pytest.approx(8 * 10.49264 * 6 * H)
+    assert advice["saving_usd"] == pytest.approx(advice["all_on_demand_usd"] - advice["total_usd"])
+    assert advice["lost_work_usd"] == full["best"]["cost"]["lost_work_usd"] > 0
+    assert advice["checkpoint_minutes"] == full["best"]["checkpoint"]["optimal_minutes"]
+    assert (advice["instance_type"], advice["nodes"], advice["duration_months"], advice["tolerance"]) == (
+        "g6e.12xlarge",
+        8,
+        6,
+        "medium",
+    )
+    blocks = pool_advice("p5e.48xlarge", 2, 1, "none")
+    assert blocks["all_on_demand_usd"] is None and blocks["saving_usd"] is None
+    assert blocks["checkpoint_minutes"] is None
