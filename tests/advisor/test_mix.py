@@ -345,6 +345,12 @@ def test_capacity_block_only_type_is_planned_on_blocks() -> None:
         ({"interruptions_per_month": -0.1}, "--interruptions-per-month must be 0 or more"),
         ({"tolerance": "some"}, "--tolerance must be one of"),
         ({"coupling": "loose"}, "--coupling must be 'synchronous'"),
+        ({"nodes": True}, "--nodes must be a whole number of at least 1"),
+        ({"nodes": 2.0}, "--nodes must be a whole number of at least 1"),
+        ({"duration_months": math.nan}, "--months must be a positive number"),
+        ({"checkpoint_seconds": math.inf}, "--checkpoint-seconds must be positive"),
+        ({"restart_seconds": math.inf}, "--restart-seconds must be 0 or more"),
+        ({"interruptions_per_month": math.inf}, "--interruptions-per-month must be 0 or more"),
     ],
 )
 def test_bad_input_names_the_field(kwargs: dict[str, Any], message: str) -> None:
@@ -355,8 +361,34 @@ def test_bad_input_names_the_field(kwargs: dict[str, Any], message: str) -> None
 
 def test_nothing_buyable_says_why() -> None:
     p = rates(od=None, spot=None, r1=None, r3=None, cb=5.0)
-    with pytest.raises(MixInputError, match="at most 256 Capacity Block instances, and spot is not sold"):
+    with pytest.raises(MixInputError) as info:
         optimise(MixRequest("x.y", 300, 1, "high"), p)
+    assert str(info.value) == (
+        "x.y cannot be bought for 300 nodes here: it has no On-Demand or commitment price, at most 256 Capacity "
+        "Block instances, and spot is not sold"
+    )
+    capped = rates(od=None, spot=1.0, r1=None, r3=None, cb=5.0)
+    with pytest.raises(MixInputError, match=r"and spot is capped at 100 nodes by --tolerance low$"):
+        optimise(MixRequest("x.y", 400, 1, "low"), capped)
+
+
+def test_block_cap_with_spot_lists_the_best_split_without_spot() -> None:
+    p = rates(od=10.0, spot=4.0, r1=None, r3=None, cb=7.0, lam=0.0001)
+    result = optimise(MixRequest("x.y", 300, 1, "low"), p)
+    best = result["best"]
+    assert (best["split"]["spot"], best["split"]["capacity_block"], best["split"]["on_demand"]) == (75, 225, 0)
+    assert best["label"] == "optimum" and best["allowed"] is True
+    by_label = {o["label"]: o for o in result["runners_up"]}
+    assert sorted(by_label) == ["all-on-demand", "all-spot", "best-without-spot"]  # 300 > 256: no all-block option
+    no_spot = by_label["best-without-spot"]
+    assert (no_spot["split"]["capacity_block"], no_spot["split"]["on_demand"], no_spot["allowed"]) == (256, 44, True)
+    assert no_spot["cost"]["total_usd"] == pytest.approx(256 * 7.0 * 35 * 24 + 44 * 10.0 * H)
+    assert by_label["all-spot"]["allowed"] is False
+    assert by_label["all-spot"]["reason"] == "--tolerance low allows at most 75 spot nodes"
+    assert "reason" not in by_label["all-on-demand"]
+    totals = [o["cost"]["total_usd"] for o in result["runners_up"]]
+    assert totals == sorted(totals)
+    assert (result["max_spot"], result["rate"]) == (75, 0.0001)
 
 
 def test_independent_job_stretches_only_its_spot_nodes() -> None:
