@@ -413,3 +413,35 @@ def test_types_without_figures_or_records_are_excluded_with_the_reason() -> None
     assert why["g4ad.xlarge"].startswith("Radeon-Pro-V520 (RDNA) is not a serving target")
     _, b300 = first(Job("pretrain", model="llama-3-8b", tokens=1e9))
     assert excluded(b300)["p6-b300.48xlarge"] == "no dense BF16 figure for B300"
+
+
+def test_config_defaults_follow_llama_conventions() -> None:
+    shape, params, _ = resolve_shape(Job("serve", layers=32, hidden=4096))
+    assert (shape.heads, shape.kv_heads, shape.vocab, shape.ffn) == (32, 32, 32000, 11008)
+    assert params == pytest.approx(P_LLAMA2_7B)
+
+
+def test_weight_only_quantised_serving_computes_in_fp16_where_bf16_is_missing() -> None:
+    _, result = first(Job("serve", model="mistral-7b", precision="int4", context=4096, concurrency=8))
+    by = {c["instance_type"]: c for c in result["candidates"]}
+    assert (by["g4dn.xlarge"]["dense_tflops"], by["g6.xlarge"]["dense_tflops"]) == (65, 121)
+
+
+def test_fp8_serving_without_an_fp8_figure_is_excluded() -> None:
+    _, result = first(Job("serve", model="llama-3-70b", precision="fp8"))
+    assert excluded(result)["p6-b300.48xlarge"] == "no dense FP8 or memory-bandwidth figure for B300"
+
+
+def test_limits_on_nodes_are_explained() -> None:
+    _, huge = first(Job("pretrain", model="llama-3.1-405b", tokens=15e12, deadline_days=90))
+    why = excluded(huge)
+    nodes = math.ceil(6 * llama(126, 16384, 128, 8, 128256, 53248) * 15e12 / (90 * 86400 * 655e12 * 0.4) / 16)
+    assert why["trn2.48xlarge"] == f"needs {nodes} nodes; Capacity Blocks hold at most 256 instances"
+    assert why["p5.4xlarge"].startswith("needs ") and why["p5.4xlarge"].endswith(
+        " nodes to finish in 90 days (more than 4096)"
+    )
+    # ZeRO-1 keeps 2 + 2 B/param of 70B unsharded on every GPU: 262.8 GiB, more than any accelerator holds.
+    zero1 = recommend(Job("full-finetune", model="llama-3-70b", tokens=1e9, zero_stage=1))
+    assert zero1["candidates"] == []
+    assert excluded(zero1)["g6e.48xlarge"] == "the unsharded part alone (270.8 GiB) exceeds 40.2 GiB usable"
+    assert excluded(zero1)["g6.xlarge"].startswith("the unsharded part alone (")
