@@ -25,7 +25,11 @@ from gpucloud.advisor.mix import (
     young_interval,
 )
 from gpucloud.advisor.rates import NodeRates, bucket_rate_per_hour
+from gpucloud.catalog import Catalog
 from gpucloud.spec import NodePoolSpec
+
+# The shipped catalog, loaded once: conftest clears get_catalog's cache before every test.
+CATALOG = Catalog.load()
 
 H = 730  # hours per month
 
@@ -294,7 +298,7 @@ def test_bucket_rate_is_the_monthly_share_as_a_poisson_rate() -> None:
 
 
 def test_catalog_prices_reach_the_optimiser() -> None:
-    result = plan_mix(MixRequest("g6e.12xlarge", nodes=8, duration_months=6, tolerance="medium"))
+    result = plan_mix(MixRequest("g6e.12xlarge", nodes=8, duration_months=6, tolerance="medium"), CATALOG)
     prices = result["prices"]
     od = 10.49264
     assert prices["on_demand_hour"] == od
@@ -317,7 +321,7 @@ def test_catalog_prices_reach_the_optimiser() -> None:
 
 
 def test_long_job_commits_and_emits_the_commitment_fragment() -> None:
-    result = plan_mix(MixRequest("p5.48xlarge", nodes=4, duration_months=36, tolerance="none"))
+    result = plan_mix(MixRequest("p5.48xlarge", nodes=4, duration_months=36, tolerance="none"), CATALOG)
     assert result["best"]["split"]["reserved_3y"] == 4
     assert yaml.safe_load(result["pricing_yaml"]) == {
         "gpucloud:pricing": {"commitments": [{"match": "p5", "kind": "savings-plan", "term": "3y", "count": 4}]}
@@ -327,7 +331,7 @@ def test_long_job_commits_and_emits_the_commitment_fragment() -> None:
 
 
 def test_capacity_block_only_type_is_planned_on_blocks() -> None:
-    result = plan_mix(MixRequest("p5e.48xlarge", nodes=2, duration_months=1, tolerance="none"))
+    result = plan_mix(MixRequest("p5e.48xlarge", nodes=2, duration_months=1, tolerance="none"), CATALOG)
     assert result["best"]["split"]["capacity_block"] == 2
     assert result["best"]["cost"]["total_usd"] == pytest.approx(2 * 47.76 * 35 * 24)  # a 35-day block
     assert result["notes"][0].startswith("2 nodes on Capacity Blocks")
@@ -449,7 +453,7 @@ def test_capacity_blocks_bill_whole_blocks() -> None:
 
 
 def test_plan_mix_json_matches_the_schema_and_states_its_model() -> None:
-    result = plan_mix(MixRequest("p5.48xlarge", nodes=8, duration_months=3, tolerance="high"))
+    result = plan_mix(MixRequest("p5.48xlarge", nodes=8, duration_months=3, tolerance="high"), CATALOG)
     schema = json.loads(resources.files("gpucloud.advisor").joinpath("mix.schema.json").read_text())
     jsonschema.validate(result, schema)
     model = result["model"]
@@ -474,15 +478,17 @@ def test_plan_mix_json_matches_the_schema_and_states_its_model() -> None:
     assert prices["spot_source"] == "family estimate, 53.5% off On-Demand"
     assert prices["reserved_3y_hour"] == pytest.approx(55.04 * (1 - 0.635))
     assert prices["capacity_block_hour"] == 41.528
-    given = plan_mix(MixRequest("p5.48xlarge", 8, 3, "high", coupling="independent", interruptions_per_month=0.5))
+    given = plan_mix(
+        MixRequest("p5.48xlarge", 8, 3, "high", coupling="independent", interruptions_per_month=0.5), CATALOG
+    )
     assert given["model"]["interruption_source"] == "given (--interruptions-per-month)"
     assert given["model"]["job_rate"] == "lambda per node"
     assert given["model"]["interruptions_per_instance_hour"] == pytest.approx(0.5 / 730)
 
 
 def test_pool_advice_for_a_plan_report() -> None:
-    advice = pool_advice("g6e.12xlarge", 8, 6, "medium")
-    full = plan_mix(MixRequest("g6e.12xlarge", 8, 6, "medium"))
+    advice = pool_advice("g6e.12xlarge", 8, 6, "medium", catalog=CATALOG)
+    full = plan_mix(MixRequest("g6e.12xlarge", 8, 6, "medium"), CATALOG)
     assert advice["split"] == full["best"]["split"] and advice["total_usd"] == full["best"]["cost"]["total_usd"]
     assert advice["all_on_demand_usd"] == pytest.approx(8 * 10.49264 * 6 * H)
     assert advice["saving_usd"] == pytest.approx(advice["all_on_demand_usd"] - advice["total_usd"])
@@ -494,6 +500,6 @@ def test_pool_advice_for_a_plan_report() -> None:
         6,
         "medium",
     )
-    blocks = pool_advice("p5e.48xlarge", 2, 1, "none")
+    blocks = pool_advice("p5e.48xlarge", 2, 1, "none", catalog=CATALOG)
     assert blocks["all_on_demand_usd"] is None and blocks["saving_usd"] is None
     assert blocks["checkpoint_minutes"] is None

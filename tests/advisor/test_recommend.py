@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from gpucloud.advisor.recommend import AdvisorInputError, Job, Shape, recommend, resolve_shape, training_memory
-from gpucloud.catalog import get_catalog
+from gpucloud.catalog import Catalog
 
 GIB = 1024**3
 
@@ -28,12 +28,17 @@ P_LLAMA3_8B = llama(32, 4096, 32, 8, 128256, 14336)  # 8.03e9
 P_LLAMA3_70B = llama(80, 8192, 64, 8, 128256, 28672)  # 70.55e9
 
 
-SCHEMA = json.loads(resources.files("gpucloud.advisor").joinpath("recommend.schema.json").read_text())
+# The shipped catalog, loaded once: conftest clears get_catalog's cache before every test.
+CATALOG = Catalog.load()
+# Compiled once: jsonschema.validate() re-checks the schema itself on every call.
+VALIDATOR = jsonschema.Draft202012Validator(
+    json.loads(resources.files("gpucloud.advisor").joinpath("recommend.schema.json").read_text())
+)
 
 
 def first(job: Job, top: int = 60) -> tuple[dict[str, Any], dict[str, Any]]:
-    result = recommend(job, top=top)
-    jsonschema.validate(result, SCHEMA)
+    result = recommend(job, CATALOG, top=top)
+    VALIDATOR.validate(result)
     return result["candidates"][0], result
 
 
@@ -96,7 +101,7 @@ def test_llama3_70b_fp8_serving_picks_l40s_and_never_a100_or_t4() -> None:
 def test_70b_pretraining_node_count_follows_6nd_over_achievable_flops() -> None:
     c, result = first(Job("pretrain", model="llama-3-70b", tokens=1e12, deadline_days=30))
     seconds = 30 * 86400
-    catalog = get_catalog()
+    catalog = CATALOG
     for cand in [c, *(x for x in result["candidates"] if x["instance_type"] == "p5.48xlarge")]:
         spec = catalog.get(cand["instance_type"])
         achievable = spec.bf16_tflops * 1e12 * 0.40
@@ -265,7 +270,7 @@ def test_training_memory_by_zero_stage_and_checkpointing() -> None:
 
 
 def test_activations_that_never_fit_say_what_to_lower() -> None:
-    result = recommend(Job("pretrain", model="llama-3-8b", tokens=1e9, seq_len=131072, micro_batch=4))
+    result = recommend(Job("pretrain", model="llama-3-8b", tokens=1e9, seq_len=131072, micro_batch=4), CATALOG)
     assert result["candidates"] == []
     assert result["first_choice_reason"] == "no catalog type can run this job; see excluded for why"
     assert excluded(result)["g6.xlarge"].startswith("one micro-batch's activations (")
@@ -309,7 +314,7 @@ def test_shape_from_params_and_from_a_config() -> None:
 )
 def test_bad_input_names_the_field(job: Job, message: str) -> None:
     with pytest.raises(AdvisorInputError) as info:
-        recommend(job)
+        recommend(job, CATALOG)
     assert message in str(info.value)
 
 
@@ -348,7 +353,7 @@ def test_training_result_states_its_assumptions_and_job() -> None:
     assert (c["zero_stage"], c["price_basis"], c["node_usd_hour"], c["efa"]) == (2, "capacity-block", 35.7608, True)
     assert c["achievable_pflops"] == pytest.approx(c["accelerators"] * 655 * 0.4 / 1000)
     assert c["days"] == pytest.approx(c["hours"] / 24) and c["usd_per_hour"] == pytest.approx(c["nodes"] * 35.7608)
-    assert (result["price_region"], result["price_date"]) == ("us-east-1", get_catalog().price_date)
+    assert (result["price_region"], result["price_date"]) == ("us-east-1", CATALOG.price_date)
     assert result["first_choice_reason"] == (
         f"{c['nodes']} x trn2.48xlarge ({c['accelerators']} x Trainium2): the cheapest to train 1e+11 tokens "
         f"within 10 days (${c['cost_usd']:,.0f})"
@@ -441,7 +446,7 @@ def test_limits_on_nodes_are_explained() -> None:
         " nodes to finish in 90 days (more than 4096)"
     )
     # ZeRO-1 keeps 2 + 2 B/param of 70B unsharded on every GPU: 262.8 GiB, more than any accelerator holds.
-    zero1 = recommend(Job("full-finetune", model="llama-3-70b", tokens=1e9, zero_stage=1))
+    zero1 = recommend(Job("full-finetune", model="llama-3-70b", tokens=1e9, zero_stage=1), CATALOG)
     assert zero1["candidates"] == []
     assert excluded(zero1)["g6e.48xlarge"] == "the unsharded part alone (270.8 GiB) exceeds 40.2 GiB usable"
     assert excluded(zero1)["g6.xlarge"].startswith("the unsharded part alone (")
