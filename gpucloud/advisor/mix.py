@@ -420,6 +420,9 @@ def pool_advice(
     result = plan_mix(MixRequest(instance_type, nodes, duration_months, tolerance), catalog)
     best = result["best"]
     on_demand = next((o for o in result["runners_up"] if o["label"] == "all-on-demand"), None)
+    # The runner-ups drop a pure strategy that is the optimum itself.
+    if on_demand is None and best["split"]["on_demand"] == nodes:
+        on_demand = best
     baseline = on_demand["cost"]["total_usd"] if on_demand else None
     return {
         "instance_type": instance_type,

@@ -318,6 +318,9 @@ def test_catalog_prices_reach_the_optimiser() -> None:
         "self-managed",
     )
     assert result["pricing_yaml"] is None
+    # The fragment keeps the stack file's key order (not sorted).
+    assert result["node_pools_yaml"].startswith("nodePools:\n- name: gpu-pool\n  workload: training\n")
+    assert "  minSize: 0\n" in result["node_pools_yaml"]
 
 
 def test_long_job_commits_and_emits_the_commitment_fragment() -> None:
@@ -328,13 +331,20 @@ def test_long_job_commits_and_emits_the_commitment_fragment() -> None:
     }
     pool = NodePoolSpec.model_validate(yaml.safe_load(result["node_pools_yaml"])["nodePools"][0])
     assert pool.capacity.on_demand_percentage_above_base == 100 and not pool.spot_nodes_possible
+    assert result["pricing_yaml"] == (
+        "gpucloud:pricing:\n  commitments:\n  - match: p5\n    kind: savings-plan\n    term: 3y\n    count: 4\n"
+    )
 
 
 def test_capacity_block_only_type_is_planned_on_blocks() -> None:
     result = plan_mix(MixRequest("p5e.48xlarge", nodes=2, duration_months=1, tolerance="none"), CATALOG)
     assert result["best"]["split"]["capacity_block"] == 2
     assert result["best"]["cost"]["total_usd"] == pytest.approx(2 * 47.76 * 35 * 24)  # a 35-day block
-    assert result["notes"][0].startswith("2 nodes on Capacity Blocks")
+    assert result["notes"] == [
+        "2 nodes on Capacity Blocks: buy the block(s) (up to 64 instances and 182 days each, paid up front), then "
+        "give the pool capacity.reserved with kind capacity-block and the block's id"
+    ]
+    assert yaml.safe_load(result["node_pools_yaml"])["nodePools"][0]["backend"] == "managed"
     assert result["prices"]["on_demand_hour"] is None and result["prices"]["reserved_1y_hour"] is None
 
 
@@ -439,6 +449,11 @@ def test_interruptions_faster_than_a_checkpoint_rule_spot_out() -> None:
     assert [o["label"] for o in result["runners_up"]] == []
 
 
+def test_all_spot_pool_is_managed() -> None:
+    frag = yaml.safe_load(plan_mix(MixRequest("g6e.12xlarge", 2, 1, "high"), CATALOG)["node_pools_yaml"])
+    assert frag["nodePools"][0]["capacity"]["onDemandBase"] == 0 and frag["nodePools"][0]["backend"] == "managed"
+
+
 def test_pricing_a_market_that_is_not_sold_is_an_error() -> None:
     split = {"on_demand": 0, "reserved_1y": 0, "reserved_3y": 0, "capacity_block": 0, "spot": 1}
     with pytest.raises(MixInputError, match=r"x\.y is not sold as spot"):
@@ -500,6 +515,11 @@ def test_pool_advice_for_a_plan_report() -> None:
         6,
         "medium",
     )
+    defaults = pool_advice("g6e.12xlarge", 8, catalog=CATALOG)
+    assert (defaults["duration_months"], defaults["tolerance"], defaults["split"]["spot"]) == (12.0, "medium", 4)
+    assert pool_advice("g6e.12xlarge", 8, 6, "none", catalog=CATALOG)["split"]["spot"] == 0
+    dearer = CATALOG.with_prices({"g6e.12xlarge": {"on_demand_usd": 20.0, "price_date": "2026-01-01"}})
+    assert pool_advice("g6e.12xlarge", 1, 1, "none", catalog=dearer)["all_on_demand_usd"] == pytest.approx(20.0 * H)
     blocks = pool_advice("p5e.48xlarge", 2, 1, "none", catalog=CATALOG)
     assert blocks["all_on_demand_usd"] is None and blocks["saving_usd"] is None
     assert blocks["checkpoint_minutes"] is None

@@ -86,7 +86,8 @@ def test_llama3_70b_fp8_serving_picks_l40s_and_never_a100_or_t4() -> None:
     kv = 2 * 80 * 8 * 128 * 8192 * 16 * 1
     assert c["memory_gib"]["kv_cache"] == pytest.approx(kv / GIB / 4)
     assert c["memory_gib"]["weights"] == pytest.approx(P_LLAMA3_70B / GIB / 4)
-    assert c["cost_usd"] == pytest.approx(10.49264 * 730)
+    assert c["cost_usd"] == pytest.approx(10.49264 * 730) and c["usd_per_hour"] == pytest.approx(10.49264)
+    assert c["memory_gib"]["total"] == pytest.approx((P_LLAMA3_70B + kv) / GIB / 4)
     names = {x["instance_type"] for x in result["candidates"]}
     assert {x["architecture"] for x in result["candidates"]} <= {"Ada", "Hopper", "Blackwell"}
     assert not names & {"p4d.24xlarge", "p4de.24xlarge", "g4dn.xlarge", "g5.48xlarge"}
