@@ -1,15 +1,19 @@
-"""GPU advisor (`gpucloud recommend`) and capacity-mix planner (`gpucloud mix`), on the catalog's figures."""
+"""GPU advisor (`gpucloud recommend`) and capacity-mix optimiser (`gpucloud mix`), on the catalog's figures.
 
-from gpucloud.advisor.mix import MixInputError, MixRequest, plan_mix, young_daly
-from gpucloud.advisor.recommend import AdvisorInputError, WorkloadSpec, memory_requirement, recommend
+Prices reach both only through gpucloud.advisor.rates.node_rates.
+"""
+
+from gpucloud.advisor.mix import MixInputError, MixRequest, optimal_interval, plan_mix, pool_advice, young_interval
+from gpucloud.advisor.recommend import AdvisorInputError, Job, recommend
 
 __all__ = [
     "AdvisorInputError",
+    "Job",
     "MixInputError",
     "MixRequest",
-    "WorkloadSpec",
-    "memory_requirement",
+    "optimal_interval",
     "plan_mix",
+    "pool_advice",
     "recommend",
-    "young_daly",
+    "young_interval",
 ]

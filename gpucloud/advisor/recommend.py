@@ -1,4 +1,30 @@
-"""GPU advisor: memory arithmetic for a workload, then catalog types ranked by cost per useful unit."""
+"""GPU advisor (`gpucloud recommend`): sizes a job (memory, node count, time) on every catalog type that can run it,
+and ranks the types by the cost to do the job.
+
+Stated assumptions (every result repeats them under ``assumptions``):
+
+* Achievable FLOP/s = datasheet dense FLOP/s (BF16/FP16 from the catalog, FP8 from catalog/accelerators.json)
+  x MFU, default 0.40: Llama 3 reports 38-43 % BF16 MFU on 8-16K H100s (Dubey et al., "The Llama 3 Herd of
+  Models", 2024, table 4); MFU counts model FLOPs only, so activation recomputation is inside it (Chowdhery et
+  al., "PaLM", 2022, appendix B).
+* Training FLOPs: 6 N D for pre-training and full fine-tuning (Kaplan et al., "Scaling Laws for Neural Language
+  Models", 2020); 4 N D for LoRA/QLoRA, whose frozen weights need no weight-gradient GEMMs (forward 2 N D,
+  activation gradients 2 N D).
+* Training memory per accelerator: mixed-precision Adam holds 16 B/param (2 weights + 2 grads + 4 fp32 master +
+  4 m + 4 v; Rajbhandari et al., "ZeRO", 2020); ZeRO stage 3 (FSDP full shard) divides it over every
+  accelerator of the job, stage 1/2 only the optimizer (and gradients). LoRA keeps frozen bf16 weights (2 B/param,
+  sharded the same way) plus adapters at 16 B/param; QLoRA keeps 4-bit NF4 weights (0.5 B/param + 0.127 bit of
+  double-quantised constants; Dettmers et al., "QLoRA", 2023). Activations with full activation checkpointing:
+  the layer inputs 2 s b h L bytes plus one layer's recompute working set 34 s b h (Korthikanti et al.,
+  "Reducing Activation Recomputation in Large Transformer Models", 2022; flash attention drops the 5 a s^2 b
+  term); without it 34 s b h L. Logits s b V x 4 B (fp32 loss).
+* Serving: weights at the precision's bytes, KV cache = 2 x layers x kv_heads x head_dim x context x concurrency
+  x bytes (1 for fp8, else 2). One replica is tensor-parallel over the fewest accelerators of one node it fits
+  in. Decode is bandwidth-bound: a step reads the weights and the KV cache once at MBU 0.6 of peak bandwidth
+  (Databricks, "LLM Inference Performance Engineering: Best Practices", 2023), capped by 2 N FLOPs per token at
+  the MFU.
+* 90 % of an accelerator's memory is usable (CUDA/Neuron runtime, allocator fragmentation, collectives' buffers).
+"""
 
 from __future__ import annotations
 
@@ -6,175 +32,498 @@ import math
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from gpucloud.advisor.rates import HOURS_PER_MONTH, capacity_block_hours, hourly_price
 from gpucloud.catalog import Catalog, InstanceSpec, get_catalog
+from gpucloud.catalog.accelerators import Accelerator, accelerator
 
-Workload = Literal["training", "inference", "hpc", "rendering"]
-Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
-Interconnect = Literal["any", "nvlink", "efa"]
-
-BYTES_PER_PARAM: Final[dict[str, float]] = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1, "int4": 0.5}
-# Mixed-precision Adam: bf16 weights (2) + bf16 grads (2) + fp32 master weights, momentum, variance (12).
-TRAINING_BYTES_PER_PARAM: Final[dict[str, float]] = {"fp32": 16, "bf16": 16, "fp16": 16, "fp8": 14}
-# Usable share of GPU memory after the CUDA context, allocator fragmentation and framework buffers.
-USABLE_FRACTION: Final = 0.9
+Task = Literal["pretrain", "full-finetune", "lora", "qlora", "serve"]
+TASKS: Final = ("pretrain", "full-finetune", "lora", "qlora", "serve")
+TRAIN_PRECISIONS: Final = ("bf16", "fp16", "fp8")
+SERVE_BYTES: Final[dict[str, float]] = {"bf16": 2, "fp16": 2, "fp8": 1, "int8": 1, "int4": 0.5}
+SCHEMA: Final = "gpucloud.recommend/v1"
 GIB: Final = 1024**3
+USABLE_FRACTION: Final = 0.9
+DEFAULT_MFU: Final = 0.40
+MBU: Final = 0.6
+ADAM_BYTES: Final = 16
+QLORA_BYTES: Final = 0.5 + 0.127 / 8
+# Beyond this a job is a different planning problem (and past any single region's GPU capacity).
+MAX_NODES: Final = 4096
+# AWS Capacity Blocks: at most 256 instances across an account's blocks.
+CAPACITY_BLOCK_MAX_INSTANCES: Final = 256
+MFU_SOURCE: Final = "Dubey et al. 2024, The Llama 3 Herd of Models, table 4: 38-43 % BF16 MFU on H100"
 
-METRICS: Final[dict[str, tuple[str, str]]] = {
-    # key: (label, unit)
-    "bf16": ("$ per BF16 PFLOP-hour", "BF16 PFLOPS"),
-    "memory": ("$ per GB of GPU memory-hour", "GB GPU memory"),
-    "int8": ("$ per INT8 POPS-hour", "INT8 POPS"),
-    "fp64": ("$ per FP64 TFLOP-hour", "FP64 TFLOPS"),
-}
-DEFAULT_METRIC: Final[dict[str, str]] = {
-    "training": "bf16",
-    "inference": "memory",
-    "hpc": "fp64",
-    "rendering": "memory",
+# Public model configs (the models' config.json on Hugging Face): layers, hidden, heads, kv_heads, vocab, ffn.
+MODELS: Final[dict[str, tuple[int, int, int, int, int, int]]] = {
+    "llama-2-7b": (32, 4096, 32, 32, 32000, 11008),
+    "llama-2-13b": (40, 5120, 40, 40, 32000, 13824),
+    "mistral-7b": (32, 4096, 32, 8, 32000, 14336),
+    "llama-3-8b": (32, 4096, 32, 8, 128256, 14336),
+    "llama-3-70b": (80, 8192, 64, 8, 128256, 28672),
+    "llama-3.1-405b": (126, 16384, 128, 8, 128256, 53248),
 }
 
 
 class AdvisorInputError(ValueError):
-    """Bad workload description; the message says what to give instead."""
+    """Bad job description; the message names the field and what to give instead."""
 
 
 @dataclass(frozen=True, slots=True)
-class WorkloadSpec:
-    kind: Workload
+class Shape:
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    vocab: int
+    ffn: int
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden // self.heads
+
+    @property
+    def params(self) -> float:
+        """Decoder parameters: attention (q, o full; k, v at kv_heads), a gated MLP, embeddings and the LM head."""
+        kv = self.kv_heads * self.head_dim
+        per_layer = 2 * self.hidden * self.hidden + 2 * self.hidden * kv + 3 * self.hidden * self.ffn
+        return self.layers * per_layer + 2 * self.vocab * self.hidden
+
+    def lora_params(self, rank: int) -> float:
+        """Adapter parameters with rank r on all seven linear maps of every layer: r (in + out) each."""
+        kv = self.kv_heads * self.head_dim
+        h = self.hidden
+        per_layer = rank * (2 * h + 2 * (h + kv) + 2 * h + 3 * (h + self.ffn))
+        return self.layers * per_layer
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    task: Task
     params_b: float | None = None
-    precision: Precision = "bf16"
-    memory_gib: float | None = None
-    gpus: int | None = None
-    multi_node: bool = False
-    interconnect: Interconnect = "any"
-    activation_headroom: float = 0.25
-    kv_cache_headroom: float = 0.3
-    metric: str | None = None
+    model: str | None = None
+    layers: int | None = None
+    hidden: int | None = None
+    heads: int | None = None
+    kv_heads: int | None = None
+    vocab: int | None = None
+    ffn: int | None = None
+    precision: str = "bf16"
+    seq_len: int = 4096
+    micro_batch: int = 1
+    tokens: float | None = None
+    deadline_days: float | None = None
+    context: int = 8192
+    concurrency: int = 16
+    throughput: float | None = None
+    mfu: float = DEFAULT_MFU
+    zero_stage: int = 3
+    activation_checkpointing: bool = True
+    lora_rank: int = 16
+    allow_capacity_blocks: bool = False
 
 
-def memory_requirement(w: WorkloadSpec) -> tuple[float, list[str]]:
-    """GiB of accelerator memory the workload needs, and the arithmetic as readable lines."""
-    if w.memory_gib is not None:
-        if w.memory_gib <= 0:
-            raise AdvisorInputError("--memory-gib must be positive")
-        return w.memory_gib, [f"memory given: {w.memory_gib:g} GiB"]
-    if w.params_b is None:
-        raise AdvisorInputError("give the model size (--params, billions of parameters) or the memory (--memory-gib)")
-    if w.params_b <= 0:
-        raise AdvisorInputError("--params must be positive (billions of parameters, e.g. 70)")
-    params = w.params_b * 1e9
-    if w.kind == "training":
-        if w.precision not in TRAINING_BYTES_PER_PARAM:
+def _positive(value: float | None, flag: str, example: str) -> None:
+    if value is not None and (isinstance(value, bool) or not value > 0 or not math.isfinite(value)):
+        raise AdvisorInputError(f"{flag} must be a positive number (e.g. {example})")
+
+
+def resolve_shape(job: Job) -> tuple[Shape, float, str]:
+    """The model's shape, its parameter count and where both came from."""
+    if job.model is not None:
+        if job.model not in MODELS:
+            raise AdvisorInputError(f"--model {job.model!r} is not known; give one of {sorted(MODELS)} or --params")
+        shape = Shape(*MODELS[job.model])
+        return shape, shape.params, f"{job.model} config.json"
+    given = {"layers": job.layers, "hidden": job.hidden}
+    if all(v is not None for v in given.values()):
+        for flag, value in (("--layers", job.layers), ("--hidden", job.hidden), ("--heads", job.heads)):
+            _positive(value, flag, "32")
+        _positive(job.kv_heads, "--kv-heads", "8")
+        _positive(job.vocab, "--vocab", "128256")
+        _positive(job.ffn, "--ffn", "14336")
+        hidden = int(job.hidden)  # type: ignore[arg-type]
+        heads = job.heads or max(1, hidden // 128)
+        if hidden % heads:
+            raise AdvisorInputError(f"--hidden {hidden} is not a multiple of --heads {heads}")
+        kv_heads = job.kv_heads or heads
+        if heads % kv_heads:
+            raise AdvisorInputError(f"--heads {heads} is not a multiple of --kv-heads {kv_heads}")
+        shape = Shape(
+            int(job.layers),  # type: ignore[arg-type]
+            hidden,
+            heads,
+            kv_heads,
+            job.vocab or 32000,
+            job.ffn or 256 * math.ceil(hidden * 8 / 3 / 256),
+        )
+        params = job.params_b * 1e9 if job.params_b is not None else shape.params
+        return shape, params, "given config"
+    if job.params_b is None:
+        raise AdvisorInputError(
+            "give the model: --model NAME, --params BILLIONS, or a config (--layers and --hidden, "
+            "optionally --heads, --kv-heads, --vocab, --ffn)"
+        )
+    _positive(job.params_b, "--params", "70 (billions of parameters)")
+    params = job.params_b * 1e9
+    # Without a config: a Llama-like shape with hidden = 128 x layers, so params ~ 12 L h^2; MHA (kv = heads),
+    # which over- rather than under-states the KV cache of a GQA model.
+    layers = max(1, round((params / (12 * 128 * 128)) ** (1 / 3)))
+    hidden = 128 * layers
+    heads = max(1, hidden // 128)
+    shape = Shape(layers, hidden, heads, heads, 32000, 256 * math.ceil(hidden * 8 / 3 / 256))
+    return shape, params, "assumed shape (hidden = 128 x layers, MHA, vocab 32000): give a config for GQA models"
+
+
+def _validate(job: Job) -> None:
+    if job.task not in TASKS:
+        raise AdvisorInputError(f"task {job.task!r} is not one of {list(TASKS)}")
+    if job.task == "serve":
+        if job.precision not in SERVE_BYTES:
+            raise AdvisorInputError(f"--precision {job.precision!r} for serving: use one of {sorted(SERVE_BYTES)}")
+        for flag, value, example in (("--context", job.context, "8192"), ("--concurrency", job.concurrency, "16")):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise AdvisorInputError(f"{flag} must be a whole number of at least 1 (e.g. {example})")
+        _positive(job.throughput, "--throughput", "2000 (output tokens/s)")
+    else:
+        if job.precision not in TRAIN_PRECISIONS:
             raise AdvisorInputError(
-                f"training precision {w.precision!r} is not supported; use one of {sorted(TRAINING_BYTES_PER_PARAM)}"
+                f"--precision {job.precision!r} for training: use one of {list(TRAIN_PRECISIONS)} "
+                "(QLoRA's 4-bit weights are implied by the task)"
             )
-        bpp = TRAINING_BYTES_PER_PARAM[w.precision]
-        state = params * bpp / GIB
-        total = state * (1 + w.activation_headroom)
-        return total, [
-            f"weights + gradients + optimizer state: {w.params_b:g}e9 params x {bpp:g} B/param "
-            f"(mixed-precision Adam: 2 weights + 2 grads + 12 fp32 master/m/v) = {state:,.1f} GiB",
-            f"activations headroom: +{w.activation_headroom:.0%} = {total:,.1f} GiB",
-        ]
-    bpp = BYTES_PER_PARAM[w.precision]
-    weights = params * bpp / GIB
-    total = weights * (1 + w.kv_cache_headroom)
-    return total, [
-        f"weights: {w.params_b:g}e9 params x {bpp:g} B/param ({w.precision}) = {weights:,.1f} GiB",
-        f"KV cache and activations headroom: +{w.kv_cache_headroom:.0%} = {total:,.1f} GiB",
-    ]
+        if job.tokens is None:
+            raise AdvisorInputError("--tokens is required for training (tokens to train on, e.g. 1e12 or 2e8)")
+        _positive(job.tokens, "--tokens", "1e12")
+        _positive(job.deadline_days, "--deadline-days", "30")
+        for flag, value, example in (("--seq-len", job.seq_len, "4096"), ("--micro-batch", job.micro_batch, "1")):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise AdvisorInputError(f"{flag} must be a whole number of at least 1 (e.g. {example})")
+        if job.zero_stage not in (1, 2, 3):
+            raise AdvisorInputError("--zero-stage must be 1, 2 or 3")
+        if isinstance(job.lora_rank, bool) or not isinstance(job.lora_rank, int) or job.lora_rank < 1:
+            raise AdvisorInputError("--lora-rank must be a whole number of at least 1 (e.g. 16)")
+    if not 0 < job.mfu <= 1:
+        raise AdvisorInputError("--mfu must be a fraction in (0, 1], e.g. 0.4")
 
 
-def _units(spec: InstanceSpec, metric: str) -> float | None:
-    n = spec.accelerator_count
-    if metric == "bf16":
-        return n * spec.bf16_tflops / 1000 if spec.bf16_tflops else None
-    if metric == "int8":
-        return n * spec.int8_tops / 1000 if spec.int8_tops else None
-    if metric == "fp64":
-        fp64 = spec.fp64_tensor_tflops or spec.fp64_tflops
-        return n * fp64 if fp64 else None
-    # GB (decimal), as the metric's label says.
-    return spec.total_accelerator_memory_gib * GIB / 1e9
+def _dense_tflops(spec: InstanceSpec, acc: Accelerator, precision: str) -> float | None:
+    if precision == "fp8":
+        return acc.fp8_dense_tflops
+    if precision == "fp16":
+        return spec.fp16_tflops
+    # int8/int4 serving is weight-only quantisation: the GEMMs run in bf16 (or fp16 where bf16 is missing).
+    return spec.bf16_tflops if acc.bf16 else spec.fp16_tflops
 
 
-def recommend(w: WorkloadSpec, catalog: Catalog | None = None, top: int = 10) -> dict[str, Any]:
+def capability(acc: Accelerator, job: Job) -> str | None:
+    """Why this accelerator cannot run the job at all, or None."""
+    serving = job.task == "serve"
+    if not (acc.serving if serving else acc.training):
+        role = "serving" if serving else "training"
+        return f"{acc.name} ({acc.architecture}) is not a {role} target: {acc.source}"
+    if job.precision == "fp8" and not acc.fp8:
+        return f"no FP8 on {acc.name} ({acc.architecture}): FP8 needs Hopper, Ada or Blackwell"
+    if job.precision == "bf16" and not acc.bf16:
+        return f"no BF16 on {acc.name} ({acc.architecture}): use --precision fp16"
+    if (job.task == "qlora" or job.precision in ("int8", "int4")) and not acc.quantized_cuda:
+        return f"4/8-bit quantised kernels (bitsandbytes, AWQ/GPTQ) need CUDA; {acc.name} has none"
+    return None
+
+
+def training_memory(job: Job, shape: Shape, params: float, gpus: int) -> dict[str, float]:
+    """Bytes per accelerator when the job's states are sharded over ``gpus`` accelerators."""
+    s, b, h = job.seq_len, job.micro_batch, shape.hidden
+    if job.task in ("pretrain", "full-finetune"):
+        stage = job.zero_stage if gpus > 1 else 0
+        weights = 2 * params / (gpus if stage == 3 else 1)
+        grads = 2 * params / (gpus if stage >= 2 else 1)
+        optimizer = (ADAM_BYTES - 4) * params / (gpus if stage >= 1 else 1)
+    else:
+        per_param = QLORA_BYTES if job.task == "qlora" else 2
+        weights = per_param * params / (gpus if gpus > 1 else 1)
+        adapters = shape.lora_params(job.lora_rank)
+        grads = 2 * adapters
+        optimizer = (ADAM_BYTES - 2) * adapters
+    if job.activation_checkpointing:
+        activations = 2 * s * b * h * shape.layers + 34 * s * b * h
+    else:
+        activations = 34 * s * b * h * shape.layers
+    logits = 4 * s * b * shape.vocab
+    return {
+        "weights": weights,
+        "gradients": grads,
+        "optimizer": optimizer,
+        "activations": activations,
+        "logits": logits,
+        "total": weights + grads + optimizer + activations + logits,
+    }
+
+
+def _fit_training(job: Job, shape: Shape, params: float, spec: InstanceSpec) -> int | str:
+    """Fewest whole nodes whose accelerators, sharing the job's states, hold it; or why none does.
+
+    A node is paid whole, so the job always spreads over all its accelerators.
+    """
+    usable = spec.accelerator_memory_gib * GIB * USABLE_FRACTION
+    per_node = spec.accelerator_count
+    one = training_memory(job, shape, params, per_node)
+    fixed = one["activations"] + one["logits"]
+    if fixed >= usable:
+        return (
+            f"one micro-batch's activations ({fixed / GIB:,.1f} GiB) exceed {usable / GIB:,.1f} GiB usable: "
+            "lower --micro-batch or --seq-len"
+        )
+    if one["total"] <= usable:
+        return 1
+    # Past one node the per-accelerator memory is a + b / G (a unsharded, b sharded over G): solve for G.
+    g2, g4 = 2 * per_node, 4 * per_node
+    t2 = training_memory(job, shape, params, g2)["total"]
+    t4 = training_memory(job, shape, params, g4)["total"]
+    sharded = (t2 - t4) / (1 / g2 - 1 / g4)
+    unsharded = t2 - sharded / g2
+    if unsharded >= usable:
+        return f"the unsharded part alone ({unsharded / GIB:,.1f} GiB) exceeds {usable / GIB:,.1f} GiB usable"
+    nodes = max(2, math.ceil(sharded / ((usable - unsharded) * per_node)))
+    # Float noise can leave the solved count a hair short.
+    while training_memory(job, shape, params, nodes * per_node)["total"] > usable:
+        nodes += 1
+    if nodes > MAX_NODES:
+        return f"needs {nodes} nodes to hold the model (more than {MAX_NODES})"
+    return nodes
+
+
+def _rank_key(c: dict[str, Any]) -> tuple[bool, float, float]:
+    return (c["demoted"], c["cost_usd"], c["hours"])
+
+
+def _train_candidate(
+    job: Job, shape: Shape, params: float, spec: InstanceSpec, acc: Accelerator, price: float, basis: str
+) -> dict[str, Any] | str:
+    tflops = _dense_tflops(spec, acc, job.precision)
+    if not tflops:
+        return f"no dense {job.precision.upper()} figure for {acc.name}"
+    fit = _fit_training(job, shape, params, spec)
+    if isinstance(fit, str):
+        return fit
+    per_node = spec.accelerator_count
+    flops_per_token = (6 if job.task in ("pretrain", "full-finetune") else 4) * params
+    total_flops = flops_per_token * job.tokens  # type: ignore[operator]
+    achievable = tflops * 1e12 * job.mfu
+    nodes = fit
+    if job.deadline_days is not None:
+        needed = math.ceil(total_flops / (job.deadline_days * 86400 * achievable))
+        nodes = max(nodes, math.ceil(needed / per_node))
+        if nodes > MAX_NODES:
+            return f"needs {nodes} nodes to finish in {job.deadline_days:g} days (more than {MAX_NODES})"
+    gpus = nodes * per_node
+    memory = training_memory(job, shape, params, gpus)
+    if nodes > 1 and not spec.efa_supported:
+        return f"needs {nodes} nodes and has no EFA: collectives over TCP cannot keep {nodes} nodes busy"
+    seconds = total_flops / (gpus * achievable)
+    hours = seconds / 3600
+    billed = capacity_block_hours(hours) if basis == "capacity-block" else hours
+    return {
+        "nodes": nodes,
+        "accelerators": gpus,
+        "memory_gib": {k: v / GIB for k, v in memory.items()},
+        "zero_stage": (job.zero_stage if gpus > 1 else 0)
+        if job.task in ("pretrain", "full-finetune")
+        else (3 if gpus > 1 else 0),
+        "dense_tflops": tflops,
+        "achievable_pflops": gpus * achievable / 1e15,
+        "hours": hours,
+        "days": hours / 24,
+        "billed_hours": billed,
+        "cost_usd": nodes * price * billed,
+        "usd_per_hour": nodes * price,
+    }
+
+
+def _serve_candidate(
+    job: Job, shape: Shape, params: float, spec: InstanceSpec, acc: Accelerator, price: float, basis: str
+) -> dict[str, Any] | str:
+    tflops = _dense_tflops(spec, acc, job.precision)
+    if not tflops or not spec.memory_bandwidth_gbps:
+        return f"no dense {job.precision.upper()} or memory-bandwidth figure for {acc.name}"
+    weights = params * SERVE_BYTES[job.precision]
+    kv_bytes = 1 if job.precision == "fp8" else 2
+    kv = 2 * shape.layers * shape.kv_heads * shape.head_dim * job.context * job.concurrency * kv_bytes
+    usable = spec.accelerator_memory_gib * GIB * USABLE_FRACTION
+    per_node = spec.accelerator_count
+    degrees = [d for d in range(1, per_node + 1) if per_node % d == 0]
+    tp = next((d for d in degrees if (weights + kv) / d <= usable), None)
+    if tp is None:
+        return (
+            f"weights {weights / GIB:,.1f} GiB + KV cache {kv / GIB:,.1f} GiB exceed one node "
+            f"({per_node} x {usable / GIB:,.1f} GiB usable): lower --concurrency/--context or quantise"
+        )
+    step = (weights + kv) / (tp * spec.memory_bandwidth_gbps * 1e9 * MBU)
+    compute_cap = tp * tflops * 1e12 * job.mfu / (2 * params)
+    per_replica = min(job.concurrency / step, compute_cap)
+    replicas = math.ceil(job.throughput / per_replica) if job.throughput else 1
+    per_node_replicas = per_node // tp
+    nodes = math.ceil(replicas / per_node_replicas)
+    monthly = nodes * price * HOURS_PER_MONTH
+    served = replicas * per_replica
+    return {
+        "nodes": nodes,
+        "accelerators": replicas * tp,
+        "tensor_parallel": tp,
+        "replicas": replicas,
+        "memory_gib": {
+            "weights": weights / GIB / tp,
+            "kv_cache": kv / GIB / tp,
+            "total": (weights + kv) / GIB / tp,
+        },
+        "dense_tflops": tflops,
+        "tokens_per_second_per_replica": per_replica,
+        "bound": "memory bandwidth" if concurrency_bound(job.concurrency / step, compute_cap) else "compute",
+        "hours": HOURS_PER_MONTH,
+        "billed_hours": HOURS_PER_MONTH,
+        "cost_usd": monthly,
+        "usd_per_hour": nodes * price,
+        "usd_per_million_tokens": nodes * price / (served * 3600) * 1e6,
+    }
+
+
+def concurrency_bound(bandwidth_rate: float, compute_rate: float) -> bool:
+    return bandwidth_rate <= compute_rate
+
+
+def recommend(job: Job, catalog: Catalog | None = None, top: int = 10) -> dict[str, Any]:
     catalog = catalog or get_catalog()
-    metric = w.metric or DEFAULT_METRIC[w.kind]
-    if metric not in METRICS:
-        raise AdvisorInputError(f"--rank-by {metric!r} is not one of {sorted(METRICS)}")
-    if w.gpus is not None and w.gpus < 1:
-        raise AdvisorInputError("--gpus must be at least 1")
-    required, arithmetic = memory_requirement(w)
+    _validate(job)
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise AdvisorInputError("--top must be a whole number of at least 1")
+    shape, params, shape_source = resolve_shape(job)
+    serving = job.task == "serve"
     candidates: list[dict[str, Any]] = []
     excluded: list[dict[str, str]] = []
     for spec in catalog:
+        acc = accelerator(spec.accelerator)
+        reason: str | None = None
+        price, basis = hourly_price(spec, catalog)
         if spec.deprecated:
-            excluded.append({"instance_type": spec.instance_type, "reason": "deprecated"})
+            reason = "deprecated"
+        elif acc is None:
+            reason = f"no capability record for {spec.accelerator} in catalog/accelerators.json"
+        elif price is None:
+            reason = "no price (no On-Demand SKU and no Capacity Block rate)"
+        else:
+            reason = capability(acc, job)
+        if reason is not None or acc is None or price is None:
+            excluded.append({"instance_type": spec.instance_type, "reason": reason or ""})
             continue
-        price = spec.on_demand_usd
-        basis = "on-demand"
-        if price is None and spec.capacity_block_usd is not None:
-            price, basis = spec.capacity_block_usd, "capacity-block"
-        if price is None:
-            excluded.append({"instance_type": spec.instance_type, "reason": "no price in the catalog"})
-            continue
-        units = _units(spec, metric)
-        if units is None:
-            excluded.append({"instance_type": spec.instance_type, "reason": f"no {METRICS[metric][1]} figure"})
-            continue
-        per_gpu = spec.accelerator_memory_gib * USABLE_FRACTION
-        gpus = max(math.ceil(required / per_gpu), w.gpus or 1)
-        nodes = math.ceil(gpus / spec.accelerator_count)
-        if nodes > 1 and not w.multi_node:
-            excluded.append(
-                {
-                    "instance_type": spec.instance_type,
-                    "reason": f"needs {gpus} accelerators ({nodes} nodes) but the workload is single-node",
-                }
+        sized = (_serve_candidate if serving else _train_candidate)(job, shape, params, spec, acc, price, basis)
+        cb_only = basis == "capacity-block"
+        if not isinstance(sized, str) and cb_only and sized["nodes"] > CAPACITY_BLOCK_MAX_INSTANCES:
+            sized = (
+                f"needs {sized['nodes']} nodes; Capacity Blocks hold at most {CAPACITY_BLOCK_MAX_INSTANCES} instances"
             )
+        if isinstance(sized, str):
+            excluded.append({"instance_type": spec.instance_type, "reason": sized})
             continue
         flags: list[str] = []
-        if w.interconnect == "efa" and not spec.efa_supported:
-            excluded.append({"instance_type": spec.instance_type, "reason": "no EFA, and EFA was required"})
-            continue
-        if w.interconnect == "nvlink" and "nvlink" not in spec.interconnect.lower():
-            excluded.append({"instance_type": spec.instance_type, "reason": f"no NVLink ({spec.interconnect})"})
-            continue
-        multi_node = nodes > 1 or w.multi_node
-        if multi_node and w.kind in ("training", "hpc") and not spec.efa_supported:
-            flags.append("no EFA: multi-node collectives over TCP will bottleneck")
-        elif multi_node and w.kind in ("training", "hpc") and spec.efa_interfaces < spec.accelerator_count:
-            flags.append(f"only {spec.efa_interfaces} EFA interfaces for {spec.accelerator_count} accelerators")
-        if basis == "capacity-block":
-            flags.append("Capacity Blocks only (no On-Demand SKU): priced at the block rate")
+        if cb_only:
+            flags.append("Capacity Blocks only: block rate, billed in whole blocks (1-14 days, then 7-day steps)")
         candidates.append(
             {
                 "instance_type": spec.instance_type,
                 "accelerator": spec.accelerator,
+                "architecture": acc.architecture,
                 "accelerators_per_node": spec.accelerator_count,
                 "accelerator_memory_gib": spec.accelerator_memory_gib,
-                "nodes": nodes,
-                "accelerators": nodes * spec.accelerator_count,
                 "efa": spec.efa_supported,
                 "price_basis": basis,
                 "node_usd_hour": price,
-                "fleet_usd_hour": round(price * nodes, 4),
-                "fleet_usd_month": round(price * nodes * 730, 2),
-                "cost_per_unit_hour": round(price / units, 4),
+                **sized,
                 "flags": flags,
+                # Steady serving needs capacity that outlives a block: block-only types rank last unless asked.
+                "demoted": serving and cb_only and not job.allow_capacity_blocks,
             }
         )
-    candidates.sort(key=lambda c: (bool(c["flags"] and not c["efa"] and multi_node_wanted(w)), c["cost_per_unit_hour"]))
+    candidates.sort(key=_rank_key)
+    reason = _first_reason(job, candidates)
     return {
-        "workload": w.kind,
-        "metric": {"key": metric, "label": METRICS[metric][0]},
-        "memory": {"required_gib": round(required, 1), "usable_fraction": USABLE_FRACTION, "arithmetic": arithmetic},
+        "schema": SCHEMA,
+        "job": _job_json(job, shape, params, shape_source),
+        "assumptions": _assumptions(job),
+        "first_choice_reason": reason,
         "candidates": candidates[:top],
         "excluded": excluded,
+        "price_region": catalog.price_region,
         "price_date": catalog.price_date,
     }
 
 
-def multi_node_wanted(w: WorkloadSpec) -> bool:
-    return w.multi_node and w.kind in ("training", "hpc")
+def _first_reason(job: Job, candidates: list[dict[str, Any]]) -> str:
+    if not candidates:
+        return "no catalog type can run this job; see excluded for why"
+    first = candidates[0]
+    if job.task == "serve":
+        return (
+            f"{first['nodes']} x {first['instance_type']}, {first['replicas']} replica(s) of tensor parallel "
+            f"{first['tensor_parallel']} on {first['accelerator']}: the cheapest per month that holds the weights "
+            "and KV cache and serves the throughput"
+        )
+    where = f"{first['nodes']} x {first['instance_type']} ({first['accelerators']} x {first['accelerator']})"
+    deadline = f" within {job.deadline_days:g} days" if job.deadline_days is not None else ""
+    return f"{where}: the cheapest to train {job.tokens:.3g} tokens{deadline} (${first['cost_usd']:,.0f})"
+
+
+def _job_json(job: Job, shape: Shape, params: float, source: str) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "task": job.task,
+        "precision": job.precision,
+        "params": params,
+        "shape": {
+            "layers": shape.layers,
+            "hidden": shape.hidden,
+            "heads": shape.heads,
+            "kv_heads": shape.kv_heads,
+            "head_dim": shape.head_dim,
+            "vocab": shape.vocab,
+            "ffn": shape.ffn,
+        },
+        "shape_source": source,
+    }
+    if job.task == "serve":
+        data.update(context=job.context, concurrency=job.concurrency, throughput=job.throughput)
+    else:
+        data.update(
+            tokens=job.tokens, deadline_days=job.deadline_days, seq_len=job.seq_len, micro_batch=job.micro_batch
+        )
+    return data
+
+
+def _assumptions(job: Job) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "mfu": job.mfu,
+        "mfu_source": MFU_SOURCE,
+        "usable_memory_fraction": USABLE_FRACTION,
+    }
+    if job.task == "serve":
+        out.update(
+            mbu=MBU,
+            kv_cache="2 x layers x kv_heads x head_dim x context x concurrency x bytes (fp8 1, else 2)",
+            throughput="min(concurrency / ((weights + KV) / (tp x bandwidth x MBU)), tp x FLOP/s x MFU / 2N)",
+            capacity_blocks="allowed first" if job.allow_capacity_blocks else "ranked last (not for steady serving)",
+        )
+    else:
+        full = job.task in ("pretrain", "full-finetune")
+        out.update(
+            flops_per_token="6N" if full else "4N (frozen weights: no weight-gradient GEMMs)",
+            zero_stage=job.zero_stage if full else 3,
+            sharding=(
+                f"ZeRO-{job.zero_stage} over every accelerator of the job (none on one accelerator)"
+                if full
+                else "frozen weights sharded (FSDP) over the job's accelerators when more than one"
+            ),
+            state_bytes_per_param=ADAM_BYTES if full else (QLORA_BYTES if job.task == "qlora" else 2),
+            activation_checkpointing=job.activation_checkpointing,
+            activations=(
+                "2 s b h L + 34 s b h (checkpointed layer inputs + one layer recomputed)"
+                if job.activation_checkpointing
+                else "34 s b h L"
+            ),
+        )
+    return out

@@ -1,4 +1,4 @@
-"""`gpucloud recommend`: GPU memory arithmetic for a workload and instance types ranked by cost per useful unit."""
+"""`gpucloud recommend`: size a training or serving job on every catalog type and rank them by cost to do it."""
 
 from __future__ import annotations
 
@@ -9,89 +9,145 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from gpucloud.advisor.recommend import BYTES_PER_PARAM, METRICS, AdvisorInputError, WorkloadSpec, recommend
+from gpucloud.advisor.recommend import MODELS, SERVE_BYTES, TASKS, AdvisorInputError, Job, recommend
 from gpucloud.cli.errors import EXIT_OK, CliError
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
+# The advisor's text fits an 80-column terminal (tests render it at this width).
+TEXT_WIDTH = 80
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "recommend",
-        help="pick GPU instance types for a workload",
-        description="Compute the accelerator memory a workload needs and rank catalog instance types by cost per "
-        "useful unit ($ per BF16 PFLOP-hour for training, $ per GB GPU memory-hour for inference, FP64 for HPC).",
+        help="size a training or serving job and rank instance types by cost to do it",
+        description="Memory breakdown, node count, time and cost to finish a job (pretrain, full-finetune, lora, "
+        "qlora) or to serve a model, on every catalog type that can run it, ranked by cost. Assumptions (MFU, "
+        "ZeRO stage, activation checkpointing, KV cache) are printed with the result.",
     )
-    p.add_argument("workload", choices=("training", "inference", "hpc", "rendering"), help="workload kind")
-    p.add_argument("--params", type=float, metavar="BILLIONS", help="model parameters, in billions (e.g. 70)")
-    p.add_argument("--precision", choices=sorted(BYTES_PER_PARAM), default="bf16", help="weights precision")
-    p.add_argument("--memory-gib", type=float, help="accelerator memory needed, instead of --params")
-    p.add_argument("--gpus", type=int, help="accelerators the job wants (at least)")
-    p.add_argument("--multi-node", action="store_true", help="the job spans nodes (flags types without EFA)")
-    p.add_argument("--interconnect", choices=("any", "nvlink", "efa"), default="any", help="required interconnect")
-    p.add_argument("--activation-headroom", type=float, default=0.25, help="training activations share (0.25)")
-    p.add_argument("--kv-cache-headroom", type=float, default=0.3, help="inference KV-cache share (0.3)")
-    p.add_argument("--rank-by", choices=sorted(METRICS), help="override the ranking metric")
-    p.add_argument("--top", type=int, default=10, help="how many types to list (default 10)")
+    p.add_argument("task", choices=TASKS, help="what the job does")
+    model = p.add_argument_group("model (one of --model, --params, or a config)")
+    model.add_argument("--model", choices=sorted(MODELS), help="a public model config")
+    model.add_argument("--params", type=float, metavar="BILLIONS", help="parameters, in billions (e.g. 70)")
+    for flag, example in (
+        ("--layers", "80"),
+        ("--hidden", "8192"),
+        ("--heads", "64"),
+        ("--kv-heads", "8"),
+        ("--vocab", "128256"),
+        ("--ffn", "28672"),
+    ):
+        model.add_argument(flag, type=int, help=f"model config (e.g. {example})")
+    p.add_argument("--precision", choices=sorted(SERVE_BYTES), default="bf16", help="compute/weights precision")
+    train = p.add_argument_group("training")
+    train.add_argument("--tokens", type=float, help="tokens to train on (e.g. 1e12)")
+    train.add_argument("--deadline-days", type=float, help="finish within this many days (adds nodes)")
+    train.add_argument("--seq-len", type=int, default=4096, help="sequence length (4096)")
+    train.add_argument("--micro-batch", type=int, default=1, help="sequences per accelerator per step (1)")
+    train.add_argument("--zero-stage", type=int, default=3, help="ZeRO stage for full training (3)")
+    train.add_argument("--lora-rank", type=int, default=16, help="LoRA rank on all linear layers (16)")
+    train.add_argument("--no-activation-checkpointing", action="store_true", help="keep every layer's activations")
+    serve = p.add_argument_group("serving")
+    serve.add_argument("--context", type=int, default=8192, help="tokens of context per sequence (8192)")
+    serve.add_argument("--concurrency", type=int, default=16, help="sequences in flight per replica (16)")
+    serve.add_argument("--throughput", type=float, help="output tokens/s the fleet must serve")
+    serve.add_argument(
+        "--allow-capacity-blocks", action="store_true", help="let Capacity-Block-only types rank first for serving"
+    )
+    p.add_argument("--mfu", type=float, default=0.4, help="model FLOPs utilisation (0.4)")
+    p.add_argument("--top", type=int, default=8, help="how many types to list (default 8)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    for name in ("activation_headroom", "kv_cache_headroom"):
-        if not 0 <= getattr(args, name) <= 10:
-            raise CliError(f"--{name.replace('_', '-')} must be a fraction between 0 and 10 (0.25 = 25%)")
-    if args.top < 1:
-        raise CliError("--top must be at least 1")
-    workload = WorkloadSpec(
-        kind=args.workload,
+    job = Job(
+        task=args.task,
         params_b=args.params,
+        model=args.model,
+        layers=args.layers,
+        hidden=args.hidden,
+        heads=args.heads,
+        kv_heads=args.kv_heads,
+        vocab=args.vocab,
+        ffn=args.ffn,
         precision=args.precision,
-        memory_gib=args.memory_gib,
-        gpus=args.gpus,
-        multi_node=args.multi_node,
-        interconnect=args.interconnect,
-        activation_headroom=args.activation_headroom,
-        kv_cache_headroom=args.kv_cache_headroom,
-        metric=args.rank_by,
+        seq_len=args.seq_len,
+        micro_batch=args.micro_batch,
+        tokens=args.tokens,
+        deadline_days=args.deadline_days,
+        context=args.context,
+        concurrency=args.concurrency,
+        throughput=args.throughput,
+        mfu=args.mfu,
+        zero_stage=args.zero_stage,
+        activation_checkpointing=not args.no_activation_checkpointing,
+        lora_rank=args.lora_rank,
+        allow_capacity_blocks=args.allow_capacity_blocks,
     )
     try:
-        result = recommend(workload, top=args.top)
+        result = recommend(job, top=args.top)
     except AdvisorInputError as exc:
         raise CliError(str(exc)) from None
     if args.format == "json":
         print(json.dumps(result, indent=2))
         return EXIT_OK
-
-    def body(console: Any, table: Any) -> None:
-        console.print(
-            f"[bold]{args.workload}[/bold]: needs {result['memory']['required_gib']:,.1f} GiB accelerator memory"
-        )
-        for line in result["memory"]["arithmetic"]:
-            console.print(f"  {line}")
-        console.print(f"  usable per accelerator: {result['memory']['usable_fraction']:.0%} of its memory")
-        t = table(f"Ranked by {result['metric']['label']} (prices {result['price_date']})")
-        for col in ("instance type", "accelerator", "nodes", "accel", "EFA", "$/h fleet", "$/unit-h", "flags"):
-            t.add_column(col)
-        for c in result["candidates"]:
-            t.add_row(
-                c["instance_type"],
-                f"{c['accelerators_per_node']}x {c['accelerator']} {c['accelerator_memory_gib']:g} GiB",
-                str(c["nodes"]),
-                str(c["accelerators"]),
-                "yes" if c["efa"] else "no",
-                f"{c['fleet_usd_hour']:,.2f}",
-                f"{c['cost_per_unit_hour']:,.4f}",
-                "; ".join(c["flags"]),
-            )
-        console.print(t)
-        if not result["candidates"]:
-            console.print("[yellow]no catalog type fits; see --format json for why each was excluded[/yellow]")
-
-    print(console_text(body), end="")
+    print(console_text(lambda console, table: _text(result, console, table), width=TEXT_WIDTH), end="")
     return EXIT_OK
+
+
+def _hours(hours: float) -> str:
+    return f"{hours:,.1f} h" if hours < 48 else f"{hours / 24:,.1f} d"
+
+
+def _text(result: dict[str, Any], console: Any, table: Any) -> None:
+    job, assume = result["job"], result["assumptions"]
+    shape = job["shape"]
+    serving = job["task"] == "serve"
+    console.print(
+        f"[bold]{job['task']}[/bold] {job['params'] / 1e9:,.1f}B params ({job['shape_source']}), {job['precision']}"
+    )
+    console.print(
+        f"shape: {shape['layers']} layers, hidden {shape['hidden']}, {shape['heads']} heads, "
+        f"{shape['kv_heads']} KV heads, vocab {shape['vocab']}"
+    )
+    if serving:
+        target = f"{job['throughput']:,.0f} tok/s" if job["throughput"] else "one replica"
+        console.print(f"context {job['context']}, concurrency {job['concurrency']}, target {target}")
+    else:
+        deadline = f", deadline {job['deadline_days']:g} days" if job["deadline_days"] else ""
+        console.print(f"{job['tokens']:.3g} tokens{deadline}, seq {job['seq_len']}, micro-batch {job['micro_batch']}")
+    t = table(f"Ranked by {'cost per month' if serving else 'cost to finish'} ({result['price_date']} prices)")
+    t.add_column("type")
+    t.add_column("nodes x accel", justify="right")
+    t.add_column("GiB/acc", justify="right")
+    t.add_column("tok/s/repl" if serving else "time", justify="right")
+    t.add_column("$/month" if serving else "cost $", justify="right")
+    for c in result["candidates"]:
+        mark = "*" if c["flags"] else ""
+        t.add_row(
+            c["instance_type"] + mark,
+            f"{c['nodes']} x {c['accelerators_per_node']} {c['accelerator']}",
+            f"{c['memory_gib']['total']:,.1f}",
+            f"{c['tokens_per_second_per_replica']:,.0f}" if serving else _hours(c["hours"]),
+            f"{c['cost_usd']:,.0f}",
+        )
+    console.print(t)
+    for c in result["candidates"]:
+        for flag in c["flags"]:
+            console.print(f"* {c['instance_type']}: {flag}")
+    console.print(f"First choice: {result['first_choice_reason']}")
+    if result["candidates"]:
+        first = result["candidates"][0]
+        parts = ", ".join(f"{k} {v:,.1f}" for k, v in first["memory_gib"].items() if k != "total")
+        console.print(f"memory per accelerator (GiB): {parts}")
+    console.print("assumptions:")
+    for key, value in assume.items():
+        console.print(f"  {key}: {value}")
+    console.print(f"{len(result['excluded'])} types excluded (see --format json for each reason)")
 
 
 def console_text(body: Callable[[Console, Callable[[str], Table]], None], width: int = 140) -> str:
