@@ -51,9 +51,24 @@ def bucket_rate_per_hour(bucket: int) -> float:
     return -math.log1p(-BUCKET_MONTHLY_SHARE[bucket]) / HOURS_PER_MONTH
 
 
-def node_rates(spec: InstanceSpec, catalog: Catalog) -> NodeRates:
+def _book_on_demand(instance_type: str, region: str) -> tuple[float | None, str | None]:
+    """The price book's dated On-Demand rate (snapshot or refresh) for sizes the catalog holds no price for."""
+    try:
+        from gpucloud.prices import region_rates
+
+        figure = region_rates(instance_type, region).on_demand
+    except (ImportError, KeyError, ValueError):
+        return None, None
+    return (figure.usd, figure.as_of) if figure is not None else (None, None)
+
+
+def node_rates(spec: InstanceSpec, catalog: Catalog, region: str = "us-east-1") -> NodeRates:
     fam = catalog.family_pricing(spec.family)
     od = spec.on_demand_usd if spec.on_demand else None
+    price_date = spec.price_date
+    if spec.on_demand and od is None:
+        # Intermediate sizes (g5.2xlarge ... g6e.24xlarge) are priced by the regional price book, not the catalog.
+        od, price_date = _book_on_demand(spec.instance_type, region)
     spot: float | None = None
     spot_source = "not sold on spot"
     if spec.spot and spec.spot_usd is not None:
@@ -74,7 +89,7 @@ def node_rates(spec: InstanceSpec, catalog: Catalog) -> NodeRates:
         interruption_rate_per_hour=bucket_rate_per_hour(bucket),
         spot_source=spot_source,
         interruption_source=f"Spot Advisor bucket {bucket} ({BUCKET_LABEL[bucket]} a month) for family {spec.family}",
-        price_date=spec.price_date,
+        price_date=price_date,
     )
 
 
