@@ -78,8 +78,14 @@ def _input_error(exc: Exception) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command and return its exit code (tests call this in-process)."""
-    with _collect_rarely():
+    with _collect_rarely(), warnings.catch_warnings():
         return _main(argv)
+
+
+def _show_warning(message: Warning | str, category: type[Warning], *_args: object, **_kwargs: object) -> None:
+    # A warning is a message for the user like any other: one line in the house style, not Python's
+    # "file.py:123: UserWarning:" with the source line under it.
+    print(f"gpucloud: warning: {message}", file=sys.stderr)
 
 
 def entry() -> NoReturn:
@@ -106,6 +112,7 @@ def entry() -> NoReturn:
 def _main(argv: Sequence[str] | None) -> int:
     # A failed program leaves SDK coroutines that Python reports at exit; the error message already says it all.
     warnings.filterwarnings("ignore", category=RuntimeWarning, message="coroutine .* was never awaited")
+    warnings.showwarning = _show_warning
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

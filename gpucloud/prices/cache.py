@@ -24,6 +24,9 @@ ENV_VAR: Final = "GPUCLOUD_PRICE_CACHE"
 _DISABLED: Final = frozenset({"", "off", "none", "0", "false"})
 _ENTRY_KEYS: Final = frozenset({"on_demand_usd", "spot_usd", "price_date", "price_source"})
 
+# What a corrupt or foreign cache file means for the run and how to repair it.
+_FIX: Final = "the shipped catalog prices are used. Fix: run `gpucloud prices refresh` to rewrite it, or delete it"
+
 _memo: dict[tuple[str, float, int], dict[str, Any] | None] = {}
 
 
@@ -52,13 +55,13 @@ def load_cache(path: Path | None = None) -> dict[str, Any] | None:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
-        warnings.warn(f"ignoring price cache {path}: not readable JSON ({exc})", stacklevel=2)
+        warnings.warn(f"ignoring price cache {path}: not readable JSON ({exc}); {_FIX}", stacklevel=2)
         raw = None
     if isinstance(raw, dict) and raw.get("schema") == SCHEMA and isinstance(raw.get("regions"), dict):
         data = raw
     else:
         if raw is not None:
-            warnings.warn(f"ignoring price cache {path}: schema is not {SCHEMA!r}", stacklevel=2)
+            warnings.warn(f"ignoring price cache {path}: schema: expected {SCHEMA!r}; {_FIX}", stacklevel=2)
         data = None
     _memo[key] = data
     return data

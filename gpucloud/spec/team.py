@@ -62,6 +62,21 @@ class TeamLimitsSpec(SpecModel):
         return _quantity(value)
 
 
+def _known_type(value: str) -> str:
+    """An EC2 instance type (botocore's model), with close catalog names suggested for a typo."""
+    try:
+        return catalog.validate_instance_type(value)
+    except catalog.UnknownInstanceType as exc:
+        raise ValueError(f"{exc}; give the platform pool's instance type") from None
+
+
+def _catalog_gpu(instance_type: str) -> bool:
+    try:
+        return catalog.get_catalog().get(instance_type).accelerator_count > 0
+    except (catalog.UnknownInstanceType, catalog.NotInCatalog):
+        return False
+
+
 class TeamTrainingSpec(SpecModel):
     """A distributed training job the team runs on one of the platform's GPU pools."""
 
@@ -77,6 +92,11 @@ class TeamTrainingSpec(SpecModel):
     script_args: list[str] = Field(default_factory=list, description="Arguments after the script.")
     use_efa: bool = Field(default=False, description="Request the nodes' EFA interfaces (multi-node over RDMA).")
     karpenter: bool = Field(default=False, description="The pool is a Karpenter pool (adds do-not-disrupt).")
+
+    @field_validator("instance_type")
+    @classmethod
+    def _type(cls, value: str) -> str:
+        return _known_type(value)
 
 
 class TeamInferenceSpec(SpecModel):
@@ -97,6 +117,11 @@ class TeamInferenceSpec(SpecModel):
         le=100,
         description="Average GPU utilisation of the deployment's pods above which KEDA adds replicas.",
     )
+
+    @field_validator("instance_type")
+    @classmethod
+    def _type(cls, value: str) -> str:
+        return _known_type(value)
 
     @model_validator(mode="after")
     def _replicas(self) -> TeamInferenceSpec:
@@ -153,6 +178,11 @@ class TeamSpec(SpecModel):
         if missing:
             rules.add("tags", f"missing required cost-allocation tags {missing}")
         self._gpu_rules(rules)
+        if self.inference is not None and not _catalog_gpu(self.inference.instance_type):
+            rules.add(
+                "inference.instanceType",
+                f"'{self.inference.instance_type}' is not a GPU type in the gpucloud catalog; give the pool's type",
+            )
         stack = self.platform_stack.rsplit("/", 1)[-1]
         if _STACK_NAME.match(self.platform_stack) and stack != self.environment:
             rules.add(
