@@ -171,6 +171,25 @@ def _config_strings(config: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
+# The org a DIY (local, S3, ...) backend gives every stack; the offline plan is a DIY-like run.
+OFFLINE_ORGANIZATION = "organization"
+
+
+def stack_reference_outputs(refs: Mapping[str, Any], name: str) -> Any | None:
+    """The offline outputs for StackReference `name`: the entry with that exact name, else the one naming the same
+    <project>/<stack> under any org or none. The org differs by backend (`organization` on DIY backends, the
+    account's org on Pulumi Cloud), so a stack file written for one must answer for the other."""
+    if name in refs:
+        return refs[name]
+    tail = name.split("/")[-2:]
+    if len(tail) < 2:
+        return None
+    for key, outputs in refs.items():
+        if str(key).split("/")[-2:] == tail:
+            return outputs
+    return None
+
+
 def _make_mocks(answers: OfflineAnswers) -> Any:
     import pulumi
 
@@ -178,7 +197,7 @@ def _make_mocks(answers: OfflineAnswers) -> Any:
         def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[Any, Any]]:
             if args.typ == STACK_REFERENCE_TYPE:
                 name = str(args.inputs.get("name", args.name))
-                outputs = answers.stack_references.get(name)
+                outputs = stack_reference_outputs(answers.stack_references, name)
                 if outputs is None:
                     answers.unanswered.append(f"StackReference {name}")
                     outputs = {}
@@ -542,7 +561,13 @@ def _run_in_context(
         mocks = _make_mocks(answers)
         monitor = _make_monitor(mocks, records, answers, project_dir)
         pulumi.runtime.set_mocks(
-            mocks, project=project_name, stack=stack, preview=preview, monitor=monitor, logger=quiet
+            mocks,
+            project=project_name,
+            stack=stack,
+            preview=preview,
+            monitor=monitor,
+            logger=quiet,
+            organization=OFFLINE_ORGANIZATION,
         )
         # pulumi.log.* go to the engine service; this one keeps them for the report.
         settings.SETTINGS.engine = log

@@ -14,7 +14,8 @@ from gpucloud.spec.loading import load_object, parse_object
 
 TEAM_CONFIG_KEY = "team"
 _QUANTITY = re.compile(r"^\d+(\.\d+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$")
-_STACK_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+# <project>/<stack> (the org is the one the program runs under) or <org>/<project>/<stack>.
+_STACK_NAME = re.compile(r"^([A-Za-z0-9_.-]+/)?[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
 def _quantity(value: str) -> str:
@@ -139,7 +140,9 @@ class TeamSpec(SpecModel):
     environment: Literal["dev", "staging", "prod"] = Field(description="Environment of the platform it runs on.")
     region: str = Field(description="AWS region of the platform, e.g. us-west-2.")
     platform_stack: str = Field(
-        description="Fully qualified platform stack the team runs on: <org>/<project>/<stack>, e.g. acme/gpucloud/dev."
+        description="Platform stack the team runs on: <project>/<stack> (e.g. gpucloud/dev; the org is the one the "
+        "team stack runs under: `organization` on a local/DIY backend, your org on Pulumi Cloud) or "
+        "<org>/<project>/<stack> to pin one (e.g. acme/gpucloud/dev)."
     )
     namespace: Name = Field(description="Kubernetes namespace the team's workloads run in.")
     service_account: Name = Field(
@@ -166,8 +169,17 @@ class TeamSpec(SpecModel):
     @classmethod
     def _stack(cls, value: str) -> str:
         if not _STACK_NAME.match(value):
-            raise ValueError(f"'{value}' is not <org>/<project>/<stack>; write e.g. acme/gpucloud/dev")
+            raise ValueError(
+                f"'{value}' is not <project>/<stack> or <org>/<project>/<stack>; write e.g. gpucloud/dev"
+            )
         return value
+
+    def platform_reference(self, organization: str | None) -> str:
+        """The StackReference name: platformStack as written when it names an org, else under `organization`
+        (pulumi.get_organization(): `organization` on DIY backends, the stack's org on Pulumi Cloud)."""
+        if self.platform_stack.count("/") == 2:
+            return self.platform_stack
+        return f"{organization or 'organization'}/{self.platform_stack}"
 
     @model_validator(mode="after")
     def _rules(self) -> TeamSpec:
