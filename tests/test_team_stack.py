@@ -163,7 +163,9 @@ def test_bad_team_spec_fails_with_paths() -> None:
     team["platformStack"] = "gpucloud-dev"
     with pytest.raises(PlanInputError) as err:
         run_program(TEAM_DIR, "dev", config_overrides={"gpucloud:team": team})
-    assert "gpucloud:team.platformStack: 'gpucloud-dev' is not <project>/<stack> or <org>/<project>/<stack>" in str(err.value)
+    assert "gpucloud:team.platformStack: 'gpucloud-dev' is not <project>/<stack> or <org>/<project>/<stack>" in str(
+        err.value
+    )
 
 
 def team_issues(**changes: Any) -> list[tuple[str, str]]:

@@ -90,10 +90,9 @@ def _shown(path: Path) -> str:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other commands and --help skip the plan engine and the provider SDKs.
+    from gpucloud.cli.plan_all import multi_stack, run_all
     from gpucloud.plan import run_program
     from gpucloud.report import build_report
-
-    from gpucloud.cli.plan_all import multi_stack, run_all
 
     if multi_stack(args):
         return run_all(args)

@@ -34,7 +34,9 @@ class PricingConfigError(ValueError):
     def __init__(self, problems: str | Sequence[str]) -> None:
         self.problems = [problems] if isinstance(problems, str) else list(problems)
         noun = "problem" if len(self.problems) == 1 else "problems"
-        super().__init__("\n".join([f"invalid {CONFIG_KEY}: {len(self.problems)} {noun}", *(f"  - {p}" for p in self.problems)]))
+        super().__init__(
+            "\n".join([f"invalid {CONFIG_KEY}: {len(self.problems)} {noun}", *(f"  - {p}" for p in self.problems)])
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,4 +67,12 @@ def build_report(
     return report
 
 
-__all__ = ["SCHEMA", "SCHEMA_FILE", "build_report", "validate_combined", "empty_cost", "empty_policies", "validate_report"]
+__all__ = [
+    "SCHEMA",
+    "SCHEMA_FILE",
+    "build_report",
+    "empty_cost",
+    "empty_policies",
+    "validate_combined",
+    "validate_report",
+]

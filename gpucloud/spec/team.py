@@ -169,9 +169,7 @@ class TeamSpec(SpecModel):
     @classmethod
     def _stack(cls, value: str) -> str:
         if not _STACK_NAME.match(value):
-            raise ValueError(
-                f"'{value}' is not <project>/<stack> or <org>/<project>/<stack>; write e.g. gpucloud/dev"
-            )
+            raise ValueError(f"'{value}' is not <project>/<stack> or <org>/<project>/<stack>; write e.g. gpucloud/dev")
         return value
 
     def platform_reference(self, organization: str | None) -> str:

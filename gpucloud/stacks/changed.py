@@ -188,9 +188,7 @@ def git_changed(root: Path, base: str) -> list[str]:
 
     def git(*args: str) -> str:
         try:
-            done = subprocess.run(
-                ["git", *args], cwd=root, capture_output=True, text=True, check=False, timeout=60
-            )
+            done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False, timeout=60)
         except FileNotFoundError:
             raise ChangedError("--changed needs git, which is not on PATH") from None
         if done.returncode != 0:
