@@ -46,18 +46,7 @@ class ImportGraph:
 
     def resolve(self, dotted: str) -> list[Path]:
         """The files importing `dotted` executes: each package __init__ on the way, then the module."""
-        parts = dotted.split(".")
-        for root in self.roots:
-            if _module_file(root, parts[0]) is None:
-                continue
-            files = []
-            for i in range(1, len(parts) + 1):
-                found = _module_file(root, ".".join(parts[:i]))
-                if found is None:
-                    break
-                files.append(found)
-            return files
-        return []
+        return list(_resolve(tuple(self.roots), dotted))
 
     def module_name(self, path: Path) -> tuple[str, bool]:
         """(dotted name, is a package) of a file under one of the roots."""
@@ -71,36 +60,60 @@ class ImportGraph:
                 return ".".join(parts), package
         return path.stem, False
 
-    def imports_of(self, path: Path) -> list[str]:
+    def imports_of(self, path: Path) -> tuple[str, ...]:
         """Dotted names a file imports (absolute, relative resolved, and dotted string literals)."""
-        return list(_imports_of(path, self.module_name(path)))
+        module, is_package = self.module_name(path)
+        return _imports_of(path, module, is_package)
 
     def closure(self, start: Iterable[Path]) -> set[Path]:
         seen: set[Path] = set()
-        todo = [p.resolve() for p in start]
-        while todo:
-            path = todo.pop()
-            if path in seen or not path.is_file():
-                continue
-            seen.add(path)
-            for name in self.imports_of(path):
-                todo.extend(f for f in self.resolve(name) if f not in seen)
+        for path in start:
+            seen |= _closure(tuple(self.roots), path.resolve())
         return seen
 
 
 @cache
-def _parse(path: Path) -> ast.Module | None:
+def _resolve(roots: tuple[Path, ...], dotted: str) -> tuple[Path, ...]:
+    parts = dotted.split(".")
+    for root in roots:
+        if _module_file(root, parts[0]) is None:
+            continue
+        files = []
+        for i in range(1, len(parts) + 1):
+            found = _module_file(root, ".".join(parts[:i]))
+            if found is None:
+                break
+            files.append(found)
+        return tuple(files)
+    return ()
+
+
+# One process plans or inspects many stacks that share most modules: parse each file and walk each closure once.
+@cache
+def _closure(roots: tuple[Path, ...], start: Path) -> frozenset[Path]:
+    graph = ImportGraph(roots)
+    seen: set[Path] = set()
+    todo = [start]
+    while todo:
+        path = todo.pop()
+        if path in seen or not path.is_file():
+            continue
+        seen.add(path)
+        for name in graph.imports_of(path):
+            todo.extend(f for f in graph.resolve(name) if f not in seen)
+    return frozenset(seen)
+
+
+@cache
+def _imports_of(path: Path, module: str, is_package: bool) -> tuple[str, ...]:
     try:
-        return ast.parse(path.read_text(), filename=str(path))
+        tree = ast.parse(path.read_text(), filename=str(path))
     except (SyntaxError, UnicodeDecodeError, OSError):
-        return None
+        return ()
+    return tuple(dict.fromkeys(_names(tree, module, is_package)))
 
 
-def _imports_of(path: Path, name: tuple[str, bool]) -> Iterable[str]:
-    tree = _parse(path)
-    if tree is None:
-        return
-    module, is_package = name
+def _names(tree: ast.Module, module: str, is_package: bool) -> Iterable[str]:
     package = module if is_package else module.rpartition(".")[0]
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -161,6 +174,8 @@ def stack_inputs(root: Path, stack: StackInfo, graph: ImportGraph | None = None)
 def affected(root: Path, stacks: Sequence[StackInfo], changed: Iterable[str]) -> list[StackInfo]:
     """The stacks (in the given order) whose inputs include a changed path, and the stacks that depend on them."""
     changed = [c.strip("/") for c in changed if c.strip()]
+    if not changed:
+        return []
     hit: set[str] = set()
     for s in stacks:
         inputs = stack_inputs(root, s)
