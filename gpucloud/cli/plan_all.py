@@ -213,7 +213,7 @@ def combine(results: list[StackResult]) -> dict[str, Any]:
 
 
 def _summary_rows(results: list[StackResult]) -> list[tuple[str, ...]]:
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for r in results:
         rep = r.report
         rows.append(

@@ -39,7 +39,7 @@ class PlanInputError(Exception):
 _YAML_BASE: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class DuplicateKeyLoader(_YAML_BASE):  # type: ignore[misc]
+class DuplicateKeyLoader(_YAML_BASE):
     """A safe loader that rejects a mapping with the same key twice. PyYAML keeps the last one silently; the
     Pulumi CLI (Go yaml.v3) refuses such a file ("mapping key already defined"), so a plan must too."""
 

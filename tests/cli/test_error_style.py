@@ -236,3 +236,17 @@ def test_compare_base_is_checked_against_the_plan_schema(
         f"gpucloud: error: --compare file {base}: {where}: {problem}; the base must follow "
         "gpucloud/report/plan.schema.json (write it with gpucloud plan --format json)\n"
     )
+
+
+def test_preflight_spec_errors_name_the_stack_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    program = project(tmp_path, "name: p\nruntime: python\n", "config:\n  gpucloud:platform:\n    region: moon-1\n")
+    code, _, err = run_cli(capsys, "preflight", "--stack", "dev", "--program", str(program))
+    assert code == 2
+    assert err.startswith(f"gpucloud: error: invalid stack 'dev' ({program / 'Pulumi.dev.yaml'}): ")
+    (program / "Pulumi.dev.yaml").write_text("config: {}\n")
+    code, _, err = run_cli(capsys, "preflight", "--stack", "dev", "--program", str(program))
+    stack_file = program / "Pulumi.dev.yaml"
+    assert (code, err) == (
+        2,
+        f"gpucloud: error: stack 'dev' has no gpucloud:platform object in its stack file {stack_file}\n",
+    )
