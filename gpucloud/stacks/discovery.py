@@ -10,7 +10,7 @@ repository's stacks can live under any org (`organization` on a DIY backend, the
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ POLICY_CONFIG_DIR = Path("policies") / "configs"
 
 
 class StackDiscoveryError(PlanInputError):
-    """A repository whose stacks cannot be ordered (a reference cycle) or selected (an unknown name)."""
+    """A repository whose stacks cannot be ordered (a reference cycle)."""
 
 
 @dataclass(frozen=True)
@@ -161,19 +161,6 @@ def order(stacks: Sequence[StackInfo]) -> list[StackInfo]:
         for deps in pending.values():
             deps.difference_update(s.id for s in ready)
     return done
-
-
-def select(stacks: Sequence[StackInfo], names: Iterable[str]) -> list[StackInfo]:
-    """The stacks named by id (`project/stack`), program path (`dir:stack`) or bare stack name (all projects)."""
-    wanted = list(names)
-    chosen: list[StackInfo] = []
-    for name in wanted:
-        hits = [s for s in stacks if name in (s.id, f"{s.program}:{s.stack}", s.stack)]
-        if not hits:
-            known = ", ".join(s.id for s in stacks) or "none"
-            raise StackDiscoveryError(f"--only '{name}': no such stack (known stacks: {known})")
-        chosen.extend(h for h in hits if h not in chosen)
-    return [s for s in stacks if s in chosen]
 
 
 def find_policy_configs(start: Path, cwd: Path | None = None) -> Path | None:

@@ -67,7 +67,12 @@ def test_the_repository_stacks_in_dependency_order() -> None:
 
 
 def test_team_stacks_depend_on_their_platform_in_any_org(tmp_path: Path) -> None:
-    write_project(tmp_path, "plat", {"dev": {}, "prod": {"gpucloud:platform": {"environment": "prod"}}}, "stacks")
+    write_project(
+        tmp_path,
+        "plat",
+        {"dev": {"gpucloud:platform": {"environment": 3}}, "prod": {"gpucloud:platform": {"environment": "prod"}}},
+        "stacks",
+    )
     write_project(
         tmp_path / "teams" / "a",
         "team-a",
@@ -84,6 +89,10 @@ def test_team_stacks_depend_on_their_platform_in_any_org(tmp_path: Path) -> None
     assert by_id["team-a/dev"].depends_on == ("plat/prod",)
     assert by_id["team-a/dev"].environment == "prod"
     assert by_id["plat/prod"].environment == "prod"
+    assert by_id["plat/dev"].environment is None  # not a name: the spec check reports it when the stack is planned
+    assert by_id["plat/prod"].stack_file == "stacks/Pulumi.prod.yaml"
+    assert by_id["team-a/dev"].stack_file == "teams/a/Pulumi.dev.yaml"
+    assert by_id["team-a/dev"].program == "teams/a"
     # An external reference (other/x) is listed but is no dependency.
     assert by_id["team-b/dev"].references == ("plat/dev", "other/x", "team-a/dev")
     assert by_id["team-b/dev"].depends_on == ("plat/dev", "team-a/dev")
