@@ -28,8 +28,8 @@ from gpucloud.cli.errors import (
 from gpucloud.cli.io import write_output
 
 COMBINED_SCHEMA = "gpucloud.plans/v1"
-# A pool pays for itself only with cores to spare: on 2 cores two workers planning 23 stacks took longer than one
-# process (docs/performance.md), because the helm subprocesses and the parent already use the second core.
+# A pool pays for itself only with cores to spare: on 2 cores two workers planning 23 stacks used more CPU than one
+# process and were not reliably faster (docs/performance.md).
 POOL_MIN_CORES = 2
 POOL_MAX_JOBS = 8
 # Worst first: what the combined exit code is when stacks disagree.
