@@ -5,17 +5,26 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.gpucloud-installed
 STACK  ?= dev
 
-.PHONY: plan test lint typecheck unit bench mutation clean-venv
+.PHONY: plan plan-all test lint typecheck unit bench mutation clean-venv
 
+# A first install downloads about 1.5 minutes of wheels: each step says what it does and pip shows its progress.
 $(STAMP): pyproject.toml constraints.txt scripts/fetch_helm.py
+	@echo "==> [1/4] virtualenv $(VENV)"
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade "pip>=24"
-	$(PY) -m pip install --quiet -c constraints.txt -e ".[dev,train]"
+	@echo "==> [2/4] pip"
+	$(PY) -m pip install --progress-bar on --upgrade "pip>=24"
+	@echo "==> [3/4] gpucloud and its pinned dependencies (constraints.txt; the first time takes a minute or two)"
+	$(PY) -m pip install --progress-bar on -c constraints.txt -e ".[dev,train]"
+	@echo "==> [4/4] helm (pinned, checksum-verified)"
 	$(PY) scripts/fetch_helm.py $(VENV)/bin
 	@touch $(STAMP)
 
+# The stack's policy config (policies/configs/<stack>.json) is applied by gpucloud plan itself.
 plan: $(STAMP)
-	$(VENV)/bin/gpucloud plan --stack $(STACK) --policy-config policies/configs/$(STACK).json
+	$(VENV)/bin/gpucloud plan --stack $(STACK)
+
+plan-all: $(STAMP)
+	$(VENV)/bin/gpucloud plan --all
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

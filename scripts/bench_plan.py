@@ -15,6 +15,8 @@ import argparse
 import copy
 import json
 import os
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -30,6 +32,11 @@ PROD_TARGET_S = 3.0
 SCALING_TARGET = 1.2
 CONFORMANCE_COLD_TARGET_S = 1.5
 CONFORMANCE_CACHED_TARGET_S = 0.3
+# `gpucloud plan --all`: the shipped stacks in at most 1.5x one cold prod plan; 3 environment stacks plus
+# SYNTHETIC_TEAMS team stacks in at most 3x.
+ALL_SHIPPED_TARGET = 1.5
+ALL_SYNTHETIC_TARGET = 3.0
+SYNTHETIC_TEAMS = 20
 
 
 def synthetic_project(workdir: Path, pools: int) -> Path:
@@ -57,6 +64,117 @@ def synthetic_project(workdir: Path, pools: int) -> Path:
     )
     (project / "Pulumi.bench.yaml").write_text(yaml.safe_dump(doc))
     return project
+
+
+def synthetic_repository(workdir: Path, teams: int) -> Path:
+    """A repository with the three environment stacks (the root program) and `teams` team stacks, each a copy
+    of the vision team on the dev platform under its own name (the team program, run from this checkout)."""
+    repo = workdir / "repo"
+    (repo / "stacks" / "teams").mkdir(parents=True)
+    (repo / "policies").mkdir()
+    shutil.copytree(ROOT / "policies" / "configs", repo / "policies" / "configs")
+    (repo / "Pulumi.yaml").write_text(
+        yaml.safe_dump(
+            {"name": "gpucloud", "runtime": "python", "main": str(ROOT / "__main__.py"), "stackConfigDir": "stacks"}
+        )
+    )
+    for env in ("dev", "staging", "prod"):
+        shutil.copy(ROOT / "stacks" / f"Pulumi.{env}.yaml", repo / "stacks")
+    vision = yaml.safe_load((ROOT / "stacks" / "teams" / "vision" / "Pulumi.dev.yaml").read_text())
+    for i in range(teams):
+        name = f"team{i:02d}"
+        project = repo / "stacks" / "teams" / name
+        project.mkdir()
+        main = ROOT / "stacks" / "teams" / "vision" / "__main__.py"
+        (project / "Pulumi.yaml").write_text(
+            yaml.safe_dump({"name": f"gpucloud-team-{name}", "runtime": "python", "main": str(main)})
+        )
+        doc = copy.deepcopy(vision)
+        team = doc["config"]["gpucloud:team"]
+        team.update(name=name, namespace=name)
+        team["tags"]["Team"] = name
+        (project / "Pulumi.dev.yaml").write_text(yaml.safe_dump(doc))
+    return repo
+
+
+def _timed(argv: list[str], cwd: Path) -> tuple[float, float, int]:
+    """Wall and CPU seconds (the process and its helm children) of one CLI run, and its exit code."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpucloud", *argv],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=False,
+    )
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode not in (0, 1, 5):
+        raise SystemExit(f"gpucloud {' '.join(argv)} failed with {proc.returncode}: {proc.stderr}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), proc.returncode
+
+
+def many_stacks(runs: int, jobs: tuple[int, ...] = (1, 2)) -> dict[str, Any]:
+    """`plan --all` against one cold prod plan: the shipped stacks, and 3 environment + 20 synthetic team stacks.
+
+    The cases run interleaved, round by round, so a busy spell on a shared machine hits them alike; medians of
+    wall and CPU seconds (CPU, which other load does not inflate, is the cross-check). Each `jobs` value times the
+    synthetic repository with that many worker processes.
+    """
+    cases: dict[str, list[tuple[float, float]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = synthetic_repository(Path(tmp), SYNTHETIC_TEAMS)
+        out = str(Path(tmp) / "out.json")
+        plans = {
+            "prod (one stack, cold)": (["plan", "--stack", "prod"], ROOT),
+            "--all: 4 shipped stacks": (["plan", "--all", "--jobs", "1"], ROOT),
+            **{
+                f"--all: 3 + {SYNTHETIC_TEAMS} team stacks, {n} job{'s' if n > 1 else ''}": (
+                    ["plan", "--all", "--jobs", str(n)],
+                    repo,
+                )
+                for n in jobs
+            },
+        }
+        for _ in range(runs):
+            for name, (argv, cwd) in plans.items():
+                wall, cpu, _code = _timed([*argv, "--format", "json", "--out", out], cwd)
+                cases.setdefault(name, []).append((wall, cpu))
+    table = {
+        name: {"wall_s": statistics.median(w for w, _ in runs_), "cpu_s": statistics.median(c for _, c in runs_)}
+        for name, runs_ in cases.items()
+    }
+    prod = table["prod (one stack, cold)"]
+    shipped = table["--all: 4 shipped stacks"]
+    synthetic = min((v for k, v in table.items() if "team stacks" in k), key=lambda v: v["wall_s"])
+    return {
+        "cases": table,
+        "runs": runs,
+        "shipped_ratio": shipped["wall_s"] / prod["wall_s"],
+        "shipped_cpu_ratio": shipped["cpu_s"] / prod["cpu_s"],
+        "synthetic_ratio": synthetic["wall_s"] / prod["wall_s"],
+        "synthetic_cpu_ratio": synthetic["cpu_s"] / prod["cpu_s"],
+    }
+
+
+def many_stacks_markdown(result: dict[str, Any]) -> str:
+    lines = [
+        f"| case | wall s (median of {result['runs']}) | CPU s (median) |",
+        "|---|--:|--:|",
+        *(f"| {name} | {r['wall_s']:.2f} | {r['cpu_s']:.2f} |" for name, r in result["cases"].items()),
+        "",
+        f"4 shipped stacks with --all: {result['shipped_ratio']:.2f}x one cold prod plan (CPU "
+        f"{result['shipped_cpu_ratio']:.2f}x; target <= {ALL_SHIPPED_TARGET}x); 3 + {SYNTHETIC_TEAMS} stacks: "
+        f"{result['synthetic_ratio']:.2f}x (CPU {result['synthetic_cpu_ratio']:.2f}x; target <= "
+        f"{ALL_SYNTHETIC_TARGET}x)",
+    ]
+    return "\n".join(lines)
+
+
+def many_stacks_ok(result: dict[str, Any]) -> bool:
+    return result["shipped_ratio"] <= ALL_SHIPPED_TARGET and result["synthetic_ratio"] <= ALL_SYNTHETIC_TARGET
 
 
 def time_plan(program: Path, stack: str, runs: int, extra: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -265,6 +383,7 @@ def main() -> int:
     parser.add_argument(
         "--conformance-only", action="store_true", help="only time what conformance adds to a prod plan"
     )
+    parser.add_argument("--all-only", action="store_true", help="only time `gpucloud plan --all` against prod")
     args = parser.parse_args()
     if args.breakdown:
         print(json.dumps(breakdown(), indent=2))
@@ -274,6 +393,10 @@ def main() -> int:
     subprocess.run(
         [sys.executable, "-m", "compileall", "-q", "gpucloud", "components", "policies"], cwd=ROOT, check=True
     )
+    if args.all_only:
+        many = many_stacks(args.runs)
+        print(json.dumps(many, indent=2) if args.json else many_stacks_markdown(many))
+        return 0 if many_stacks_ok(many) else 1
     if args.conformance_only:
         result = conformance(max(args.runs, 3))
         print(json.dumps(result, indent=2))
@@ -295,6 +418,7 @@ def main() -> int:
             rows[label] = time_plan(project, "bench", args.runs)
         warm = scaling(projects, max(args.runs, 9))
     conf = conformance(max(args.runs, 3))
+    many = many_stacks(args.runs)
 
     predicted_100 = warm["predicted_100_s"]
     checks = {
@@ -304,12 +428,14 @@ def main() -> int:
         "conformance_cached_ok": conf["cached_s"] <= CONFORMANCE_CACHED_TARGET_S,
     }
     checks["scaling_ok"] = checks["scaling_ratio"] <= SCALING_TARGET
+    checks["all_stacks_ok"] = many_stacks_ok(many)
     if args.json:
         result = {
             "cases": rows,
             "warm_plan_s": warm,
             "predicted_100_pools_s": predicted_100,
             "conformance": conf,
+            "all_stacks": many,
             "checks": checks,
         }
         print(json.dumps(result, indent=2))
@@ -334,7 +460,9 @@ def main() -> int:
             f"(target <= {CONFORMANCE_CACHED_TARGET_S} s); by check, cold {conf['cold_by_check_s']}, "
             f"cached {conf['cached_by_check_s']}"
         )
-    ok = checks["conformance_cold_ok"] and checks["conformance_cached_ok"]
+        print("\n`gpucloud plan --all`:\n")
+        print(many_stacks_markdown(many))
+    ok = checks["conformance_cold_ok"] and checks["conformance_cached_ok"] and checks["all_stacks_ok"]
     return 0 if checks["prod_under_3s"] and checks["scaling_ok"] and ok else 1
 
 

@@ -21,12 +21,13 @@ from gpucloud.cli import plan as plan_cmd
 from gpucloud.cli import preflight as preflight_cmd
 from gpucloud.cli import prices as prices_cmd
 from gpucloud.cli import recommend as recommend_cmd
+from gpucloud.cli import stacks as stacks_cmd
 from gpucloud.cli.errors import EXIT_INTERNAL, EXIT_INVALID, CliError
 
 # Each sub-command module exposes register(subparsers); its parser sets `func(args) -> int`. The modules import
 # their heavy dependencies (the plan engine, provider SDKs, rich) inside `func`, so `--help` and the light
 # commands do not pay for what `plan` needs.
-COMMANDS = [plan_cmd, recommend_cmd, mix_cmd, preflight_cmd, prices_cmd, cost_cmd]
+COMMANDS = [plan_cmd, recommend_cmd, mix_cmd, preflight_cmd, prices_cmd, cost_cmd, stacks_cmd]
 
 # Input errors raised below the CLI, by module: printed as one message with exit 2. Looked up in sys.modules
 # rather than imported, because a class whose module was never imported cannot have been raised.
@@ -78,8 +79,14 @@ def _input_error(exc: Exception) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command and return its exit code (tests call this in-process)."""
-    with _collect_rarely():
+    with _collect_rarely(), warnings.catch_warnings():
         return _main(argv)
+
+
+def _show_warning(message: Warning | str, category: type[Warning], *_args: object, **_kwargs: object) -> None:
+    # A warning is a message for the user like any other: one line in the house style, not Python's
+    # "file.py:123: UserWarning:" with the source line under it.
+    print(f"gpucloud: warning: {message}", file=sys.stderr)
 
 
 def entry() -> NoReturn:
@@ -106,6 +113,7 @@ def entry() -> NoReturn:
 def _main(argv: Sequence[str] | None) -> int:
     # A failed program leaves SDK coroutines that Python reports at exit; the error message already says it all.
     warnings.filterwarnings("ignore", category=RuntimeWarning, message="coroutine .* was never awaited")
+    warnings.showwarning = _show_warning
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

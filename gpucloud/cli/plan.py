@@ -21,9 +21,18 @@ def register(sub: Any) -> None:
         description="Run a Pulumi Python program in-process under recording mocks (no credentials, no Pulumi CLI) "
         "and report every resource it would create, its cost and the guardrail verdict.",
     )
-    p.add_argument("--stack", default="dev", help="stack name (default: dev)")
+    p.add_argument("--stack", help="stack name (default: dev)")
     p.add_argument("--program", default=".", help="Pulumi Python project directory (default: the current directory)")
-    p.add_argument("--policy-config", metavar="FILE", help="policy pack config JSON (as for --policy-pack-config)")
+    p.add_argument(
+        "--policy-config",
+        metavar="FILE",
+        help="policy pack config JSON (as for --policy-pack-config); default: policies/configs/<stack>.json, else "
+        "policies/configs/<environment>.json (the spec's environment), found at or above the program",
+    )
+    p.add_argument("--no-policy-config", action="store_true", help="judge with the pack's defaults, no config")
+    from gpucloud.cli.plan_all import register_all_flags
+
+    register_all_flags(p)
     p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     p.add_argument("--out", metavar="FILE", help="write the output to FILE instead of stdout")
     p.add_argument(
@@ -42,31 +51,74 @@ def register(sub: Any) -> None:
 
 
 def _load_compare(path: str) -> dict[str, Any]:
-    from gpucloud.report import SCHEMA
+    import jsonschema
+
+    from gpucloud.report import SCHEMA, validate_report
 
     base = read_json(path, "--compare")
     if not isinstance(base, dict) or base.get("schema") != SCHEMA:
         raise CliError(f'--compare file {path} is not a gpucloud plan JSON (expected "schema": "{SCHEMA}")')
+    try:
+        validate_report(base)
+    except jsonschema.ValidationError as exc:
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in exc.absolute_path) or "(top level)"
+        raise CliError(
+            f"--compare file {path}: {where.lstrip('.')}: {exc.message}; the base must follow "
+            f"gpucloud/report/plan.schema.json (write it with gpucloud plan --format json)"
+        ) from None
     return base
+
+
+def resolve_policy_config(args: argparse.Namespace, program: Path, stack: str) -> tuple[dict[str, Any] | None, str]:
+    """The policy config to judge a stack by and where it came from (a path, or why there is none)."""
+    from gpucloud.plan.engine import Project
+    from gpucloud.stacks.discovery import policy_config_for, spec_of
+
+    if args.policy_config and args.no_policy_config:
+        raise CliError("--policy-config and --no-policy-config contradict each other; give one of them")
+    if args.no_policy_config:
+        return None, "none (--no-policy-config)"
+    if args.policy_config:
+        path: Path | None = Path(args.policy_config)
+    else:
+        environment = spec_of(Project(program).config(stack)).get("environment")
+        path = policy_config_for(program, stack, environment if isinstance(environment, str) else None)
+        if path is None:
+            return None, "none (no policies/configs/<stack>.json or <environment>.json)"
+    assert path is not None
+    config = read_json(str(path), "--policy-config")
+    if not isinstance(config, dict):
+        raise CliError(f"--policy-config {path} must hold a JSON object keyed by policy name")
+    return config, _shown(path)
+
+
+def _shown(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other commands and --help skip the plan engine and the provider SDKs.
+    from gpucloud.cli.plan_all import multi_stack, run_all
     from gpucloud.plan import run_program
     from gpucloud.report import build_report
 
+    if multi_stack(args):
+        return run_all(args)
     program = Path(args.program)
     if not program.is_dir():
         raise CliError(f"--program {args.program} is not a directory")
-    policy_config = read_json(args.policy_config, "--policy-config") if args.policy_config else None
-    if policy_config is not None and not isinstance(policy_config, dict):
-        raise CliError(f"--policy-config {args.policy_config} must hold a JSON object keyed by policy name")
+    stack = args.stack or "dev"
+    policy_config, policy_source = resolve_policy_config(args, program, stack)
     compare = _load_compare(args.compare) if args.compare else None
     as_of = _as_of(args.as_of) if getattr(args, "as_of", None) else None
-    plan = run_program(program, args.stack)
+    plan = run_program(program, stack)
     if as_of is not None:
         plan.config[_PRICING_KEY] = {**(plan.config.get(_PRICING_KEY) or {}), "asOf": as_of}
     report = build_report(plan, policy_config=policy_config, compare=compare)
+    report["policy_config"] = policy_source
     if args.format == "json":
         text = json.dumps(report, indent=2, sort_keys=False) + "\n"
     elif args.format == "markdown":
@@ -109,6 +161,10 @@ def exit_code(report: dict[str, Any]) -> int:
 
 
 def _sarif(report: dict[str, Any]) -> str:
+    return json.dumps(sarif_log(report), indent=2) + "\n"
+
+
+def sarif_log(report: dict[str, Any], artifact_uri: str = "Pulumi.yaml") -> dict[str, Any]:
     from importlib.util import find_spec
 
     if find_spec("gpucloud.guard.sarif") is None:
@@ -116,4 +172,5 @@ def _sarif(report: dict[str, Any]) -> str:
     from importlib import import_module
 
     module = import_module("gpucloud.guard.sarif")
-    return json.dumps(module.to_sarif(report), indent=2) + "\n"
+    log: dict[str, Any] = module.to_sarif(report, artifact_uri=artifact_uri)
+    return log

@@ -38,11 +38,13 @@ def run(args: argparse.Namespace) -> int:
     program = Path(args.program)
     if not program.is_dir():
         raise CliError(f"--program {args.program} is not a directory")
-    config = Project(program).config(args.stack)
+    project = Project(program)
+    config = project.config(args.stack)
+    stack_file = project.stack_file(args.stack)
     key = f"{CONFIG_NAMESPACE}:{CONFIG_KEY}"
     if key not in config:
-        raise CliError(f"stack '{args.stack}' has no {key} object in its stack file")
-    spec = parse_platform(config[key], f"stack '{args.stack}'", config.get("aws:region"))
+        raise CliError(f"stack '{args.stack}' has no {key} object in its stack file {stack_file}")
+    spec = parse_platform(config[key], f"stack '{args.stack}' ({stack_file})", config.get("aws:region"))
     try:
         report = run_preflight(spec, aws_mod.default_clients)
     except AwsAccessError as exc:

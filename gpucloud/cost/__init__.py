@@ -58,7 +58,8 @@ def price_plan(plan: Any, compare: Mapping[str, Any] | None = None) -> dict[str,
     except PricingConfigError as exc:
         from gpucloud.plan.engine import PlanInputError
 
-        raise PlanInputError(f"stack config {exc}") from None
+        where = getattr(plan, "stack_file", "") or f"stack '{getattr(plan, 'stack', '')}'"
+        raise PlanInputError(f"{where}: {exc}") from None
     cost = price_resources(plan_resources(plan), options)
     if compare is not None:
         cost["diff"] = cost_diff(cost, base_cost(compare, options))

@@ -32,7 +32,14 @@ COMPUTE_SAVINGS_PLAN_GAP: Final = 0.05
 
 
 class PricingConfigError(ValueError):
-    """A bad `gpucloud:pricing` object; the message names every bad field path."""
+    """A bad `gpucloud:pricing` object; the message names every bad field path, one problem per line."""
+
+    def __init__(self, problems: str | Sequence[str]) -> None:
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        noun = "problem" if len(self.problems) == 1 else "problems"
+        super().__init__(
+            "\n".join([f"invalid {CONFIG_KEY}: {len(self.problems)} {noun}", *(f"  - {p}" for p in self.problems)])
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,5 +123,5 @@ class PricingOptions:
         if not isinstance(root_volumes, bool):
             problems.append(f"{where}.rootVolumes: must be true or false")
         if problems:
-            raise PricingConfigError("; ".join(problems))
+            raise PricingConfigError(problems)
         return cls(commitments=tuple(commitments), root_volumes=bool(root_volumes), as_of=as_of)

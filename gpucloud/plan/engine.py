@@ -36,11 +36,44 @@ class PlanInputError(Exception):
 
 
 # libyaml's parser when PyYAML was built with it (the wheels are): the prod stack file parses in 2 ms, not 18.
-_YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_YAML_BASE: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class DuplicateKeyLoader(_YAML_BASE):
+    """A safe loader that rejects a mapping with the same key twice. PyYAML keeps the last one silently; the
+    Pulumi CLI (Go yaml.v3) refuses such a file ("mapping key already defined"), so a plan must too."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        seen: dict[Any, Any] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                first = seen.setdefault(key, key_node)
+            except TypeError:  # an unhashable key: the base constructor reports it
+                continue
+            if first is not key_node:
+                raise yaml.constructor.ConstructorError(
+                    None,
+                    None,
+                    f"duplicate key {key!r} (first on line {first.start_mark.line + 1}); keep one of them",
+                    key_node.start_mark,
+                )
+        return super().construct_mapping(node, deep=deep)
+
+
+_YAML_LOADER: Any = DuplicateKeyLoader
 
 
 def _load_yaml(text: str) -> Any:
     return yaml.load(text, Loader=_YAML_LOADER)  # a safe loader either way
+
+
+def _yaml_problem(path: Path, exc: yaml.YAMLError) -> str:
+    """One line per YAML error: file:line: what, without PyYAML's multi-line context dump."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+    return f"{where}: not valid YAML: {problem}"
 
 
 class Project:
@@ -54,14 +87,20 @@ class Project:
         try:
             data = _load_yaml(project_file.read_text()) or {}
         except yaml.YAMLError as exc:
-            raise PlanInputError(f"{project_file}: not valid YAML ({exc})") from None
+            raise PlanInputError(_yaml_problem(project_file, exc)) from None
         if not isinstance(data, dict) or not data.get("name"):
             raise PlanInputError(f"{project_file}: needs a 'name' (the project name)")
         runtime = data.get("runtime")
         runtime_name = runtime.get("name") if isinstance(runtime, dict) else runtime
+        if runtime is None:
+            raise PlanInputError(
+                f"{project_file}: runtime: missing (the Pulumi CLI requires it); allowed: python. Fix: add "
+                "`runtime: python` (or `runtime: {name: python, options: {toolchain: pip, virtualenv: venv}}`)"
+            )
         if runtime_name != "python":
             raise PlanInputError(
-                f"{project_file}: runtime is {runtime_name!r}; gpucloud plan runs Python programs only"
+                f"{project_file}: runtime.name: {runtime_name!r} is not supported; allowed: python (gpucloud plan "
+                "runs Python programs only). Fix: plan a Python project, or preview this one with the Pulumi CLI"
             )
         self.file = project_file
         self.name: str = str(data["name"])
@@ -108,7 +147,7 @@ class Project:
         try:
             data = _load_yaml(stack_file.read_text()) or {}
         except yaml.YAMLError as exc:
-            raise PlanInputError(f"{stack_file}: not valid YAML ({exc})") from None
+            raise PlanInputError(_yaml_problem(stack_file, exc)) from None
         if not isinstance(data, dict):
             raise PlanInputError(f"{stack_file}: must be a mapping with a 'config' key")
         for key, value in (data.get("config") or {}).items():
@@ -152,6 +191,25 @@ def derived_outputs(type_: str, inputs: Mapping[str, Any], region: str) -> dict[
     return {}
 
 
+# The org a DIY (local, S3, ...) backend gives every stack; the offline plan is a DIY-like run.
+OFFLINE_ORGANIZATION = "organization"
+
+
+def stack_reference_outputs(refs: Mapping[str, Any], name: str) -> Any | None:
+    """The offline outputs for StackReference `name`: the entry with that exact name, else the one naming the same
+    <project>/<stack> under any org or none. The org differs by backend (`organization` on DIY backends, the
+    account's org on Pulumi Cloud), so a stack file written for one must answer for the other."""
+    if name in refs:
+        return refs[name]
+    tail = name.split("/")[-2:]
+    if len(tail) < 2:
+        return None
+    for key, outputs in refs.items():
+        if str(key).split("/")[-2:] == tail:
+            return outputs
+    return None
+
+
 def _make_mocks(answers: OfflineAnswers) -> Any:
     import pulumi
 
@@ -159,7 +217,7 @@ def _make_mocks(answers: OfflineAnswers) -> Any:
         def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[Any, Any]]:
             if args.typ == STACK_REFERENCE_TYPE:
                 name = str(args.inputs.get("name", args.name))
-                outputs = answers.stack_references.get(name)
+                outputs = stack_reference_outputs(answers.stack_references, name)
                 if outputs is None:
                     answers.unanswered.append(f"StackReference {name}")
                     outputs = {}
@@ -456,9 +514,30 @@ def run_program(
         runpy.run_path(str(project.main), run_name="__main__")
 
     ctx = contextvars.Context()
-    return ctx.run(
-        _run_in_context, project.name, project.dir, project.main, program, stack, config, answers, records, preview
+    stack_file = project.stack_file(stack)
+    plan: Plan = ctx.run(
+        _run_in_context,
+        project.name,
+        project.dir,
+        project.main,
+        program,
+        stack,
+        config,
+        answers,
+        records,
+        preview,
+        _shown_path(stack_file),
     )
+    plan.stack_file = _shown_path(stack_file)
+    return plan
+
+
+def _shown_path(path: Path) -> str:
+    """`path` relative to the working directory when it is below it (what a user types), else absolute."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def run_callable(
@@ -493,6 +572,7 @@ def _run_in_context(
     answers: OfflineAnswers,
     records: list[ResourceRecord],
     preview: bool,
+    stack_file: str = "",
 ) -> Plan:
     import pulumi
     from pulumi.runtime import settings
@@ -521,7 +601,13 @@ def _run_in_context(
         mocks = _make_mocks(answers)
         monitor = _make_monitor(mocks, records, answers, project_dir)
         pulumi.runtime.set_mocks(
-            mocks, project=project_name, stack=stack, preview=preview, monitor=monitor, logger=quiet
+            mocks,
+            project=project_name,
+            stack=stack,
+            preview=preview,
+            monitor=monitor,
+            logger=quiet,
+            organization=OFFLINE_ORGANIZATION,
         )
         # pulumi.log.* go to the engine service; this one keeps them for the report.
         settings.SETTINGS.engine = log
@@ -535,7 +621,9 @@ def _run_in_context(
         try:
             loop.run_until_complete(run_pulumi_func(program))
         except SpecError as exc:
-            raise PlanInputError(str(exc)) from None
+            if stack_file:
+                exc.source = f"{exc.source} ({stack_file})"
+            raise PlanInputError(exc.render()) from None
         except PlanInputError:
             raise
         except SystemExit as exc:
@@ -549,6 +637,9 @@ def _run_in_context(
             if fatal:
                 raise PlanInputError(fatal) from None
             where = _user_frame(exc, project_dir) or main.name
+            validation = _validation_message(exc)
+            if validation is not None:
+                raise PlanInputError(f"program error in {where}: {validation}") from None
             hint = "".join(
                 f"; the offline plan has no outputs for {t} (give them under {OFFLINE_STACK_REFERENCES_KEY} in the "
                 "stack file)"
@@ -589,6 +680,23 @@ def _run_in_context(
         program_dir=str(project_dir),
         config=config,
     )
+
+
+def _validation_message(exc: BaseException) -> str | None:
+    """A pydantic ValidationError (a component's config model) as one line per problem: the model, the field
+    path and pydantic's reason, without its input dump and documentation URL."""
+    try:
+        from pydantic import ValidationError
+    except ImportError:  # pragma: no cover - pydantic is a dependency of gpucloud
+        return None
+    if not isinstance(exc, ValidationError):
+        return None
+    lines = [f"invalid {exc.title}: {exc.error_count()} problem{'s' if exc.error_count() != 1 else ''}"]
+    for error in exc.errors(include_url=False, include_input=False):
+        path = ".".join(str(p) for p in error["loc"]) or "(model)"
+        message = str(error["msg"]).removeprefix("Value error, ")
+        lines.append(f"  - {path}: {message}")
+    return "\n".join(lines)
 
 
 def _skip_source_positions() -> Callable[[], None]:

@@ -38,6 +38,9 @@ _ENTRY_KEYS: Final = frozenset(
 )
 _PRICE_KEYS: Final = ("on_demand_usd", "spot_usd", "capacity_block_usd", "reserved_1y_usd", "reserved_3y_usd")
 
+# What a corrupt or foreign cache file means for the run and how to repair it.
+_FIX: Final = "the shipped catalog prices are used. Fix: run `gpucloud prices refresh` to rewrite it, or delete it"
+
 _memo: dict[tuple[str, float, int], dict[str, Any] | None] = {}
 
 
@@ -66,13 +69,13 @@ def load_cache(path: Path | None = None) -> dict[str, Any] | None:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
-        warnings.warn(f"ignoring price cache {path}: not readable JSON ({exc})", stacklevel=2)
+        warnings.warn(f"ignoring price cache {path}: not readable JSON ({exc}); {_FIX}", stacklevel=2)
         raw = None
     if isinstance(raw, dict) and raw.get("schema") == SCHEMA and isinstance(raw.get("regions"), dict):
         data = raw
     else:
         if raw is not None:
-            warnings.warn(f"ignoring price cache {path}: schema is not {SCHEMA!r}", stacklevel=2)
+            warnings.warn(f"ignoring price cache {path}: schema: expected {SCHEMA!r}; {_FIX}", stacklevel=2)
         data = None
     _memo[key] = data
     return data

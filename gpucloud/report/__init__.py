@@ -21,6 +21,18 @@ def validate_report(report: Mapping[str, Any]) -> None:
     jsonschema.validate(report, json.loads(SCHEMA_FILE.read_text()))
 
 
+def validate_combined(combined: Mapping[str, Any]) -> None:
+    """Raise jsonschema.ValidationError when a many-stack report (`plan --all --format json`) breaks its contract
+    (`$defs.plans`; each stack's `report` is checked against the root, single-plan schema)."""
+    import jsonschema
+
+    schema = json.loads(SCHEMA_FILE.read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    error = jsonschema.exceptions.best_match(validator.evolve(schema=schema["$defs"]["plans"]).iter_errors(combined))
+    if error is not None:
+        raise error
+
+
 def build_report(
     plan: Plan,
     *,
@@ -55,4 +67,12 @@ def build_report(
     return report
 
 
-__all__ = ["SCHEMA", "SCHEMA_FILE", "build_report", "empty_cost", "empty_policies", "validate_report"]
+__all__ = [
+    "SCHEMA",
+    "SCHEMA_FILE",
+    "build_report",
+    "empty_cost",
+    "empty_policies",
+    "validate_combined",
+    "validate_report",
+]

@@ -14,7 +14,8 @@ from gpucloud.spec.loading import load_object, parse_object
 
 TEAM_CONFIG_KEY = "team"
 _QUANTITY = re.compile(r"^\d+(\.\d+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$")
-_STACK_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+# <project>/<stack> (the org is the one the program runs under) or <org>/<project>/<stack>.
+_STACK_NAME = re.compile(r"^([A-Za-z0-9_.-]+/)?[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
 def _quantity(value: str) -> str:
@@ -89,6 +90,21 @@ class TeamLimitsSpec(SpecModel):
         return _quantity(value)
 
 
+def _known_type(value: str) -> str:
+    """An EC2 instance type (botocore's model), with close catalog names suggested for a typo."""
+    try:
+        return catalog.validate_instance_type(value)
+    except catalog.UnknownInstanceType as exc:
+        raise ValueError(f"{exc}; give the platform pool's instance type") from None
+
+
+def _catalog_gpu(instance_type: str) -> bool:
+    try:
+        return catalog.get_catalog().get(instance_type).accelerator_count > 0
+    except (catalog.UnknownInstanceType, catalog.NotInCatalog):
+        return False
+
+
 class TeamTrainingSpec(SpecModel):
     """A distributed training job the team runs on one of the platform's GPU pools."""
 
@@ -104,6 +120,11 @@ class TeamTrainingSpec(SpecModel):
     script_args: list[str] = Field(default_factory=list, description="Arguments after the script.")
     use_efa: bool = Field(default=False, description="Request the nodes' EFA interfaces (multi-node over RDMA).")
     karpenter: bool = Field(default=False, description="The pool is a Karpenter pool (adds do-not-disrupt).")
+
+    @field_validator("instance_type")
+    @classmethod
+    def _type(cls, value: str) -> str:
+        return _known_type(value)
 
 
 class TeamInferenceSpec(SpecModel):
@@ -125,6 +146,11 @@ class TeamInferenceSpec(SpecModel):
         description="Average GPU utilisation of the deployment's pods above which KEDA adds replicas.",
     )
 
+    @field_validator("instance_type")
+    @classmethod
+    def _type(cls, value: str) -> str:
+        return _known_type(value)
+
     @model_validator(mode="after")
     def _replicas(self) -> TeamInferenceSpec:
         if self.min_replicas > self.max_replicas:
@@ -141,7 +167,9 @@ class TeamSpec(SpecModel):
     environment: Literal["dev", "staging", "prod"] = Field(description="Environment of the platform it runs on.")
     region: str = Field(description="AWS region of the platform, e.g. us-west-2.")
     platform_stack: str = Field(
-        description="Fully qualified platform stack the team runs on: <org>/<project>/<stack>, e.g. acme/gpucloud/dev."
+        description="Platform stack the team runs on: <project>/<stack> (e.g. gpucloud/dev; the org is the one the "
+        "team stack runs under: `organization` on a local/DIY backend, your org on Pulumi Cloud) or "
+        "<org>/<project>/<stack> to pin one (e.g. acme/gpucloud/dev)."
     )
     namespace: Name = Field(description="Kubernetes namespace the team's workloads run in.")
     service_account: Name = Field(
@@ -173,8 +201,15 @@ class TeamSpec(SpecModel):
     @classmethod
     def _stack(cls, value: str) -> str:
         if not _STACK_NAME.match(value):
-            raise ValueError(f"'{value}' is not <org>/<project>/<stack>; write e.g. acme/gpucloud/dev")
+            raise ValueError(f"'{value}' is not <project>/<stack> or <org>/<project>/<stack>; write e.g. gpucloud/dev")
         return value
+
+    def platform_reference(self, organization: str | None) -> str:
+        """The StackReference name: platformStack as written when it names an org, else under `organization`
+        (pulumi.get_organization(): `organization` on DIY backends, the stack's org on Pulumi Cloud)."""
+        if self.platform_stack.count("/") == 2:
+            return self.platform_stack
+        return f"{organization or 'organization'}/{self.platform_stack}"
 
     @model_validator(mode="after")
     def _rules(self) -> TeamSpec:
@@ -189,6 +224,11 @@ class TeamSpec(SpecModel):
         dupes = sorted({a for a in arns if arns.count(a) > 1})
         if dupes:
             rules.add("members", f"{dupes} listed more than once; one entry per principal with its access level")
+        if self.inference is not None and not _catalog_gpu(self.inference.instance_type):
+            rules.add(
+                "inference.instanceType",
+                f"'{self.inference.instance_type}' is not a GPU type in the gpucloud catalog; give the pool's type",
+            )
         stack = self.platform_stack.rsplit("/", 1)[-1]
         if _STACK_NAME.match(self.platform_stack) and stack != self.environment:
             rules.add(

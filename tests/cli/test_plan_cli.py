@@ -113,7 +113,8 @@ def test_bad_spec_exit_2_with_paths(capsys: pytest.CaptureFixture[str], tmp_path
     code, out, err = run_cli(capsys, "plan", "--program", str(project))
     assert code == 2
     assert out == ""
-    assert err.startswith("gpucloud: error: invalid stack 'dev': 2 problems\n")
+    # The stack file is named, so the user knows which file to open.
+    assert err.startswith(f"gpucloud: error: invalid stack 'dev' ({project}/stacks/Pulumi.dev.yaml): 2 problems\n")
     assert "  - gpucloud:platform.region: unknown AWS region 'moon-1'" in err
     assert "  - gpucloud:platform.color: unknown key 'color'; allowed keys: addons, availabilityZones, budget" in err
 

@@ -125,7 +125,12 @@ def test_workflow_runs_on_pull_requests_with_two_jobs():
     assert set(wf["jobs"]) == {"plan", "preview"}
     assert wf["jobs"]["preview"]["if"] == "${{ vars.AWS_ROLE_ARN != '' }}"
     runs = "\n".join(s.get("run", "") for s in wf["jobs"]["plan"]["steps"])
-    assert "make test" in runs and "--policy-config" in runs and "--format" in runs
+    # Every stack the diff reaches, team stacks included, each with its own policy config, sharded over a matrix.
+    assert "make test" in runs and "--changed" in runs and "--shard" in runs and "--format" in runs
+    assert "--stack" not in runs and "--policy-config" not in runs
+    assert wf["jobs"]["plan"]["strategy"]["matrix"]["shard"] == [1, 2]
+    checkout = next(s for s in wf["jobs"]["plan"]["steps"] if s.get("uses") == "actions/checkout@v4")
+    assert checkout["with"]["fetch-depth"] == 0
 
 
 def test_every_action_is_pinned_and_uses_only_real_inputs():

@@ -20,7 +20,9 @@ from components.workloads import InferenceDeployment, InferenceDeploymentConfig,
 from gpucloud.spec.team import load_team
 
 team = load_team()
-platform = pulumi.StackReference(team.platform_stack)
+# platformStack may leave out the org (gpucloud/dev): the reference then uses the org this stack runs under,
+# `organization` on a local/DIY backend and the stack's org on Pulumi Cloud (docs/network-and-cluster.md).
+platform = pulumi.StackReference(team.platform_reference(pulumi.get_organization()))
 
 # The platform's kubeconfig authenticates with `aws eks get-token`, so whoever runs this stack needs an IAM
 # identity the platform lists in cluster.adminPrincipalArns (or a team access entry), and network reach to the

@@ -1,0 +1,304 @@
+"""`gpucloud stacks` and `gpucloud plan --all | --changed | --shard` on a small repository of tiny programs:
+one process, dependency order, one combined report per format, the worst exit code; and the stack-aware
+single-stack plan (policy config by stack name, then by the spec's environment)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gpucloud.cli import main
+from gpucloud.cli.plan import resolve_policy_config
+from gpucloud.cli.plan_all import default_jobs, worst
+from gpucloud.report import validate_combined
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PLATFORM = """
+import pulumi
+import pulumi_aws as aws
+
+config = pulumi.Config()
+if config.get("fail"):
+    raise ValueError("the platform program failed on purpose")
+aws.sns.Topic("alerts", tags={"Team": "platform"})
+pulumi.export("bucketPrefix", "data")
+"""
+
+TEAM = """
+import pulumi
+import pulumi_aws as aws
+
+platform = pulumi.StackReference(f"{pulumi.get_organization()}/plat/" + pulumi.Config().require("platform"))
+aws.sns.Topic("team", tags={"Team": platform.require_output("bucketPrefix")})
+"""
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def make_repo(root: Path, fail_stack: str | None = None) -> Path:
+    write(root / "Pulumi.yaml", yaml.safe_dump({"name": "plat", "runtime": "python", "stackConfigDir": "stacks"}))
+    write(root / "__main__.py", PLATFORM)
+    for stack in ("dev", "prod"):
+        config: dict = {"aws:region": "us-west-2"}
+        if stack == fail_stack:
+            config["plat:fail"] = "yes"
+        write(root / "stacks" / f"Pulumi.{stack}.yaml", yaml.safe_dump({"config": config}))
+    team = root / "stacks" / "teams" / "t1"
+    write(team / "Pulumi.yaml", yaml.safe_dump({"name": "team-t1", "runtime": "python"}))
+    write(team / "__main__.py", TEAM)
+    team_config = {
+        "aws:region": "us-west-2",
+        "team-t1:platform": "dev",
+        "gpucloud:offlineStackReferences": {"plat/dev": {"bucketPrefix": "from-dev"}},
+    }
+    write(team / "Pulumi.dev.yaml", yaml.safe_dump({"config": team_config}))
+    (root / "policies" / "configs").mkdir(parents=True)
+    write(root / "policies" / "configs" / "prod.json", json.dumps({"budget-and-anomaly": "mandatory"}))
+    return root
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_repo(tmp_path_factory.mktemp("repo"))
+
+
+@pytest.fixture(scope="module")
+def combined(repo: Path) -> dict:
+    out = repo.parent / "combined.json"
+    # prod's config makes its budget guardrail mandatory: the one stack with a violation sets the exit code.
+    assert main(["plan", "--all", "--root", str(repo), "--format", "json", "--out", str(out)]) == 1
+    result: dict = json.loads(out.read_text())
+    return result
+
+
+def test_stacks_lists_every_stack_in_dependency_order(capsys: pytest.CaptureFixture[str], repo: Path) -> None:
+    code, out, err = run_cli(capsys, "stacks", "--root", str(repo), "--format", "json")
+    assert (code, err) == (0, "")
+    stacks = json.loads(out)["stacks"]
+    assert [s["id"] for s in stacks] == ["plat/dev", "plat/prod", "team-t1/dev"]
+    assert stacks[2]["depends_on"] == ["plat/dev"]
+    assert stacks[2]["program"] == "stacks/teams/t1"
+    code, out, _ = run_cli(capsys, "stacks", "--root", str(repo))
+    assert out.splitlines() == [
+        "stack        program          stack file                       environment  depends on  references",
+        "plat/dev     .                stacks/Pulumi.dev.yaml           -            -           -",
+        "plat/prod    .                stacks/Pulumi.prod.yaml          -            -           -",
+        "team-t1/dev  stacks/teams/t1  stacks/teams/t1/Pulumi.dev.yaml  -            plat/dev    plat/dev",
+    ]
+
+
+def test_plan_all_combined_json(combined: dict) -> None:
+    validate_combined(combined)
+    assert combined["schema"] == "gpucloud.plans/v1"
+    assert combined["exit_code"] == 1
+    assert [s["id"] for s in combined["stacks"]] == ["plat/dev", "plat/prod", "team-t1/dev"]
+    assert combined["summary"]["stacks"] == 3
+    assert combined["summary"]["failed"] == 1
+    assert combined["summary"]["mandatory_violations"] == 1
+    by_id = {s["id"]: s for s in combined["stacks"]}
+    assert {i: s["exit_code"] for i, s in by_id.items()} == {"plat/dev": 0, "plat/prod": 1, "team-t1/dev": 0}
+    # Each stack is judged by its own config: prod has policies/configs/prod.json, the others none.
+    assert by_id["plat/prod"]["policy_config"].endswith("policies/configs/prod.json")
+    assert by_id["plat/dev"]["policy_config"] == "none (no policies/configs/<stack>.json or <environment>.json)"
+    team = by_id["team-t1/dev"]["report"]
+    bucket = next(r for r in team["resources"] if r["type"] == "aws:sns/topic:Topic")
+    assert bucket["inputs"]["tags"] == {"Team": "from-dev"}  # the offline answer, keyed without an org
+    assert team["stack"] == "dev" and team["project"] == "team-t1"
+
+
+def test_a_failing_stack_does_not_stop_the_others(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    repo = make_repo(tmp_path, fail_stack="dev")
+    code, out, _ = run_cli(capsys, "plan", "--all", "--root", str(repo), "--format", "json")
+    assert code == 2
+    combined = json.loads(out)
+    validate_combined(combined)
+    codes = {s["id"]: s["exit_code"] for s in combined["stacks"]}
+    assert codes == {"plat/dev": 2, "plat/prod": 1, "team-t1/dev": 0}
+    failed = combined["stacks"][0]
+    assert "report" not in failed
+    assert failed["error"] == ("program error in __main__.py:7: ValueError: the platform program failed on purpose")
+    assert combined["summary"]["failed"] == 2
+
+
+def test_plan_all_text_markdown_and_sarif(capsys: pytest.CaptureFixture[str], repo: Path) -> None:
+    code, text, _ = run_cli(capsys, "plan", "--all", "--root", str(repo))
+    assert code == 1
+    assert text.count("=== ") == 4
+    assert "=== plat/dev (stacks/Pulumi.dev.yaml; policy config: none (no policies" in text
+    lines = text.splitlines()
+    assert lines[-5] == "=== 3 stacks, exit 1"
+    assert lines[-4].split() == ["stack", "stack", "file", "exit", "monthly", "mandatory", "conformance", "errors"]
+    assert lines[-2].split()[:3] == ["plat/prod", "stacks/Pulumi.prod.yaml", "1"]
+    code, markdown, _ = run_cli(capsys, "plan", "--all", "--root", str(repo), "--format", "markdown")
+    assert code == 1
+    assert markdown.startswith("## gpucloud plan: 3 stacks, exit 1\n")
+    sections = [line for line in markdown.splitlines() if line.startswith("<details><summary>") and ": exit " in line]
+    assert sections == [
+        "<details><summary>plat/dev: exit 0</summary>",
+        "<details><summary>plat/prod: exit 1</summary>",
+        "<details><summary>team-t1/dev: exit 0</summary>",
+    ]
+    assert "<details><summary>team-t1/dev: exit 0</summary>" in markdown
+    assert "| plat/prod | stacks/Pulumi.prod.yaml | 1 | $0.00 | 1 | 0 |" in markdown
+    code, sarif_text, _ = run_cli(capsys, "plan", "--all", "--root", str(repo), "--format", "sarif")
+    assert code == 1
+    sarif = json.loads(sarif_text)
+    assert sarif["version"] == "2.1.0"
+    ids = [run["automationDetails"]["id"] for run in sarif["runs"] if "automationDetails" in run]
+    # One category per stack and tool: GitHub code scanning rejects a file with two runs of one category.
+    assert len(ids) == len(set(ids))
+    assert "gpucloud-plan/team-t1/dev/" in ids
+    uris = {
+        loc["physicalLocation"]["artifactLocation"]["uri"]
+        for run in sarif["runs"]
+        for result in run["results"]
+        for loc in result["locations"]
+    }
+    assert uris == {"stacks/Pulumi.dev.yaml", "stacks/Pulumi.prod.yaml", "stacks/teams/t1/Pulumi.dev.yaml"}
+
+
+def test_shard_splits_the_stacks(capsys: pytest.CaptureFixture[str], repo: Path) -> None:
+    seen = []
+    for i in (1, 2):
+        code, out, _ = run_cli(capsys, "stacks", "--root", str(repo), "--shard", f"{i}/2", "--format", "json")
+        assert code == 0
+        seen.append([s["id"] for s in json.loads(out)["stacks"]])
+    assert seen == [["plat/dev", "team-t1/dev"], ["plat/prod"]]
+    code, out, _ = run_cli(capsys, "plan", "--shard", "1/2", "--root", str(repo), "--format", "json")
+    assert code == 0
+    assert [s["id"] for s in json.loads(out)["stacks"]] == ["plat/dev", "team-t1/dev"]
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args], cwd=repo, check=True, capture_output=True
+    )
+
+
+def test_changed_plans_only_what_the_diff_reaches(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    code, out, _ = run_cli(capsys, "plan", "--changed", "HEAD", "--root", str(repo), "--format", "json")
+    assert code == 0
+    assert json.loads(out)["stacks"] == []
+    (repo / "stacks" / "Pulumi.prod.yaml").write_text("config:\n  aws:region: us-east-1\n")
+    code, out, _ = run_cli(capsys, "stacks", "--changed", "HEAD", "--root", str(repo), "--format", "json")
+    assert [s["id"] for s in json.loads(out)["stacks"]] == ["plat/prod"]
+    # The team stack reads plat/dev: a change to the platform program reaches all three.
+    (repo / "__main__.py").write_text(PLATFORM + "\n# changed\n")
+    code, out, _ = run_cli(capsys, "stacks", "--changed", "HEAD", "--root", str(repo), "--format", "json")
+    assert [s["id"] for s in json.loads(out)["stacks"]] == ["plat/dev", "plat/prod", "team-t1/dev"]
+    code, _, err = run_cli(capsys, "plan", "--changed", "nope", "--root", str(repo))
+    assert code == 2
+    assert err.startswith("gpucloud: error: --changed nope: git rev-parse --verify failed (")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["plan", "--all", "--stack", "dev"], "--stack names one stack's input and cannot be combined with --all"),
+        (["plan", "--all", "--compare", "x.json"], "--compare names one stack's input and cannot be combined"),
+        (["plan", "--all", "--policy-config", "x.json"], "--policy-config names one stack's input"),
+        (["plan", "--all", "--program", "stacks"], "--program selects one project; with --all/--changed/--shard"),
+        (["plan", "--all", "--jobs", "0"], "--jobs 0: give 1 or more worker processes"),
+        (["plan", "--jobs", "2"], "--jobs applies to --all/--changed/--shard only"),
+        (["plan", "--shard", "3/2"], "--shard '3/2': I must be between 1 and N"),
+        (["plan", "--all", "--root", "/nonexistent"], "--root /nonexistent is not a directory"),
+        (["stacks", "--root", "/nonexistent"], "--root /nonexistent is not a directory"),
+        (
+            ["plan", "--policy-config", "a.json", "--no-policy-config"],
+            "--policy-config and --no-policy-config contradict each other; give one of them",
+        ),
+    ],
+)
+def test_bad_combinations_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert err.startswith("gpucloud: error: ") and message in err, err
+
+
+def test_jobs_two_gives_the_same_result_as_one(capsys: pytest.CaptureFixture[str], repo: Path, combined: dict) -> None:
+    code, out, _ = run_cli(capsys, "plan", "--all", "--root", str(repo), "--jobs", "2", "--format", "json")
+    assert code == 1
+    forked = json.loads(out)
+
+    def strip(doc: dict) -> list:
+        return [{k: v for k, v in s.items() if k != "seconds"} for s in doc["stacks"]]
+
+    assert strip(forked) == strip(combined)
+
+
+def test_worst_exit_code() -> None:
+    assert worst([]) == 0
+    assert worst([0, 1, 0]) == 1
+    assert worst([1, 5]) == 5
+    assert worst([5, 2, 1]) == 2
+    assert worst([2, 4, 0]) == 4
+    assert worst([3, 5]) == 3
+    assert worst([0, 99, 2]) == 99  # an unknown code counts as the worst
+
+
+def test_default_jobs() -> None:
+    assert [default_jobs(n) for n in (None, 1, 2, 3, 4, 16)] == [1, 1, 1, 3, 4, 8]
+
+
+def namespace(**kw: object) -> argparse.Namespace:
+    return argparse.Namespace(**{"policy_config": None, "no_policy_config": False, **kw})
+
+
+def test_policy_config_follows_the_stack_then_its_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "Pulumi.yaml", "name: p\nruntime: python\n")
+    write(tmp_path / "__main__.py", "")
+    for stack, env in (("prod-eu", "prod"), ("dev", "dev"), ("scratch", None)):
+        spec = {"gpucloud:platform": {"environment": env}} if env else {}
+        write(tmp_path / f"Pulumi.{stack}.yaml", yaml.safe_dump({"config": spec}))
+    write(tmp_path / "policies" / "configs" / "prod.json", '{"all": "mandatory"}')
+    write(tmp_path / "policies" / "configs" / "dev.json", '{"cost-tags": "advisory"}')
+    assert resolve_policy_config(namespace(), tmp_path, "prod-eu") == (
+        {"all": "mandatory"},
+        "policies/configs/prod.json",
+    )
+    assert resolve_policy_config(namespace(), tmp_path, "dev") == (
+        {"cost-tags": "advisory"},
+        "policies/configs/dev.json",
+    )
+    assert resolve_policy_config(namespace(), tmp_path, "scratch") == (
+        None,
+        "none (no policies/configs/<stack>.json or <environment>.json)",
+    )
+    assert resolve_policy_config(namespace(no_policy_config=True), tmp_path, "prod-eu") == (
+        None,
+        "none (--no-policy-config)",
+    )
+    flag = namespace(policy_config=str(tmp_path / "policies" / "configs" / "dev.json"))
+    assert resolve_policy_config(flag, tmp_path, "prod-eu") == ({"cost-tags": "advisory"}, "policies/configs/dev.json")
+    write(tmp_path / "policies" / "configs" / "list.json", "[]")
+    with pytest.raises(Exception, match="must hold a JSON object keyed by policy name"):
+        resolve_policy_config(namespace(policy_config="policies/configs/list.json"), tmp_path, "dev")
+
+
+def test_python_dash_m_gpucloud() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpucloud", "--version"], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert (proc.returncode, proc.stdout) == (0, "gpucloud 0.1.0\n")

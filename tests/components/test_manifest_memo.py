@@ -1,0 +1,19 @@
+"""Vendored release manifests are parsed once per process (plan --all plans several stacks that install them),
+and every caller still gets objects of its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from components.addons import manifest_objects
+
+
+def test_manifest_parsed_once_and_copied_per_caller(tmp_path: Path) -> None:
+    manifest = tmp_path / "m.yaml"
+    manifest.write_text("kind: A\nmetadata: {name: a}\n---\n# a comment-only document\n---\nkind: B\n")
+    first = manifest_objects(manifest)
+    assert first == [{"kind": "A", "metadata": {"name": "a"}}, {"kind": "B"}]
+    first[0]["metadata"]["name"] = "changed"
+    assert manifest_objects(manifest)[0]["metadata"]["name"] == "a"
+    manifest.write_text("kind: C\n")  # a new file version (size and mtime) is parsed again
+    assert manifest_objects(manifest) == [{"kind": "C"}]
