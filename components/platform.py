@@ -13,6 +13,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.addons import GpuAddons, GpuAddonsConfig
+from components.addons.kueue import Kueue, KueueConfig
 from components.base import child
 from components.budget import GpuBudget, GpuBudgetConfig
 from components.cluster import GpuCluster, GpuClusterConfig
@@ -314,6 +315,19 @@ def _build_addons(spec: PlatformSpec, platform: Platform) -> None:
             )
 
 
+def _build_queueing(spec: PlatformSpec, platform: Platform) -> None:
+    """Kueue with the pools' capacity flavours; team stacks read the cohort and flavour names from the exports."""
+    assert platform.cluster is not None
+    kueue = Kueue(
+        f"{spec.name}-kueue",
+        KueueConfig(region=spec.region, tags=spec.all_tags, addons=spec.addons, pools=spec.node_pools),
+        platform.cluster,
+    )
+    platform.components["kueue"] = kueue
+    platform.exports["kueueCohort"] = kueue.cohort
+    platform.exports["kueueFlavours"] = kueue.flavours_by_pool
+
+
 def build(spec: PlatformSpec) -> Platform:
     platform = Platform(spec=spec)
     platform.exports.update(
@@ -329,5 +343,7 @@ def build(spec: PlatformSpec) -> Platform:
     if spec.storage is not None:
         _build_storage(spec, platform)
     _build_addons(spec, platform)
+    if spec.addons.kueue.enabled:
+        _build_queueing(spec, platform)
     _build_cost_controls(spec, platform)
     return platform

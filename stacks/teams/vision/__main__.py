@@ -15,7 +15,7 @@ except ImportError:
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.team import GpuTeam, GpuTeamConfig, TeamLustreVolume, TeamLustreVolumeConfig
+from components.team import GpuTeam, GpuTeamConfig, TeamLustreVolume, TeamLustreVolumeConfig, TeamQueue, TeamQueueConfig
 from components.workloads import InferenceDeployment, InferenceDeploymentConfig, TrainingJob, TrainingJobConfig
 from gpucloud.spec.team import load_team
 
@@ -39,6 +39,24 @@ tenant = GpuTeam(
 # efaSecurityGroupId, kmsKeyArn, kubernetesVersion) and adds a GpuNodePool the same way the platform does.
 common = {"region": team.region, "tags": team.all_tags, "namespace": team.namespace}
 after_namespace = pulumi.ResourceOptions(depends_on=[tenant])
+
+queue_name = None
+if team.queue is not None and team.queue.enabled:
+    # The team's ClusterQueue borrows the platform's pool flavours up to the team quota; the training job is
+    # submitted suspended to the LocalQueue and Kueue admits all its nodes at once.
+    queue = TeamQueue(
+        f"{team.name}-queue",
+        TeamQueueConfig(
+            region=team.region,
+            tags=team.all_tags,
+            team=team,
+            cohort=platform.require_output("kueueCohort"),
+            flavours=platform.require_output("kueueFlavours"),
+        ),
+        k8s_provider=k8s_provider,
+        opts=after_namespace,
+    )
+    queue_name = queue.local_queue_name
 
 if team.training is not None:
     t = team.training
@@ -67,6 +85,7 @@ if team.training is not None:
             script=t.script,
             script_args=t.script_args,
             claim_name=lustre.claim_name,
+            queue_name=queue_name,
         ),
         k8s_provider=k8s_provider,
         opts=pulumi.ResourceOptions(depends_on=[tenant, lustre]),
