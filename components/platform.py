@@ -14,6 +14,7 @@ import pulumi_kubernetes as k8s
 
 from components.addons import GpuAddons, GpuAddonsConfig
 from components.addons.kueue import Kueue, KueueConfig
+from components.addons.lb_controller import LoadBalancerController, LoadBalancerControllerConfig
 from components.base import child
 from components.budget import GpuBudget, GpuBudgetConfig
 from components.cluster import GpuCluster, GpuClusterConfig
@@ -345,5 +346,13 @@ def build(spec: PlatformSpec) -> Platform:
     _build_addons(spec, platform)
     if spec.addons.kueue.enabled:
         _build_queueing(spec, platform)
+    if spec.addons.load_balancer_controller.enabled:
+        platform.components["lb-controller"] = LoadBalancerController(
+            f"{spec.name}-lb-controller",
+            LoadBalancerControllerConfig(region=spec.region, tags=spec.all_tags, addons=spec.addons),
+            platform.cluster,
+        )
+    platform.exports["loadBalancerController"] = spec.addons.load_balancer_controller.enabled
+    platform.exports["loadBalancerAllowInternetFacing"] = spec.addons.load_balancer_controller.allow_internet_facing
     _build_cost_controls(spec, platform)
     return platform

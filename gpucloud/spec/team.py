@@ -153,7 +153,11 @@ class TeamServingSpec(SpecModel):
     )
     served_model_name: str | None = Field(default=None, description="Name clients use. Unset: the model.")
     max_model_len: int | None = Field(default=None, ge=256, description="--max-model-len.")
-    min_replicas: int = Field(default=1, ge=0, description="Fewest replicas KEDA keeps (0 scales to zero).")
+    min_replicas: int = Field(
+        default=1,
+        ge=1,
+        description="Fewest replicas KEDA keeps (at least 1: the queue-depth metric exists only while a replica runs).",
+    )
     max_replicas: int = Field(default=2, ge=1, description="Most replicas KEDA scales out to.")
     queue_depth_target: int = Field(
         default=8,
