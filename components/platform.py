@@ -15,6 +15,7 @@ import pulumi_kubernetes as k8s
 from components.addons import GpuAddons, GpuAddonsConfig
 from components.addons.kueue import Kueue, KueueConfig
 from components.addons.lb_controller import LoadBalancerController, LoadBalancerControllerConfig
+from components.addons.node_health import HEALTH_TAINT, NodeHealth, NodeHealthConfig
 from components.base import child
 from components.budget import GpuBudget, GpuBudgetConfig
 from components.cluster import GpuCluster, GpuClusterConfig
@@ -177,6 +178,7 @@ def _build_node_pools(spec: PlatformSpec, platform: Platform) -> None:
                 interruption_queue_name=kq.name,
                 interruption_queue_arn=kq.arn,
                 create_access_entry=not access_entry_owned,
+                node_repair=spec.addons.node_health.enabled and spec.addons.node_health.replace_failed,
             ),
         )
         access_entry_owned = True
@@ -190,6 +192,7 @@ def _build_node_pools(spec: PlatformSpec, platform: Platform) -> None:
             ),
         )
     exported: dict[str, Any] = {}
+    health_taint = HEALTH_TAINT if spec.addons.node_health.enabled else None
     for pool in pools:
         owns_entry = pool.backend == "self-managed" and not access_entry_owned
         access_entry_owned = access_entry_owned or owns_entry
@@ -205,6 +208,8 @@ def _build_node_pools(spec: PlatformSpec, platform: Platform) -> None:
                 interruption_queue=queue if pool.name in nth_pools else None,
                 karpenter=karpenter if pool.backend == "karpenter" else None,
                 create_access_entry=owns_entry,
+                startup_taint=health_taint if pool.specs[0].is_gpu and pool.specs[0].manufacturer == "nvidia" else None,
+                enable_node_repair=not spec.addons.node_health.enabled or spec.addons.node_health.replace_failed,
             ),
         )
         platform.components[f"pool:{pool.name}"] = component
@@ -346,6 +351,22 @@ def build(spec: PlatformSpec) -> Platform:
     _build_addons(spec, platform)
     if spec.addons.kueue.enabled:
         _build_queueing(spec, platform)
+    if spec.addons.node_health.enabled:
+        addons = platform.components["addons"]
+        platform.components["node-health"] = NodeHealth(
+            f"{spec.name}-node-health",
+            NodeHealthConfig(
+                region=spec.region,
+                tags=spec.all_tags,
+                addons=spec.addons,
+                pools=spec.node_pools,
+                # Only the in-cluster Prometheus answers unsigned queries; with AMP the XID alert rule still fires.
+                prometheus_url=addons.prometheus_server_url
+                if spec.addons.observability.metrics == "kube-prometheus-stack"
+                else None,
+            ),
+            platform.cluster,
+        )
     if spec.addons.load_balancer_controller.enabled:
         platform.components["lb-controller"] = LoadBalancerController(
             f"{spec.name}-lb-controller",

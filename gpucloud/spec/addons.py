@@ -369,9 +369,10 @@ class NodeHealthSpec(SpecModel):
         "Unset: the acceptance ncclTestImage, else EFA pools get the GPU checks only.",
     )
     actor_image: str = Field(
-        default="public.ecr.aws/aws-cli/aws-cli:2.27.50",
+        default="public.ecr.aws/docker/library/python:3.12-slim",
         min_length=1,
-        description="Image with the AWS CLI and curl that patches the node and marks failed instances unhealthy.",
+        description="Image with python3 (standard library only) that runs the agent: removes the taint, "
+        "quarantines failed nodes, marks their instances unhealthy.",
     )
     replace_failed: bool = Field(
         default=True,
