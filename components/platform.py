@@ -351,6 +351,7 @@ def build(spec: PlatformSpec) -> Platform:
     _build_addons(spec, platform)
     if spec.addons.kueue.enabled:
         _build_queueing(spec, platform)
+    assert platform.cluster is not None
     if spec.addons.node_health.enabled:
         addons = platform.components["addons"]
         platform.components["node-health"] = NodeHealth(
