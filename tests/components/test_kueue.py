@@ -191,3 +191,24 @@ def test_team_queue_needs_a_pool() -> None:
         parse_team(base)
     assert "queue.pools" in str(err.value)
     assert parse_team({**base, "queue": {"pools": ["dev-l4"]}}).queue.pools == ["dev-l4"]
+
+
+@pytest.mark.parametrize("pytorch", [False, True], ids=["job", "pytorchjob"])
+def test_training_job_is_submitted_suspended_through_the_local_queue(pytorch: bool) -> None:
+    from test_workloads import run, training
+
+    from components.workloads import TrainingJob
+
+    kind = "kubernetes:kubeflow.org/v1:PyTorchJob" if pytorch else "kubernetes:batch/v1:Job"
+    queued = run(lambda: TrainingJob("t", training(queue_name="vision-queue", use_pytorch_job=pytorch))).of_type(kind)
+    meta = queued[0].inputs["metadata"]
+    assert meta["labels"]["kueue.x-k8s.io/queue-name"] == "vision-queue"
+    assert meta["annotations"] == {"pulumi.com/skipAwait": "true"}
+    spec = queued[0].inputs["spec"]
+    assert (spec["runPolicy"]["suspend"] if pytorch else spec["suspend"]) is True
+    # The pods keep their own labels: the PDB and the headless Service select them as before.
+    template = spec["pytorchReplicaSpecs"]["Master"]["template"] if pytorch else spec["template"]
+    assert "kueue.x-k8s.io/queue-name" not in template["metadata"]["labels"]
+    plain = run(lambda: TrainingJob("t", training(use_pytorch_job=pytorch))).of_type(kind)[0].inputs
+    assert "kueue.x-k8s.io/queue-name" not in plain["metadata"]["labels"]
+    assert "suspend" not in (plain["spec"]["runPolicy"] if pytorch else plain["spec"])
