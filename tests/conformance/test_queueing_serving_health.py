@@ -123,3 +123,27 @@ def test_health_gate_startup_taint_is_transient_only_where_its_remover_lands() -
     checks = {f.check for f in broken.errors}
     assert {"scheduling.workload", "scheduling.advertise"} <= checks
     assert any(f"untolerated taint {HEALTH_KEY}=unchecked:NoSchedule" in f.message for f in broken.errors)
+
+
+def test_team_quota_below_its_gang_is_reported_by_the_queueing_check() -> None:
+    """The team's ClusterQueue borrows at most its quota: a cut-down limit below the 2 x 4-GPU fine-tuning gang
+    means Kueue never admits the job."""
+
+    def change(p: dict[str, Any]) -> dict[str, Any]:
+        def cut(spec: dict[str, Any]) -> dict[str, Any]:
+            group = spec["resourceGroups"][0]
+            flavors = [
+                {
+                    **f,
+                    "resources": [
+                        {**r, "borrowingLimit": "6"} if r["name"] == "nvidia.com/gpu" else r for r in f["resources"]
+                    ],
+                }
+                for f in group["flavors"]
+            ]
+            return {**spec, "resourceGroups": [{**group, "flavors": flavors}]}
+
+        return {**p, "spec": pulumi.Output.from_input(p["spec"]).apply(cut)}
+
+    errors = _errors(plan_stack("dev", program_dir=TEAM, edit=_edit_spec("ClusterQueue", change)))
+    assert [e[:3] for e in errors] == [("queueing", "vision-finetune-job", "spec")]
