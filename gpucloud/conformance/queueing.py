@@ -18,6 +18,7 @@ nominalQuota, borrowingLimit; LocalQueue.spec.clusterQueue) and the chart's mana
 from __future__ import annotations
 
 from collections.abc import Iterator
+
 import yaml
 
 from gpucloud.conformance import ConformanceContext, Finding, register_check
