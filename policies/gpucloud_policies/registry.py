@@ -21,6 +21,7 @@ from .security import (
     hop_limit,
     iam_admin,
     imdsv2,
+    lb_internal,
     public_ip,
     s3_public_access,
     s3_sse_kms,
@@ -61,6 +62,7 @@ GUARDRAILS: tuple[Guardrail, ...] = tuple(
         s3_sse_kms,
         s3_tls,
         iam_admin,
+        lb_internal,
         # reliability
         checkpoint_versioning,
         interruption,
