@@ -132,6 +132,11 @@ def kueue_values(spec: AddonsSpec) -> dict[str, Any]:
     if q.fair_sharing:
         config["fairSharing"] = {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]}
     config["resources"] = {"excludeResourcePrefixes": list(EXCLUDED_RESOURCE_PREFIXES)}
+    # The training template can submit a PyTorchJob; the chart leaves that integration commented out, and Kueue
+    # never unsuspends a job of a framework it does not manage. Kueue defers an integration until its CRD exists.
+    frameworks = config.setdefault("integrations", {}).setdefault("frameworks", [])
+    if "kubeflow.org/pytorchjob" not in frameworks:
+        frameworks.append("kubeflow.org/pytorchjob")
     return {"managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(config, sort_keys=False)}}
 
 

@@ -132,7 +132,8 @@ def test_values_extend_the_charts_own_manager_config() -> None:
     config = yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
     chart = yaml.safe_load((charts_lock.pin("kueue").chart_dir / "values.yaml").read_text())
     upstream = yaml.safe_load(chart["managerConfig"]["controllerManagerConfigYaml"])
-    assert config["integrations"] == upstream["integrations"]
+    # Upstream's integrations stay, plus PyTorchJob (commented out in the chart) for the training template.
+    assert config["integrations"]["frameworks"] == [*upstream["integrations"]["frameworks"], "kubeflow.org/pytorchjob"]
     assert "kubeflow.org/mpijob" in config["integrations"]["frameworks"]
     assert config["waitForPodsReady"]["timeout"] == "15m"
     assert config["fairSharing"] == {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]}
