@@ -27,6 +27,7 @@ KEY = "startup-taint.cluster-autoscaler.kubernetes.io/gpucloud-health"
 def test_verdicts_wait_for_every_check(tmp_path) -> None:
     (tmp_path / "gpu").write_text("pass\n")
     assert agent.verdicts(str(tmp_path), ["gpu", "efa"]) is None
+    assert agent.verdicts(str(tmp_path), ["efa", "gpu"]) is None
     (tmp_path / "efa").write_text("fail: fi_info -p efa: no provider\n")
     results = agent.verdicts(str(tmp_path), ["gpu", "efa"])
     assert results == {"gpu": "pass", "efa": "fail: fi_info -p efa: no provider"}
@@ -68,12 +69,20 @@ def test_quarantine_cordons_labels_and_sets_the_repair_condition() -> None:
     assert patch["metadata"]["labels"] == {"gpucloud.io/health": "failed"}
     assert patch["metadata"]["annotations"] == {"gpucloud.io/health-reason": "gpu: fail: dcgmi diag -r 2"}
     assert len(agent.quarantine_patch("x" * 5000)["metadata"]["annotations"]["gpucloud.io/health-reason"]) == 1000
-    cond = agent.condition_patch("why", "2026-11-30T00:00:00Z")["status"]["conditions"][0]
-    assert (cond["type"], cond["status"], cond["reason"]) == (
-        "AcceleratedHardwareReady",
-        "False",
-        "GpucloudHealthCheckFailed",
-    )
+    assert agent.condition_patch("why", "2026-11-30T00:00:00Z") == {
+        "status": {
+            "conditions": [
+                {
+                    "type": "AcceleratedHardwareReady",
+                    "status": "False",
+                    "reason": "GpucloudHealthCheckFailed",
+                    "message": "why",
+                    "lastHeartbeatTime": "2026-11-30T00:00:00Z",
+                    "lastTransitionTime": "2026-11-30T00:00:00Z",
+                }
+            ]
+        }
+    }
     assert agent.passed_patch() == {
         "metadata": {"labels": {"gpucloud.io/health": "passed"}, "annotations": {"gpucloud.io/health-reason": None}}
     }
@@ -82,6 +91,7 @@ def test_quarantine_cordons_labels_and_sets_the_repair_condition() -> None:
 def test_instance_id_from_provider_id() -> None:
     assert agent.instance_id("aws:///us-east-1a/i-0123456789abcdef0") == "i-0123456789abcdef0"
     assert agent.instance_id("aws:///us-east-1a/fargate-ip-10-0-0-1") is None
+    assert agent.instance_id("gce://p/z/i-123") is None
     assert agent.instance_id("") is None
 
 
@@ -108,7 +118,11 @@ def test_sigv4_matches_botocore() -> None:
     )
     assert ours["x-amz-date"] == "20261130T120000Z"
     assert ours["x-amz-security-token"] == "session-token"
-    assert "HealthStatus=Unhealthy" in body and "Action=SetInstanceHealth" in body
+    # The autoscaling Query API request (API version 2011-01-01, SetInstanceHealth parameters).
+    assert body == (
+        "Action=SetInstanceHealth&Version=2011-01-01&InstanceId=i-0123456789abcdef0&HealthStatus=Unhealthy"
+        "&ShouldRespectGracePeriod=false"
+    )
 
 
 # -- the component -------------------------------------------------------------------------------------------------
