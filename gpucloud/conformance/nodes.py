@@ -630,7 +630,8 @@ def startup_taints(pools: list[Pool], objs: list[KObject]) -> None:
                 if untolerated(pod_spec.get("tolerations") or [], pool.taints):
                     continue
                 if any(selector_fits(v.labels, pod_spec)[0] is not False for v in pool.variants):
-                    pool.taints.remove(taint)
-                    pool.startup_taints.append(taint)
+                    # A new list: the parsed taints may be shared with other plans' models (cached parses).
+                    pool.taints = [t for t in pool.taints if t != taint]
+                    pool.startup_taints = [*pool.startup_taints, taint]
                     pool.notes.append(f"startup taint {taint} removed by a DaemonSet once it has run on the node")
                     break
