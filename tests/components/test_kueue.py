@@ -135,7 +135,16 @@ def test_values_extend_the_charts_own_manager_config() -> None:
     # Upstream's integrations stay, plus PyTorchJob (commented out in the chart) for the training template.
     assert config["integrations"]["frameworks"] == [*upstream["integrations"]["frameworks"], "kubeflow.org/pytorchjob"]
     assert "kubeflow.org/mpijob" in config["integrations"]["frameworks"]
-    assert config["waitForPodsReady"]["timeout"] == "15m"
+    assert config["waitForPodsReady"] == {
+        "timeout": "15m",
+        "blockAdmission": False,
+        "requeuingStrategy": {"timestamp": "Eviction", "backoffBaseSeconds": 60, "backoffMaxSeconds": 3600},
+    }
+    # Everything else is the chart's own configuration, unchanged.
+    rest = {
+        k: v for k, v in config.items() if k not in ("waitForPodsReady", "fairSharing", "resources", "integrations")
+    }
+    assert rest == {k: v for k, v in upstream.items() if k != "integrations"}
     assert config["fairSharing"] == {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]}
     assert config["resources"] == {"excludeResourcePrefixes": ["vpc.amazonaws.com/", "hugepages-"]}
     off = yaml.safe_load(
