@@ -35,6 +35,9 @@ class GpuKarpenterConfig(ComponentConfig):
         default=KARPENTER_CHART_VERSION, description="Karpenter chart version (the charts lock's pin)."
     )
     namespace: str = Field(default="kube-system", description="Namespace the controller runs in.")
+    node_repair: bool = Field(
+        default=False, description="Turn on Karpenter's NodeRepair feature gate (replaces unhealthy nodes)."
+    )
 
     create_access_entry: bool = Field(
         default=True,
@@ -96,7 +99,9 @@ class GpuKarpenter(pulumi.ComponentResource):
             version=chart.version,
             repository_opts=chart.repository_opts,
             namespace=config.namespace,
-            values=karpenter_values(cluster.name, cluster.endpoint, config.interruption_queue_name),
+            values=karpenter_values(
+                cluster.name, cluster.endpoint, config.interruption_queue_name, node_repair=config.node_repair
+            ),
             opts=child(self, provider=cluster.k8s_provider, depends_on=[self.pod_identity]),
         )
         self.role_arn = self.role.arn
@@ -109,14 +114,16 @@ class GpuKarpenter(pulumi.ComponentResource):
         )
 
 
-def karpenter_values(cluster_name: Any, endpoint: Any, queue_name: Any) -> dict[str, Any]:
+def karpenter_values(cluster_name: Any, endpoint: Any, queue_name: Any, node_repair: bool = False) -> dict[str, Any]:
     return {
         "settings": {
             "clusterName": cluster_name,
             "clusterEndpoint": endpoint,
             # `interruptionQueue` (not the pre-v0.32 `interruptionQueueName`, which is silently ignored).
             "interruptionQueue": queue_name,
-            "featureGates": {"reservedCapacity": True},
+            # nodeRepair (alpha, off in the chart): Karpenter replaces nodes whose AcceleratedHardwareReady (and
+            # other monitored) conditions stay unhealthy; the node health gate sets that condition on failure.
+            "featureGates": {"reservedCapacity": True, **({"nodeRepair": True} if node_repair else {})},
         },
         "serviceAccount": {"create": True, "name": KARPENTER_SERVICE_ACCOUNT},
         "replicas": 2,

@@ -13,6 +13,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.addons import GpuAddons, GpuAddonsConfig
+from components.addons.kueue import Kueue, KueueConfig
+from components.addons.lb_controller import LoadBalancerController, LoadBalancerControllerConfig
+from components.addons.node_health import HEALTH_TAINT, NodeHealth, NodeHealthConfig
 from components.base import child
 from components.budget import GpuBudget, GpuBudgetConfig
 from components.cluster import GpuCluster, GpuClusterConfig
@@ -194,6 +197,7 @@ def _build_node_pools(spec: PlatformSpec, platform: Platform) -> None:
                 interruption_queue_name=kq.name,
                 interruption_queue_arn=kq.arn,
                 create_access_entry=not access_entry_owned,
+                node_repair=spec.addons.node_health.enabled and spec.addons.node_health.replace_failed,
             ),
         )
         access_entry_owned = True
@@ -207,6 +211,7 @@ def _build_node_pools(spec: PlatformSpec, platform: Platform) -> None:
             ),
         )
     exported: dict[str, Any] = {}
+    health_taint = HEALTH_TAINT if spec.addons.node_health.enabled else None
     for pool in pools:
         owns_entry = pool.backend == "self-managed" and not access_entry_owned
         access_entry_owned = access_entry_owned or owns_entry
@@ -222,6 +227,8 @@ def _build_node_pools(spec: PlatformSpec, platform: Platform) -> None:
                 interruption_queue=queue if pool.name in nth_pools else None,
                 karpenter=karpenter if pool.backend == "karpenter" else None,
                 create_access_entry=owns_entry,
+                startup_taint=health_taint if pool.specs[0].is_gpu and pool.specs[0].manufacturer == "nvidia" else None,
+                enable_node_repair=not spec.addons.node_health.enabled or spec.addons.node_health.replace_failed,
             ),
         )
         platform.components[f"pool:{pool.name}"] = component
@@ -333,6 +340,19 @@ def _build_addons(spec: PlatformSpec, platform: Platform) -> None:
             )
 
 
+def _build_queueing(spec: PlatformSpec, platform: Platform) -> None:
+    """Kueue with the pools' capacity flavours; team stacks read the cohort and flavour names from the exports."""
+    assert platform.cluster is not None
+    kueue = Kueue(
+        f"{spec.name}-kueue",
+        KueueConfig(region=spec.region, tags=spec.all_tags, addons=spec.addons, pools=spec.node_pools),
+        platform.cluster,
+    )
+    platform.components["kueue"] = kueue
+    platform.exports["kueueCohort"] = kueue.cohort
+    platform.exports["kueueFlavours"] = kueue.flavours_by_pool
+
+
 def build(spec: PlatformSpec) -> Platform:
     platform = Platform(spec=spec)
     platform.exports.update(
@@ -348,5 +368,32 @@ def build(spec: PlatformSpec) -> Platform:
     if spec.storage is not None:
         _build_storage(spec, platform)
     _build_addons(spec, platform)
+    if spec.addons.kueue.enabled:
+        _build_queueing(spec, platform)
+    assert platform.cluster is not None
+    if spec.addons.node_health.enabled:
+        addons = platform.components["addons"]
+        platform.components["node-health"] = NodeHealth(
+            f"{spec.name}-node-health",
+            NodeHealthConfig(
+                region=spec.region,
+                tags=spec.all_tags,
+                addons=spec.addons,
+                pools=spec.node_pools,
+                # Only the in-cluster Prometheus answers unsigned queries; with AMP the XID alert rule still fires.
+                prometheus_url=addons.prometheus_server_url
+                if spec.addons.observability.metrics == "kube-prometheus-stack"
+                else None,
+            ),
+            platform.cluster,
+        )
+    if spec.addons.load_balancer_controller.enabled:
+        platform.components["lb-controller"] = LoadBalancerController(
+            f"{spec.name}-lb-controller",
+            LoadBalancerControllerConfig(region=spec.region, tags=spec.all_tags, addons=spec.addons),
+            platform.cluster,
+        )
+    platform.exports["loadBalancerController"] = spec.addons.load_balancer_controller.enabled
+    platform.exports["loadBalancerAllowInternetFacing"] = spec.addons.load_balancer_controller.allow_internet_facing
     _build_cost_controls(spec, platform)
     return platform

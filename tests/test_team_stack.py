@@ -60,6 +60,15 @@ WORKLOADS = [
     ("kubernetes:keda.sh/v1alpha1:ScaledObject", "vision-detector-scaledobject"),
     ("kubernetes:policy/v1:PodDisruptionBudget", "vision-detector-pdb"),
     ("kubernetes:policy/v1:PodDisruptionBudget", "vision-finetune-pdb"),
+    ("gpucloud:team:TeamQueue", "vision-queue"),
+    ("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", "vision-queue-cluster-queue"),
+    ("kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue", "vision-queue-local-queue"),
+    ("gpucloud:workloads:VllmServer", "vision-assistant"),
+    ("kubernetes:apps/v1:Deployment", "vision-assistant-deployment"),
+    ("kubernetes:core/v1:Service", "vision-assistant-service"),
+    ("kubernetes:monitoring.coreos.com/v1:PodMonitor", "vision-assistant-podmonitor"),
+    ("kubernetes:keda.sh/v1alpha1:ScaledObject", "vision-assistant-scaledobject"),
+    ("kubernetes:policy/v1:PodDisruptionBudget", "vision-assistant-pdb"),
 ]
 
 
@@ -109,8 +118,9 @@ def test_namespace_quota_limits(plan: Plan) -> None:
     )
     quota = plan.find("kubernetes:core/v1:ResourceQuota", "vision-quota")
     assert quota.get("metadata.namespace") == "vision"
-    # Derived from the team's own workloads: finetune 2 nodes x 4 GPUs (g6.12xlarge) + detector 4 replicas x 1.
-    assert quota.get("spec.hard") == {"requests.nvidia.com/gpu": "12", "requests.cpu": "96", "requests.memory": "768Gi"}
+    # Derived from the team's own workloads: finetune 2 nodes x 4 GPUs (g6.12xlarge) + detector 4 replicas x 1
+    # + assistant 2 replicas x 1 (g6e.xlarge).
+    assert quota.get("spec.hard") == {"requests.nvidia.com/gpu": "14", "requests.cpu": "96", "requests.memory": "768Gi"}
     limits = plan.find("kubernetes:core/v1:LimitRange", "vision-limits")
     assert limits.get("spec.limits") == [
         {
@@ -185,6 +195,9 @@ def test_offline_references_carry_every_platform_export() -> None:
         "fsxMountName",
         "fsxStorageCapacityGib",
         "prometheusServerUrl",
+        "kueueCohort",
+        "kueueFlavours",
+        "loadBalancerAllowInternetFacing",
     }
     assert read <= set(REFS)
     assert read <= exported
@@ -215,12 +228,12 @@ def team_issues(**changes: Any) -> list[tuple[str, str]]:
 
 def test_team_spec_rules() -> None:
     team = parse_team(STACK_FILE["gpucloud:team"])
-    assert (team.quota.gpus, team.quota_gpus) == (None, 12)
+    assert (team.quota.gpus, team.quota_gpus) == (None, 14)
     assert team_issues(quota={"gpus": 8}) == [
         (
             "gpucloud:team.quota.gpus",
-            "8 is below the peak of the team's own workloads, 8 (training.nodes) + 4 (inference.maxReplicas) = 12; "
-            "raise quota.gpus to 12 or more, or leave it unset to derive it",
+            "8 is below the peak of the team's own workloads, 8 (training.nodes) + 4 (inference.maxReplicas) + "
+            "2 (serving.maxReplicas) = 14; raise quota.gpus to 14 or more, or leave it unset to derive it",
         )
     ]
     assert team_issues(quota={"gpus": 2})[1] == (
@@ -234,7 +247,7 @@ def test_team_spec_rules() -> None:
             "limits.maxGpusPerContainer to 4 or more",
         )
     ]
-    assert team_issues(training=None, inference=None) == [
+    assert team_issues(training=None, inference=None, serving=None, queue=None) == [
         ("gpucloud:team.quota.gpus", "no training or inference to derive it from; give the team's GPU quota")
     ]
     assert team_issues(platformStack="acme/gpucloud/prod") == [
@@ -243,7 +256,7 @@ def test_team_spec_rules() -> None:
             "stack 'prod' differs from environment 'dev'; point at the dev platform stack or fix environment",
         )
     ]
-    assert team_issues(quota={"gpus": 12, "memory": "lots"}) == [
+    assert team_issues(quota={"gpus": 14, "memory": "lots"}) == [
         ("gpucloud:team.quota.memory", "'lots' is not a Kubernetes quantity such as 500m, 64, 512Gi")
     ]
     assert team_issues(tags={"Team": "vision"}) == [

@@ -65,6 +65,11 @@ class GpuNodePoolConfig(ComponentConfig):
         "pool, Karpenter or a managed node group on the same role already owns it.",
     )
     enable_node_repair: bool = Field(default=True, description="Managed backend: EKS node auto-repair.")
+    startup_taint: InstanceOf[Taint] | None = Field(
+        default=None,
+        description="Taint every new node registers with until a DaemonSet removes it (the node health gate). "
+        "Karpenter pools list it as a startupTaint; managed and self-managed pools register it with the kubelet.",
+    )
     use_efa_only_interfaces: bool = Field(
         default=True, description="EFA cards after the first get `efa-only` interfaces (no IP) where supported."
     )
@@ -163,6 +168,12 @@ class GpuNodePool(pulumi.ComponentResource):
         return {**labels, **pool.labels}
 
     @property
+    def registered_taints(self) -> tuple[Taint, ...]:
+        """Taints the kubelet registers the node with: the accelerator taint, then the startup taint if any."""
+        startup = self._config.startup_taint
+        return (self.taint,) if startup is None else (self.taint, startup)
+
+    @property
     def raid0(self) -> bool:
         return all(s.has_instance_store for s in self._config.pool.specs)
 
@@ -183,7 +194,7 @@ class GpuNodePool(pulumi.ComponentResource):
             text = render(family, NodeBootstrap(raid0=raid0))
             return pulumi.Output.from_input(_b64(text) if text else None)
         labels = self.labels(capacity_label)
-        taints = (self.taint,)
+        taints = self.registered_taints
         return self._cluster_info().apply(
             lambda info: _b64(render(family, NodeBootstrap(cluster=info, labels=labels, taints=taints, raid0=raid0)))
         )
@@ -316,11 +327,13 @@ class GpuNodePool(pulumi.ComponentResource):
             lt = self._launch_template(group.role, group=group, self_managed=False)
             capacity_block = group.capacity_type == "CAPACITY_BLOCK"
             labels = None if self.ami.needs_full_bootstrap else self.labels(_capacity_label(pool, group))
-            t = self.taint
             taints = (
                 None
                 if self.ami.needs_full_bootstrap
-                else [aws.eks.NodeGroupTaintArgs(key=t.key, value=t.value, effect=_EKS_EFFECT[t.effect])]
+                else [
+                    aws.eks.NodeGroupTaintArgs(key=t.key, value=t.value, effect=_EKS_EFFECT[t.effect])
+                    for t in self.registered_taints
+                ]
             )
             self.node_groups[group.role] = aws.eks.NodeGroup(
                 f"{self._name}-{group.role}",
@@ -565,13 +578,15 @@ class GpuNodePool(pulumi.ComponentResource):
                 # Karpenter has no desired size; the cost engine reads the expected node count from here.
                 "annotations": {f"{LABEL_PREFIX}/expected-nodes": str(pool.desired_size)},
             },
-            spec=karpenter_node_pool_spec(pool, self.azs, self.labels(None), self.taint),
+            spec=karpenter_node_pool_spec(
+                pool, self.azs, self.labels(None), self.taint, startup_taint=self._config.startup_taint
+            ),
             opts=child(self, provider=cluster.k8s_provider, depends_on=[config.karpenter.release, self.node_class]),
         )
 
 
 def karpenter_node_pool_spec(
-    pool: NodePoolSpec, azs: list[str], labels: dict[str, str], taint: Taint
+    pool: NodePoolSpec, azs: list[str], labels: dict[str, str], taint: Taint, startup_taint: Taint | None = None
 ) -> dict[str, Any]:
     """NodePool spec: capacity types from the mix, GPU limit from maxSize, disruption tuned per workload."""
     k = pool.karpenter
@@ -595,6 +610,17 @@ def karpenter_node_pool_spec(
                     {"key": "topology.kubernetes.io/zone", "operator": "In", "values": list(azs)},
                 ],
                 "taints": [{"key": taint.key, "value": taint.value, "effect": taint.effect}],
+                # Karpenter expects startup taints to be removed by a DaemonSet and does not count them against
+                # scheduling (karpenter.sh/v1 NodePool spec.template.spec.startupTaints).
+                **(
+                    {
+                        "startupTaints": [
+                            {"key": startup_taint.key, "value": startup_taint.value, "effect": startup_taint.effect}
+                        ]
+                    }
+                    if startup_taint is not None
+                    else {}
+                ),
                 "expireAfter": k.expire_after,
                 "terminationGracePeriod": k.termination_grace_period,
             },

@@ -20,6 +20,7 @@ from components.workloads.dcgm_diag import DcgmDiag, DcgmDiagConfig
 from components.workloads.inference import InferenceDeployment, InferenceDeploymentConfig
 from components.workloads.nccl_test import NcclTest, NcclTestConfig
 from components.workloads.training import TrainingJob, TrainingJobConfig, training_pdb_policy
+from components.workloads.vllm import VllmServer, VllmServerConfig
 
 __all__ = [
     "DO_NOT_DISRUPT",
@@ -38,6 +39,8 @@ __all__ = [
     "NcclTestConfig",
     "TrainingJob",
     "TrainingJobConfig",
+    "VllmServer",
+    "VllmServerConfig",
     "nccl_env",
     "training_pdb_policy",
 ]

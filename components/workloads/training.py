@@ -9,6 +9,7 @@ import pulumi_kubernetes as k8s
 from pydantic import Field
 
 from components.addons.common import GPU_TOLERATION
+from components.addons.kueue import QUEUE_NAME_LABEL
 from components.base import child
 from components.workloads.common import (
     JOB_LABEL_KEY,
@@ -59,6 +60,12 @@ class TrainingJobConfig(GpuWorkloadConfig):
     use_pytorch_job: bool = Field(
         default=False, description="Render a Kubeflow PyTorchJob (training operator) instead of an indexed Job."
     )
+    queue_name: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+        description="Kueue LocalQueue to submit through: the job is created suspended with the "
+        "kueue.x-k8s.io/queue-name label and starts only when Kueue admits all its pods at once.",
+    )
     termination_grace_period_seconds: int = Field(
         default=110,
         ge=30,
@@ -90,6 +97,12 @@ class TrainingJob(pulumi.ComponentResource):
         gpus = spec.accelerator_count
         job = config.job_name
         labels = {"app.kubernetes.io/name": job, JOB_LABEL_KEY: job}
+        # The queue label goes on the job object only: Kueue reads it there, and the pod selectors stay as before.
+        job_labels = {**labels, QUEUE_NAME_LABEL: config.queue_name} if config.queue_name else labels
+        # A queued job may wait hours for admission; `pulumi up` must not block on it (pulumi-kubernetes
+        # await annotation).
+        job_annotations = {"pulumi.com/skipAwait": "true"} if config.queue_name else None
+        job_meta = {"name": job, "namespace": config.namespace, "labels": job_labels, "annotations": job_annotations}
         memory = config.memory or f"{int(spec.memory_gib * 0.8)}Gi"
         shm = config.shm_size_gib or max(1, int(spec.memory_gib / 4))
         ckpt = config.resolved_checkpoint_dir
@@ -176,9 +189,13 @@ class TrainingJob(pulumi.ComponentResource):
                 f"{name}-pytorchjob",
                 api_version="kubeflow.org/v1",
                 kind="PyTorchJob",
-                metadata={"name": job, "namespace": config.namespace, "labels": labels},
+                metadata=job_meta,
                 spec={
-                    "runPolicy": {"cleanPodPolicy": "None", "backoffLimit": config.max_restarts * config.nodes},
+                    "runPolicy": {
+                        "cleanPodPolicy": "None",
+                        "backoffLimit": config.max_restarts * config.nodes,
+                        **({"suspend": True} if config.queue_name else {}),
+                    },
                     "nprocPerNode": str(gpus),
                     "pytorchReplicaSpecs": replica_specs,
                 },
@@ -200,8 +217,10 @@ class TrainingJob(pulumi.ComponentResource):
             pod_spec["subdomain"] = f"{job}-workers"
             self.job = k8s.batch.v1.Job(
                 f"{name}-job",
-                metadata={"name": job, "namespace": config.namespace, "labels": labels},
+                metadata=job_meta,
                 spec={
+                    # Created suspended; Kueue unsuspends it once quota for every pod is reserved.
+                    **({"suspend": True} if config.queue_name else {}),
                     "completionMode": "Indexed",
                     "completions": config.nodes,
                     "parallelism": config.nodes,
@@ -222,5 +241,6 @@ class TrainingJob(pulumi.ComponentResource):
                 "checkpoint_dir": ckpt,
                 "master_addr": self.master_addr,
                 "kind": "PyTorchJob" if config.use_pytorch_job else "Job",
+                "queue_name": config.queue_name,
             }
         )

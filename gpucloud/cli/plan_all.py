@@ -236,9 +236,7 @@ def _summary_rows(results: list[StackResult]) -> list[tuple[str, ...]]:
 HEADERS = ("stack", "stack file", "exit", "monthly", "mandatory", "conformance errors")
 
 
-def combined_text(
-    results: list[StackResult], combined: dict[str, Any], color: bool = False, width: int = 80
-) -> str:
+def combined_text(results: list[StackResult], combined: dict[str, Any], color: bool = False, width: int = 80) -> str:
     from gpucloud.report.render import render_text
 
     parts = []

@@ -810,6 +810,9 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[mi
 _Loader.add_constructor("tag:yaml.org,2002:value", lambda loader, node: loader.construct_scalar(node))
 
 
+_TEMPLATE_COMMENT = re.compile(r"\{\{-?\s*/\*.*?\*/\s*-?\}\}", re.DOTALL)
+
+
 @cache
 def _vendored_crd_texts(root: Path) -> tuple[tuple[str, str], ...]:
     """(path, text) of every vendored YAML file that may hold a CRD, read once per process."""
@@ -828,6 +831,8 @@ def _vendored_crd_texts(root: Path) -> tuple[tuple[str, str], ...]:
             # A chart that ships its CRDs as templates (keda, karpenter-crd, kueue) wraps them in conditionals
             # and templated labels; without those lines the CRD itself is plain YAML. Good enough to say where
             # a CRD could come from; the plan's own copy arrives rendered by Helm.
+            # Template comments span lines (kueue's licence header): drop them whole first.
+            text = _TEMPLATE_COMMENT.sub("", text)
             text = "\n".join(line for line in text.splitlines() if "{{" not in line and "}}" not in line)
             rel += " (Helm template)"
         out.append((rel, text))

@@ -30,8 +30,8 @@ import yaml
 
 from gpucloud.catalog import InstanceSpec, family_of, get_catalog
 from gpucloud.conformance import ConformanceContext
-from gpucloud.conformance.inventory import KObject, objects
-from gpucloud.conformance.kube import NodeLabels, Taint, match_requirement
+from gpucloud.conformance.inventory import KObject, objects, pod_sets
+from gpucloud.conformance.kube import NodeLabels, Taint, match_requirement, selector_fits, untolerated
 from gpucloud.plan.model import ResourceRecord, is_unknown
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
@@ -95,6 +95,8 @@ class Pool:
     node_class: KObject | None = None
     notes: list[str] = field(default_factory=list)
     registered_labels: dict[str, str] = field(default_factory=dict)  # what the kubelet registers from user data
+    # Taints nodes register with and a DaemonSet of the plan removes once it has run there (see startup_taints).
+    startup_taints: list[Taint] = field(default_factory=list)
 
     @property
     def types_field(self) -> str:
@@ -596,5 +598,40 @@ def build_pools(ctx: ConformanceContext) -> list[Pool]:
                 pools.append(_karpenter(ctx, o, classes))
             except (AttributeError, TypeError, ValueError):
                 continue
+    startup_taints(pools, objs)
     ctx.facts["_scheduling_pools"] = (len(ctx.derived), pools)
     return list(pools)
+
+
+# A DaemonSet annotated with this taint key removes that taint from each node once its pod has run there (the
+# node health gate, components/addons/node_health.py). Such a taint only delays scheduling, like Karpenter's
+# startupTaints and Cluster Autoscaler's startup-taint prefix.
+REMOVES_TAINT_ANNOTATION = "gpucloud.io/removes-taint"
+
+
+def startup_taints(pools: list[Pool], objs: list[KObject]) -> None:
+    """Move each taint a DaemonSet removes out of the pool's steady-state taints, where that DaemonSet lands.
+
+    A remover that cannot run on the pool (selector, or a taint it does not tolerate) never removes the taint:
+    it stays, and every workload that does not tolerate it is reported as never fitting, which is what happens.
+    """
+    removers: dict[str, list[dict[str, Any]]] = {}
+    for o in objs:
+        if o.kind != "DaemonSet":
+            continue
+        key = (o.metadata.get("annotations") or {}).get(REMOVES_TAINT_ANNOTATION)
+        if isinstance(key, str) and key:
+            removers.setdefault(key, []).extend(ps.pod_spec for ps in pod_sets(o))
+    if not removers:
+        return
+    for pool in pools:
+        for taint in list(pool.taints):
+            for pod_spec in removers.get(taint.key, []):
+                if untolerated(pod_spec.get("tolerations") or [], pool.taints):
+                    continue
+                if any(selector_fits(v.labels, pod_spec)[0] is not False for v in pool.variants):
+                    # A new list: the parsed taints may be shared with other plans' models (cached parses).
+                    pool.taints = [t for t in pool.taints if t != taint]
+                    pool.startup_taints = [*pool.startup_taints, taint]
+                    pool.notes.append(f"startup taint {taint} removed by a DaemonSet once it has run on the node")
+                    break

@@ -82,6 +82,15 @@ OpenCostVersion = Annotated[str, pinned_chart("opencost")]
 ClusterAutoscalerVersion = Annotated[str, pinned_chart("cluster-autoscaler")]
 NeuronPluginVersion = Annotated[str, pinned_chart("neuron-helm-chart")]
 MpiOperatorVersion = Annotated[str, _pinned_artifact("mpi-operator")]
+KueueVersion = Annotated[str, pinned_chart("kueue")]
+LoadBalancerControllerVersion = Annotated[str, pinned_chart("aws-load-balancer-controller")]
+# A Go duration as Kueue's configuration and Kubernetes accept it (e.g. 10m, 1h30m, 90s).
+_DURATION = r"^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$"
+# Cluster Autoscaler (1.29+) treats taints with this prefix as startup taints: a template node of an empty
+# group is simulated without them, and a node that still carries one is not counted as ready capacity
+# (kubernetes/autoscaler release notes 1.29.0, "--startup-taint ... taint prefix"). Karpenter's startupTaints
+# and the node health gate below use the same key.
+HEALTH_TAINT_KEY = "startup-taint.cluster-autoscaler.kubernetes.io/gpucloud-health"
 
 
 class TimeSlicingSpec(SpecModel):
@@ -307,6 +316,92 @@ class MpiOperatorSpec(SpecModel):
     )
 
 
+class KueueSpec(SpecModel):
+    """Kueue: queues, quotas and all-or-nothing admission for GPU jobs (chart kueue, pinned in the lock)."""
+
+    enabled: bool = Field(
+        default=False,
+        description="Install Kueue with a ResourceFlavor per pool capacity flavour and one lending ClusterQueue "
+        "per capacity flavour (on-demand, spot, reserved, capacity-block) in the cohort; team stacks add their "
+        "own ClusterQueue and LocalQueue.",
+    )
+    version: KueueVersion = Field(default=charts_lock.pinned_version("kueue"), description="kueue chart version.")
+    cohort: Name = Field(
+        default="gpucloud",
+        description="Cohort every ClusterQueue joins: teams borrow the pools' idle quota through it.",
+    )
+    wait_for_pods_ready_timeout: str = Field(
+        default="10m",
+        pattern=_DURATION,
+        description="waitForPodsReady: a job admitted as a gang whose pods are not all ready within this time is "
+        "evicted and requeued, so a half-scheduled multi-node job never holds GPUs (Go duration, e.g. 10m).",
+    )
+    fair_sharing: bool = Field(
+        default=True,
+        description="Kueue fair sharing: teams that borrow beyond their nominal quota are preempted first by "
+        "teams below their share.",
+    )
+
+
+class LoadBalancerControllerSpec(SpecModel):
+    """AWS Load Balancer Controller (chart aws-load-balancer-controller): NLBs for Services of type LoadBalancer."""
+
+    enabled: bool = Field(
+        default=False, description="Install the controller (Pod Identity role with the upstream IAM policy)."
+    )
+    version: LoadBalancerControllerVersion = Field(
+        default=charts_lock.pinned_version("aws-load-balancer-controller"),
+        description="aws-load-balancer-controller chart version.",
+    )
+    allow_internet_facing: bool = Field(
+        default=False,
+        description="Allow team stacks to ask for internet-facing load balancers. Off: every load balancer is "
+        "internal to the VPC.",
+    )
+
+
+class NodeHealthSpec(SpecModel):
+    """Node health gate: new GPU nodes start tainted until a DCGM diagnostic (and an EFA check) passes."""
+
+    enabled: bool = Field(
+        default=False,
+        description="Start GPU nodes with a startup taint, run the health DaemonSet that removes it after the "
+        "checks pass, and cordon, label and report nodes that fail (and mark them for replacement).",
+    )
+    diag_level: Literal[1, 2, 3] = Field(
+        default=2, description="`dcgmi diag -r` level on a new node (1 ~seconds, 2 ~2 minutes, 3 ~15 minutes)."
+    )
+    periodic_minutes: int = Field(
+        default=60,
+        ge=0,
+        le=10080,
+        description="Re-run the quick check (`dcgmi health` and `dcgmi diag -r 1`) every this many minutes; 0 "
+        "checks only at node start.",
+    )
+    checker_image: str = Field(
+        default="nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04",
+        min_length=1,
+        description="Image with dcgmi and nv-hostengine; match the nodes' driver generation.",
+    )
+    efa_check_image: str | None = Field(
+        default=None,
+        description="Image with libfabric's fi_info (e.g. the nccl-tests image) for the EFA check on EFA pools. "
+        "Unset: the acceptance ncclTestImage, else EFA pools get the GPU checks only.",
+    )
+    actor_image: str = Field(
+        default="public.ecr.aws/docker/library/python:3.12-slim",
+        min_length=1,
+        description="Image with python3 (standard library only) that runs the agent: removes the taint, "
+        "quarantines failed nodes, marks their instances unhealthy.",
+    )
+    replace_failed: bool = Field(
+        default=True,
+        description="Replace failed nodes: self-managed ASG instances are marked Unhealthy "
+        "(autoscaling:SetInstanceHealth); managed node groups and Karpenter repair nodes whose "
+        "AcceleratedHardwareReady condition is False (EKS node auto-repair, Karpenter NodeRepair).",
+    )
+
+
 class AcceptanceSpec(SpecModel):
     """Acceptance tests for new GPU nodes, run as Jobs by the platform stack."""
 
@@ -377,6 +472,11 @@ class AddonsSpec(SpecModel):
     cost_allocation: CostAllocationSpec = Field(
         default_factory=CostAllocationSpec, description="OpenCost per-team cost allocation."
     )
+    kueue: KueueSpec = Field(default_factory=KueueSpec, description="Kueue queueing and gang admission.")
+    load_balancer_controller: LoadBalancerControllerSpec = Field(
+        default_factory=LoadBalancerControllerSpec, description="AWS Load Balancer Controller (internal NLBs)."
+    )
+    node_health: NodeHealthSpec = Field(default_factory=NodeHealthSpec, description="GPU node health gate.")
 
     @model_validator(mode="before")
     @classmethod

@@ -24,6 +24,14 @@ def _quantity(value: str) -> str:
     return value
 
 
+def _in_catalog(instance_type: str) -> bool:
+    try:
+        catalog.get_catalog().get(instance_type)
+    except (catalog.UnknownInstanceType, catalog.NotInCatalog):
+        return False
+    return True
+
+
 Quantity = Annotated[str, Field(description="Kubernetes resource quantity, e.g. 500m, 64, 512Gi.")]
 
 # An access entry names the IAM role or user itself; a session (assumed-role/...) ARN changes per login.
@@ -160,6 +168,76 @@ class TeamInferenceSpec(SpecModel):
         return self
 
 
+class TeamQueueSpec(SpecModel):
+    """The team's Kueue queues: a ClusterQueue in the platform's cohort and a LocalQueue in the namespace."""
+
+    enabled: bool = Field(
+        default=True,
+        description="Create the team's ClusterQueue and LocalQueue; the training job is submitted through them "
+        "(suspended until Kueue admits the whole gang). Needs addons.kueue.enabled on the platform.",
+    )
+    name: Name | None = Field(default=None, description="LocalQueue name. Unset: <team>-queue.")
+    fair_share_weight: float = Field(
+        default=1,
+        gt=0,
+        le=1000,
+        description="Kueue fair-sharing weight of the team's ClusterQueue in the cohort (2 = twice the share).",
+    )
+    pools: list[Name] | None = Field(
+        default=None,
+        description="Platform pools whose flavours the team may borrow. Unset: the training job's pool.",
+    )
+
+
+class TeamServingSpec(SpecModel):
+    """An OpenAI-compatible vLLM server on one of the platform's GPU pools, behind an internal NLB."""
+
+    name: Name = Field(description="Deployment and Service name.")
+    pool: Name = Field(description="Platform node pool it runs on.")
+    instance_type: str = Field(description="The pool's instance type; --tensor-parallel-size is its GPU count.")
+    availability_zones: list[str] | None = Field(default=None, description="AZs to spread replicas across.")
+    image: str = Field(
+        default="vllm/vllm-openai:v0.11.0", min_length=1, description="vLLM OpenAI server image (pin a tag)."
+    )
+    model: str = Field(
+        min_length=1,
+        description="Model to serve: a path under the platform's Lustre mount (/fsx/...), an s3:// URI "
+        "(streamed with --load-format runai_streamer) or a Hugging Face id.",
+    )
+    served_model_name: str | None = Field(default=None, description="Name clients use. Unset: the model.")
+    max_model_len: int | None = Field(default=None, ge=256, description="--max-model-len.")
+    min_replicas: int = Field(
+        default=1,
+        ge=1,
+        description="Fewest replicas KEDA keeps (at least 1: the queue-depth metric exists only while a replica runs).",
+    )
+    max_replicas: int = Field(default=2, ge=1, description="Most replicas KEDA scales out to.")
+    queue_depth_target: int = Field(
+        default=8,
+        ge=1,
+        description="Waiting requests per replica (vllm:num_requests_waiting) above which KEDA adds one.",
+    )
+    gpu_utilization_target_percent: float = Field(
+        default=85, gt=0, le=100, description="Average GPU utilisation above which KEDA adds a replica."
+    )
+    internet_facing: bool = Field(
+        default=False,
+        description="Internet-facing NLB instead of internal; the platform must set "
+        "addons.loadBalancerController.allowInternetFacing.",
+    )
+    source_ranges: list[str] = Field(
+        default_factory=list, description="CIDRs allowed to reach the NLB (loadBalancerSourceRanges). Empty: the VPC."
+    )
+
+    @model_validator(mode="after")
+    def _replicas(self) -> TeamServingSpec:
+        if self.min_replicas > self.max_replicas:
+            rules = RuleViolations()
+            rules.add("maxReplicas", f"maxReplicas {self.max_replicas} is below minReplicas {self.min_replicas}")
+            rules.raise_if_any()
+        return self
+
+
 class TeamSpec(SpecModel):
     """One ML team's namespace, quota and pod identity on a shared platform."""
 
@@ -188,6 +266,12 @@ class TeamSpec(SpecModel):
     )
     inference: TeamInferenceSpec | None = Field(
         default=None, description="Inference deployment on a platform pool, autoscaled on GPU utilisation."
+    )
+    queue: TeamQueueSpec | None = Field(
+        default=None, description="Kueue ClusterQueue and LocalQueue the team's training job is submitted through."
+    )
+    serving: TeamServingSpec | None = Field(
+        default=None, description="vLLM OpenAI-compatible server behind an internal NLB."
     )
 
     @field_validator("region")
@@ -229,6 +313,8 @@ class TeamSpec(SpecModel):
                 "inference.instanceType",
                 f"'{self.inference.instance_type}' is not a GPU type in the gpucloud catalog; give the pool's type",
             )
+        if self.queue is not None and self.queue.enabled and self.queue.pools is None and self.training is None:
+            rules.add("queue.pools", "no training job to take the pool from; list the pools the team may borrow")
         stack = self.platform_stack.rsplit("/", 1)[-1]
         if _STACK_NAME.match(self.platform_stack) and stack != self.environment:
             rules.add(
@@ -244,11 +330,12 @@ class TeamSpec(SpecModel):
         whose requests would push the namespace over `hard`; a LimitRange rejects a container above `max`)."""
         demands = self.gpu_demands()
         if demands is None:
-            assert self.training is not None
-            rules.add(
-                "training.instanceType",
-                f"'{self.training.instance_type}' is not a GPU type in the gpucloud catalog; give the pool's type",
-            )
+            for key, workload in (("training", self.training), ("serving", self.serving)):
+                if workload is not None and not _in_catalog(workload.instance_type):
+                    rules.add(
+                        f"{key}.instanceType",
+                        f"'{workload.instance_type}' is not a GPU type in the gpucloud catalog; give the pool's type",
+                    )
             return
         max_per_container = self.limits.max_gpus_per_container
         for field, per_container, _ in demands:
@@ -288,6 +375,12 @@ class TeamSpec(SpecModel):
         if self.inference is not None:
             i = self.inference
             out.append(("inference.maxReplicas", i.gpus_per_replica, i.gpus_per_replica * i.max_replicas))
+        if self.serving is not None:
+            try:
+                per_pod = catalog.get_catalog().get(self.serving.instance_type).accelerator_count
+            except (catalog.UnknownInstanceType, catalog.NotInCatalog):
+                return None
+            out.append(("serving.maxReplicas", per_pod, per_pod * self.serving.max_replicas))
         return out
 
     @property

@@ -27,6 +27,7 @@ from .security import (
     k8s_pod_security,
     k8s_public_lb,
     kms_rotation,
+    lb_internal,
     public_ip,
     rds_cmk,
     s3_public_access,
@@ -78,6 +79,7 @@ GUARDRAILS: tuple[Guardrail, ...] = tuple(
         vpc_flow_logs,
         k8s_pod_security,
         k8s_public_lb,
+        lb_internal,
         # reliability
         checkpoint_versioning,
         interruption,

@@ -593,8 +593,8 @@ def test_dev_stack_objects_conform(dev_plan: Plan) -> None:
     result = run_conformance(dev_plan, only=["k8s.schema", "k8s.crd"])
     assert [f for f in result.findings if f.severity == "error"] == []
     kinds = sorted({o.kind for o in collect_objects(dev_plan, [])})
-    assert kinds == ["ConfigMap", "Namespace", "PersistentVolume", "PersistentVolumeClaim", "PrometheusRule",
-                     "Secret", "StorageClass"]  # fmt: skip
+    assert kinds == ["ClusterQueue", "ConfigMap", "Namespace", "PersistentVolume", "PersistentVolumeClaim",
+                     "PrometheusRule", "ResourceFlavor", "Secret", "StorageClass"]  # fmt: skip
 
 
 def test_defect_put_back_into_the_dev_stack_is_reported(dev_plan: Plan) -> None:

@@ -15,8 +15,15 @@ except ImportError:
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.team import GpuTeam, GpuTeamConfig, TeamLustreVolume, TeamLustreVolumeConfig
-from components.workloads import InferenceDeployment, InferenceDeploymentConfig, TrainingJob, TrainingJobConfig
+from components.team import GpuTeam, GpuTeamConfig, TeamLustreVolume, TeamLustreVolumeConfig, TeamQueue, TeamQueueConfig
+from components.workloads import (
+    InferenceDeployment,
+    InferenceDeploymentConfig,
+    TrainingJob,
+    TrainingJobConfig,
+    VllmServer,
+    VllmServerConfig,
+)
 from gpucloud.spec.team import load_team
 
 team = load_team()
@@ -42,8 +49,26 @@ tenant = GpuTeam(
 common = {"region": team.region, "tags": team.all_tags, "namespace": team.namespace}
 after_namespace = pulumi.ResourceOptions(depends_on=[tenant])
 
-if team.training is not None:
-    t = team.training
+queue_name = None
+if team.queue is not None and team.queue.enabled:
+    # The team's ClusterQueue borrows the platform's pool flavours up to the team quota; the training job is
+    # submitted suspended to the LocalQueue and Kueue admits all its nodes at once.
+    queue = TeamQueue(
+        f"{team.name}-queue",
+        TeamQueueConfig(
+            region=team.region,
+            tags=team.all_tags,
+            team=team,
+            cohort=platform.require_output("kueueCohort"),
+            flavours=platform.require_output("kueueFlavours"),
+        ),
+        k8s_provider=k8s_provider,
+        opts=after_namespace,
+    )
+    queue_name = queue.local_queue_name
+
+lustre = None
+if team.training is not None or (team.serving is not None and team.serving.model.startswith("/")):
     lustre = TeamLustreVolume(
         f"{team.name}-lustre",
         TeamLustreVolumeConfig(region=team.region, tags=team.all_tags, team=team),
@@ -54,6 +79,10 @@ if team.training is not None:
         k8s_provider=k8s_provider,
         opts=after_namespace,
     )
+
+if team.training is not None:
+    assert lustre is not None
+    t = team.training
     TrainingJob(
         f"{team.name}-{t.name}",
         TrainingJobConfig(
@@ -69,6 +98,7 @@ if team.training is not None:
             script=t.script,
             script_args=t.script_args,
             claim_name=lustre.claim_name,
+            queue_name=queue_name,
         ),
         k8s_provider=k8s_provider,
         opts=pulumi.ResourceOptions(depends_on=[tenant, lustre]),
@@ -96,6 +126,46 @@ if team.inference is not None:
         k8s_provider=k8s_provider,
         opts=after_namespace,
     )
+
+if team.serving is not None:
+    sv = team.serving
+    if sv.internet_facing:
+        # Only the platform can allow an internet-facing NLB; `up` fails here when it does not.
+        def _allowed(allowed: object) -> None:
+            if allowed is not True:
+                raise ValueError(
+                    f"serving.internetFacing: platform {team.platform_stack} does not allow internet-facing load "
+                    "balancers (addons.loadBalancerController.allowInternetFacing)"
+                )
+
+        platform.require_output("loadBalancerAllowInternetFacing").apply(_allowed)
+    server = VllmServer(
+        f"{team.name}-{sv.name}",
+        VllmServerConfig(
+            **common,
+            job_name=sv.name,
+            pool=sv.pool,
+            instance_type=sv.instance_type,
+            availability_zones=sv.availability_zones,
+            image=sv.image,
+            model=sv.model,
+            served_model_name=sv.served_model_name,
+            max_model_len=sv.max_model_len,
+            claim_name=lustre.claim_name if lustre is not None and sv.model.startswith("/") else None,
+            service_account=team.service_account,
+            min_replicas=sv.min_replicas,
+            max_replicas=sv.max_replicas,
+            queue_depth_target=sv.queue_depth_target,
+            gpu_utilization_target_percent=sv.gpu_utilization_target_percent,
+            prometheus_server_url=platform.require_output("prometheusServerUrl"),
+            internet_facing=sv.internet_facing,
+            allow_internet_facing=sv.internet_facing,
+            source_ranges=sv.source_ranges,
+        ),
+        k8s_provider=k8s_provider,
+        opts=pulumi.ResourceOptions(depends_on=[tenant, *([lustre] if lustre is not None else [])]),
+    )
+    pulumi.export("servingUrl", server.url)
 
 pulumi.export("namespace", tenant.namespace_name)
 pulumi.export("serviceAccount", tenant.service_account_name)
