@@ -1,4 +1,6 @@
-"""A GPU pool as stack policies see it: node group or ASG joined to its launch template and subnets by URN."""
+"""A GPU pool as stack policies see it: anything that starts nodes (node group, ASG, EC2 Fleet, Spot Fleet,
+instance, spot request, capacity reservation) joined to its launch template or configuration and subnets by
+URN, with the instance types, size and purchase options of the one capacity reader (capacity.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,24 @@ from typing import Any
 from pulumi_policy import PolicyResource
 
 from .base import count, get, integer, maps, text
-from .capacity import ASG, LAUNCH_TEMPLATE, NODE_GROUP, gpus, is_accelerated, max_size, spec, type_refs
+from .capacity import (
+    ASG,
+    CAPACITY_RESERVATION,
+    FLEET,
+    INSTANCE,
+    LAUNCH_CONFIG,
+    LAUNCH_TEMPLATE,
+    NODE_GROUP,
+    SPOT_FLEET,
+    SPOT_REQUEST,
+    choice_types,
+    gpus,
+    is_accelerated,
+    markets,
+    max_size,
+    spec,
+    spot_nodes,
+)
 from .stack import linked, of_type
 
 SUBNET = "aws:ec2/subnet:Subnet"
@@ -22,6 +41,7 @@ class Pool:
     launch_template: PolicyResource | None
     subnets: list[PolicyResource] = field(default_factory=list)
     subnet_count: int = 0
+    markets: list[str] = field(default_factory=list)
 
     @property
     def gpus_per_node(self) -> int:
@@ -35,6 +55,13 @@ class Pool:
     def max_gpus(self) -> int:
         return (self.max_size or 0) * self.gpus_per_node
 
+    @property
+    def spot_gpus(self) -> int:
+        r = self.resource
+        if self.markets == ["spot"] and r.resource_type in (NODE_GROUP, INSTANCE):
+            return self.max_gpus
+        return int(spot_nodes(r.resource_type, r.props, self.max_size or 0) * self.gpus_per_node)
+
     def efa_interfaces(self) -> list[Any]:
         if self.launch_template is None:
             return []
@@ -45,8 +72,13 @@ class Pool:
         ]
 
 
+_TEMPLATE_PROPS = ("launchTemplate", "mixedInstancesPolicy", "launchTemplateConfigs")
+POOL_RESOURCES = (NODE_GROUP, ASG, FLEET, SPOT_FLEET, INSTANCE, SPOT_REQUEST, CAPACITY_RESERVATION)
+_SUBNET_PROP = {NODE_GROUP: "subnetIds", ASG: "vpcZoneIdentifiers", INSTANCE: "subnetId", SPOT_REQUEST: "subnetId"}
+
+
 def _launch_template(r: PolicyResource) -> PolicyResource | None:
-    for prop in ("launchTemplate", "mixedInstancesPolicy"):
+    for prop in _TEMPLATE_PROPS:
         found = linked(r, prop, LAUNCH_TEMPLATE)
         if found:
             return found[0]
@@ -54,14 +86,23 @@ def _launch_template(r: PolicyResource) -> PolicyResource | None:
 
 
 def pools(resources: list[PolicyResource]) -> list[Pool]:
-    """Node groups and ASGs with their effective instance types (the template's when the pool names none)."""
+    """Everything that starts nodes, with its effective instance types (the template's or launch
+    configuration's when the pool names none) and purchase options (the template's when the pool has none)."""
     out = []
-    for r in of_type(resources, NODE_GROUP, ASG):
+    for r in of_type(resources, *POOL_RESOURCES):
         lt = _launch_template(r)
-        types = [ref.instance_type for ref in type_refs(r.resource_type, r.props)]
-        if not types and lt is not None:
-            types = [ref.instance_type for ref in type_refs(LAUNCH_TEMPLATE, lt.props)]
-        subnet_prop = "subnetIds" if r.resource_type == NODE_GROUP else "vpcZoneIdentifiers"
+        types = choice_types(r.resource_type, r.props)
+        buys = markets(r.resource_type, r.props)
+        source = lt
+        if source is None and r.resource_type == ASG:
+            found = linked(r, "launchConfiguration", LAUNCH_CONFIG)
+            source = found[0] if found else None
+        if source is not None:
+            if not types:
+                types = choice_types(source.resource_type, source.props)
+            if not buys or (r.resource_type == INSTANCE and not get(r.props, "instanceMarketOptions")):
+                buys = markets(source.resource_type, source.props) or buys
+        subnet_prop = _SUBNET_PROP.get(r.resource_type, "subnetIds")
         out.append(
             Pool(
                 resource=r,
@@ -70,6 +111,7 @@ def pools(resources: list[PolicyResource]) -> list[Pool]:
                 launch_template=lt,
                 subnets=linked(r, subnet_prop, SUBNET),
                 subnet_count=count(get(r.props, subnet_prop)),
+                markets=buys or ["on_demand"],
             )
         )
     return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, get, integer, text, unknown
-from ..capacity import workload
+from ..capacity import is_training, workload
 from ..pools import efa_capable, efa_max, pools
 from ..stack import subnet_azs
 from .common import WORKLOAD_LABEL_KEYS
@@ -26,7 +26,7 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
                     "an efa-only interface sits at network card 0 / device 0, which needs an IP "
                     "interface. Fix: make the primary interface interfaceType 'efa'.",
                 )
-        training = workload(r.resource_type, r.props, label_keys) in set(cfg["workloads"])
+        training = is_training(workload(r.resource_type, r.props, label_keys), set(cfg["workloads"]))
         multi_node = (pool.max_size or 0) >= int(cfg["minNodes"])
         if not (efa or (training and multi_node and pool.is_gpu)):
             continue
