@@ -88,33 +88,32 @@ def _launch_template(r: PolicyResource) -> PolicyResource | None:
 def pools(resources: list[PolicyResource]) -> list[Pool]:
     """Everything that starts nodes, with its effective instance types (the template's or launch
     configuration's when the pool names none) and purchase options (the template's when the pool has none)."""
-    out = []
-    for r in of_type(resources, *POOL_RESOURCES):
-        lt = _launch_template(r)
-        types = choice_types(r.resource_type, r.props)
-        buys = markets(r.resource_type, r.props)
-        source = lt
-        if source is None and r.resource_type == ASG:
-            found = linked(r, "launchConfiguration", LAUNCH_CONFIG)
-            source = found[0] if found else None
-        if source is not None:
-            if not types:
-                types = choice_types(source.resource_type, source.props)
-            if not buys or (r.resource_type == INSTANCE and not get(r.props, "instanceMarketOptions")):
-                buys = markets(source.resource_type, source.props) or buys
-        subnet_prop = _SUBNET_PROP.get(r.resource_type, "subnetIds")
-        out.append(
-            Pool(
-                resource=r,
-                instance_types=types,
-                max_size=max_size(r.resource_type, r.props),
-                launch_template=lt,
-                subnets=linked(r, subnet_prop, SUBNET),
-                subnet_count=count(get(r.props, subnet_prop)),
-                markets=buys or ["on_demand"],
-            )
-        )
-    return out
+    return [_pool(r) for r in of_type(resources, *POOL_RESOURCES)]
+
+
+def _pool(r: PolicyResource) -> Pool:
+    lt = _launch_template(r)
+    types = choice_types(r.resource_type, r.props)
+    buys = markets(r.resource_type, r.props)
+    source = lt
+    if source is None and r.resource_type == ASG:
+        found = linked(r, "launchConfiguration", LAUNCH_CONFIG)
+        source = found[0] if found else None
+    if source is not None:
+        if not types:
+            types = choice_types(source.resource_type, source.props)
+        if not buys or (r.resource_type == INSTANCE and not get(r.props, "instanceMarketOptions")):
+            buys = markets(source.resource_type, source.props) or buys
+    subnet_prop = _SUBNET_PROP.get(r.resource_type, "subnetIds")
+    return Pool(
+        resource=r,
+        instance_types=types,
+        max_size=max_size(r.resource_type, r.props),
+        launch_template=lt,
+        subnets=linked(r, subnet_prop, SUBNET),
+        subnet_count=count(get(r.props, subnet_prop)),
+        markets=buys or ["on_demand"],
+    )
 
 
 def efa_capable(instance_type: str) -> bool:
