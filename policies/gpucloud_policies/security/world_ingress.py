@@ -182,7 +182,9 @@ def entries(resources: list[Any], cfg: Config) -> list[Entry]:
                 keys, pl_prop = ("cidrBlocks", "ipv6CidrBlocks"), "prefixListIds"
             else:
                 keys, pl_prop = ("cidrIpv4", "cidrIpv6"), "prefixListId"
-            groups = linked(r, "securityGroupId", SG)
+            # The group the rule joins: a resource of the plan (an SG, or a cluster whose SG is computed), else
+            # the literal id; rules on the same group are judged together.
+            groups = linked(r, "securityGroupId")
             group = groups[0].urn if groups else "literal:" + text_of(get(r.props, "securityGroupId"))
             out.append(_entry(r.urn, "", group, r.props, keys, linked(r, pl_prop, PREFIX_LIST), resources))
     for e in out:
