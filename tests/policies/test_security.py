@@ -197,7 +197,7 @@ def test_world_ingress_passes_self_rules_and_flags_all_variants():
         Res(INGRESS, "prefix-list", {"prefixListId": "pl-123", "ipProtocol": "tcp"}),
     ]
     assert stack_flagged("sg-no-world-ingress", resources) == {"ssh-world", "rule-world", "v6-world"}
-    [(name, message)] = [m for m in stack_messages("sg-no-world-ingress", resources) if m[0] == "rule-world"]
+    [(_name, message)] = [m for m in stack_messages("sg-no-world-ingress", resources) if m[0] == "rule-world"]
     assert message.startswith("rule-world: CRITICAL: ingress from the internet (0.0.0.0/0) on all protocols all ports")
     with pytest.raises(UnknownValueError):
         stack_messages("sg-no-world-ingress", [Res(SG, "u", {"ingress": [{"cidrBlocks": UNKNOWN}]})])

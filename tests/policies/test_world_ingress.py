@@ -232,3 +232,15 @@ def test_stray_entry_resource_joins_only_its_own_list():
     entries = w._prefix_networks
     pl = type("R", (), {"urn": "u1", "name": "one", "props": {"entries": [{"cidr": "10.0.0.0/8"}]}})()
     assert entries([pl], []) == (["prefix list one"], [ipaddress.ip_network("10.0.0.0/8")])
+
+
+def test_exclude_cuts_holes_of_the_same_version_only():
+    space = [ipaddress.ip_network("10.0.0.0/8"), ipaddress.ip_network("2000::/3")]
+    out = w._exclude(space, ["10.1.0.0/16", "10.0.0.0/8", "11.0.0.0/8", "2001:db8::/32"])
+    assert ipaddress.ip_network("10.0.0.0/8") not in out
+    assert not any(n.version == 4 for n in out)
+    assert sum(n.num_addresses for n in out if n.version == 6) == 2**125 - 2**96
+    kept = w._exclude([ipaddress.ip_network("10.0.0.0/8")], ["10.1.0.0/16"])
+    assert sum(n.num_addresses for n in kept) == 2**24 - 2**16
+    assert all(n.subnet_of(ipaddress.ip_network("10.0.0.0/8")) for n in kept)
+    assert w._exclude([ipaddress.ip_network("10.0.0.0/8")], ["192.168.0.0/16"]) == [ipaddress.ip_network("10.0.0.0/8")]
