@@ -58,7 +58,8 @@ class Pool:
     @property
     def spot_gpus(self) -> int:
         r = self.resource
-        if self.markets == ["spot"] and r.resource_type in (NODE_GROUP, INSTANCE):
+        # Bought only on spot (a spot node group, or a group whose template buys spot): all of it.
+        if self.markets == ["spot"]:
             return self.max_gpus
         return int(spot_nodes(r.resource_type, r.props, self.max_size or 0) * self.gpus_per_node)
 
