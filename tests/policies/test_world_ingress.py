@@ -4,7 +4,7 @@ import ipaddress
 
 import pytest
 
-from gpucloud.guard.harness import Res, stack_flagged, stack_messages
+from gpucloud.guard.harness import UNKNOWN, Res, stack_flagged, stack_messages
 from policies.gpucloud_policies.security import world_ingress as w
 
 SG = "aws:ec2/securityGroup:SecurityGroup"
@@ -180,9 +180,22 @@ def test_rules_on_the_same_group_count_together_when_they_cover_the_port():
         rule("wide", "tcp", 0, 100, "128.0.0.0/1", group="h"),
         rule("narrow", "tcp", 22, 22, "0.0.0.0/1", group="h"),
         rule("elsewhere", "tcp", 22, 22, "128.0.0.0/1", group="other"),
+        # The group id is computed at preview; the dependency names the group.
+        Res(
+            INGRESS,
+            "computed-id",
+            {
+                "ipProtocol": "tcp",
+                "fromPort": 22.0,
+                "toPort": 22.0,
+                "cidrIpv4": "0.0.0.0/1",
+                "securityGroupId": UNKNOWN,
+            },
+            deps={"securityGroupId": ["other"]},
+        ),
     ]
     # At a 60 % threshold neither half alone is the internet; halves on one group and port are.
-    assert stack_flagged("sg-no-world-ingress", resources, cfg) == {"low", "high", "narrow"}
+    assert stack_flagged("sg-no-world-ingress", resources, cfg) == {"low", "high", "narrow", "elsewhere", "computed-id"}
     literal = [
         Res(SG_RULE, "lit-a", {"type": "ingress", "securityGroupId": "sg-1", **tcp(22, 22, "0.0.0.0/1")}),
         Res(SG_RULE, "lit-b", {"type": "ingress", "securityGroupId": "sg-1", **tcp(22, 22, "128.0.0.0/1")}),

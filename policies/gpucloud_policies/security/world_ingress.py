@@ -185,8 +185,11 @@ def entries(resources: list[Any], cfg: Config) -> list[Entry]:
             # The group the rule joins: a resource of the plan (an SG, or a cluster whose SG is computed), else
             # the literal id; rules on the same group are judged together.
             groups = linked(r, "securityGroupId")
-            literal = text_of(get(r.props, "securityGroupId"))
-            group = groups[0].urn if groups else f"literal:{literal}" if literal else r.urn
+            if groups:
+                group = groups[0].urn
+            else:
+                literal = text_of(get(r.props, "securityGroupId"))
+                group = f"literal:{literal}" if literal else r.urn
             out.append(_entry(r.urn, "", group, r.props, keys, linked(r, pl_prop, PREFIX_LIST), resources))
     for e in out:
         e.lb = e.group in lb_groups

@@ -21,7 +21,9 @@ aws.autoscaling.Group(
     mixed_instances_policy={
         "launch_template": {
             "launch_template_specification": {"launch_template_id": lt.id, "version": "$Latest"},
-            "overrides": [{"instance_requirements": {"vcpu_count": {"min": 4, "max": 8}, "memory_mib": {"min": 16384}}}],
+            "overrides": [
+                {"instance_requirements": {"vcpu_count": {"min": 4, "max": 8}, "memory_mib": {"min": 16384}}}
+            ],
         },
     },
     tags=[{"key": k, "value": v, "propagate_at_launch": True} for k, v in TAGS.items()],

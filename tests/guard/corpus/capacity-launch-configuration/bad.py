@@ -17,6 +17,8 @@ aws.autoscaling.Group(
     min_size=0,
     max_size=2,
     vpc_zone_identifiers=["subnet-0a1b2c3d4e5f60789"],
-    tags=[{"key": k, "value": v, "propagate_at_launch": True} for k, v in
-          {"CostCenter": "ml", "Team": "ml", "Project": "corpus", "Env": "prod"}.items()],
+    tags=[
+        {"key": k, "value": v, "propagate_at_launch": True}
+        for k, v in {"CostCenter": "ml", "Team": "ml", "Project": "corpus", "Env": "prod"}.items()
+    ],
 )

@@ -9,8 +9,9 @@ role = aws.iam.Role(
     assume_role_policy=json.dumps(
         {
             "Version": "2012-10-17",
-            "Statement": [{"Effect": "Allow", "Principal": {"Service": "codebuild.amazonaws.com"},
-                           "Action": "sts:AssumeRole"}],
+            "Statement": [
+                {"Effect": "Allow", "Principal": {"Service": "codebuild.amazonaws.com"}, "Action": "sts:AssumeRole"}
+            ],
         }
     ),
 )

@@ -9,8 +9,9 @@ aws.iam.Role(
     assume_role_policy=json.dumps(
         {
             "Version": "2012-10-17",
-            "Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"},
-                           "Action": "sts:AssumeRole"}],
+            "Statement": [
+                {"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}
+            ],
         }
     ),
     managed_policy_arns=["arn:aws:iam::aws:policy/AdministratorAccess"],

@@ -1,4 +1,4 @@
-""""Everything except IAM" written with NotAction on Resource "*": still every other action of every service."""
+""" "Everything except IAM" written with NotAction on Resource "*": still every other action of every service."""
 
 import json
 
