@@ -47,6 +47,8 @@ DEFAULT_REGION: Final = "us-east-1"
 EXPECTED_NODES_ANNOTATION: Final = "gpucloud.io/expected-nodes"
 # Karpenter NodePool `limits` keys gpucloud resolves to instance counts (per-instance capacity from the catalog).
 _GPU_RESOURCES: Final = ("nvidia.com/gpu", "aws.amazon.com/neuron", "aws.amazon.com/neurondevice", "amd.com/gpu")
+EC2_FLEET: Final = "aws:ec2/fleet:Fleet"
+SPOT_FLEET: Final = "aws:ec2/spotFleetRequest:SpotFleetRequest"
 
 # Billed by use (storage, requests, data, events), so a plan cannot price them: type -> what is billed.
 USAGE_BILLED: Final[dict[str, str]] = {k: reason for k, (reason, _) in billable.USAGE_BILLED.items()}
@@ -766,6 +768,68 @@ class _Pricer:
     def spot_request(self, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
         self.instance(r, inputs, spot=True)
 
+    def _fleet_type(self, r: Mapping[str, Any], specs: list[Any], configs: Any) -> str | None:
+        """The dearest priced type a fleet names (its ceiling): launch specifications, override types, else the
+        template's; None (after a skip) when only attribute-based requirements or unknown types name them."""
+        named: list[Any] = [_get(s, "instanceType") for s in specs]
+        abs_only = False
+        for cfg in configs if isinstance(configs, list) else []:
+            for o in _get(cfg, "overrides") or []:
+                named.append(_get(o, "instanceType"))
+                abs_only = abs_only or _get(o, "instanceRequirements") is not None
+        types = [t for t in named if isinstance(t, str) and not _is_unknown(t)]
+        if not types:
+            lt, _ = self.launch_template(r, "launchTemplateConfigs", {"id": None})
+            itype = _get((lt or {}).get("inputs"), "instanceType")
+            if isinstance(itype, str) and not _is_unknown(itype):
+                types = [itype]
+        priced = [
+            (found.on_demand or found.spot or 0.0, t)
+            for t in types
+            if isinstance(found := self.instance_rates(t), InstanceRates)
+        ]
+        if not priced:
+            reason = (
+                "overrides use instanceRequirements (types are chosen at launch)"
+                if abs_only
+                else ("no priced instance type in the fleet's specifications, overrides or launch template")
+            )
+            self.skip(r, f"instance type unknown: {reason}")
+            return None
+        return max(priced)[1]
+
+    def ec2_fleet(self, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
+        tcs = _get(inputs, "targetCapacitySpecification") or {}
+        total = _count(_get(tcs, "totalTargetCapacity"))
+        od = _count(_get(tcs, "onDemandTargetCapacity", 0))
+        spot = _count(_get(tcs, "spotTargetCapacity", 0))
+        if total is None or od is None or spot is None:
+            self.skip(r, "targetCapacitySpecification is unknown at preview")
+            return
+        itype = self._fleet_type(r, [], _get(inputs, "launchTemplateConfigs"))
+        if itype is None:
+            return
+        # EC2 Fleet fills the target beyond the explicit on-demand/spot shares with the default capacity type.
+        default = str(_get(tcs, "defaultTargetCapacityType", "on-demand"))
+        rest = max(total - od - spot, 0)
+        shares = {"on-demand": od, "spot": spot, "capacity-block": 0}
+        shares[default if default in shares else "on-demand"] += rest
+        for market, units in shares.items():
+            self.fleet(r, itype, market, units, units)
+
+    def spot_fleet(self, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
+        total = _count(_get(inputs, "targetCapacity"))
+        od = _count(_get(inputs, "onDemandTargetCapacity", 0))
+        if total is None or od is None:
+            self.skip(r, "targetCapacity is unknown at preview")
+            return
+        specs = _get(inputs, "launchSpecifications") or []
+        itype = self._fleet_type(r, specs if isinstance(specs, list) else [], _get(inputs, "launchTemplateConfigs"))
+        if itype is None:
+            return
+        self.fleet(r, itype, "on-demand", min(od, total), min(od, total))
+        self.fleet(r, itype, "spot", max(total - od, 0), max(total - od, 0))
+
     def capacity_reservation(self, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
         itype = _get(inputs, "instanceType")
         count = _count(_get(inputs, "instanceCount"))
@@ -1287,6 +1351,8 @@ _HANDLERS: Final = {
     ASG: _Pricer.autoscaling_group,
     INSTANCE: _Pricer.instance,
     SPOT_REQUEST: _Pricer.spot_request,
+    EC2_FLEET: _Pricer.ec2_fleet,
+    SPOT_FLEET: _Pricer.spot_fleet,
     CAPACITY_RESERVATION: _Pricer.capacity_reservation,
     CAPACITY_BLOCK_RESERVATION: _Pricer.capacity_block_reservation,
     LUSTRE: _Pricer.lustre,

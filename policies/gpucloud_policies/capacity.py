@@ -1,32 +1,60 @@
-"""Where capacity is chosen, and the GPU facts about it (from gpucloud.catalog).
+"""Where capacity is chosen, and the GPU facts about it (from gpucloud.catalog): the pack's one notion of
+capacity.
 
-Every path that can start an instance is read: EKS node group ``instanceTypes``, launch template
-``instanceType``, autoscaling group mixed-instances overrides, EC2 instances and spot requests, and Karpenter
-NodePool requirements. Checking ``aws:ec2/instance`` alone is the known hole in published rules.
+Every path that can start an instance is read: EKS node group ``instanceTypes``, launch template and launch
+configuration ``instanceType``, autoscaling group mixed-instances overrides (named types and attribute-based
+``instanceRequirements``), EC2 instances, spot requests, EC2 Fleet and Spot Fleet configs, capacity
+reservations, and Karpenter NodePools (``karpenter.sh/v1`` and ``v1beta1``, whatever created them). Requirement
+sets (attribute-based instance requirements, NodePool requirements) are resolved against the catalog to the
+GPU types they admit, so a policy sees one list of :class:`Choice` per resource whatever the path. Checking
+``aws:ec2/instance`` alone is the known hole in published rules.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import re
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from gpucloud import catalog
+from gpucloud.spec.pools import WorkloadKind
 
-from .base import get, integer, items, keys, maps, strings, tags_of, text
+from .base import falsy, get, integer, items, keys, maps, number, strings, tags_of, text
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+LAUNCH_CONFIG = "aws:ec2/launchConfiguration:LaunchConfiguration"
 ASG = "aws:autoscaling/group:Group"
 INSTANCE = "aws:ec2/instance:Instance"
 SPOT_REQUEST = "aws:ec2/spotInstanceRequest:SpotInstanceRequest"
+FLEET = "aws:ec2/fleet:Fleet"
+SPOT_FLEET = "aws:ec2/spotFleetRequest:SpotFleetRequest"
+CAPACITY_RESERVATION = "aws:ec2/capacityReservation:CapacityReservation"
 NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
+NODE_POOL_V1BETA1 = "kubernetes:karpenter.sh/v1beta1:NodePool"
+NODE_POOLS = frozenset({NODE_POOL, NODE_POOL_V1BETA1})
 NODE_CLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
 
-CAPACITY_TYPES = frozenset({NODE_GROUP, LAUNCH_TEMPLATE, ASG, INSTANCE, SPOT_REQUEST, NODE_POOL})
-POOL_TYPES = frozenset({NODE_GROUP, ASG, NODE_POOL})
+CAPACITY_TYPES = frozenset(
+    {
+        NODE_GROUP,
+        LAUNCH_TEMPLATE,
+        LAUNCH_CONFIG,
+        ASG,
+        INSTANCE,
+        SPOT_REQUEST,
+        FLEET,
+        SPOT_FLEET,
+        CAPACITY_RESERVATION,
+        *NODE_POOLS,
+    }
+)
+# Resources that start and scale nodes themselves (a template or configuration only describes them).
+POOL_TYPES = frozenset({NODE_GROUP, ASG, FLEET, SPOT_FLEET, INSTANCE, SPOT_REQUEST, CAPACITY_RESERVATION, *NODE_POOLS})
 
 KEY_INSTANCE_TYPE = "node.kubernetes.io/instance-type"
 KEY_FAMILY = "karpenter.k8s.aws/instance-family"
@@ -80,29 +108,210 @@ def gpus(instance_type: str) -> int:
     return s.accelerator_count if s is not None else 0
 
 
+def _lt_overrides(configs: Any, base: str) -> list[tuple[str, Any]]:
+    """(path, override) for every override of Fleet / Spot Fleet ``launchTemplateConfigs``."""
+    out = []
+    for i, cfg in enumerate(items(configs)):
+        for j, o in enumerate(items(get(cfg, "overrides"))):
+            out.append((f"{base}[{i}].overrides[{j}]", o))
+    return out
+
+
+def _overrides(resource_type: str, props: Any) -> list[tuple[str, Any]]:
+    """Where a resource names a type or a requirement set, as (path, mapping holding instanceType/...)."""
+    if resource_type == ASG:
+        base = "mixedInstancesPolicy.launchTemplate.overrides"
+        return [(f"{base}[{i}]", o) for i, o in enumerate(items(get(props, *base.split("."))))]
+    if resource_type == FLEET:
+        return _lt_overrides(get(props, "launchTemplateConfigs"), "launchTemplateConfigs")
+    if resource_type == SPOT_FLEET:
+        specs = [(f"launchSpecifications[{i}]", s) for i, s in enumerate(items(get(props, "launchSpecifications")))]
+        return specs + _lt_overrides(get(props, "launchTemplateConfigs"), "launchTemplateConfigs")
+    return []
+
+
 def type_refs(resource_type: str, props: Any) -> list[TypeRef]:
     """Instance types named on this resource's capacity paths (Karpenter: ``In`` instance-type requirements)."""
     if resource_type == NODE_GROUP:
         return [TypeRef(f"instanceTypes[{i}]", t) for i, t in enumerate(strings(get(props, "instanceTypes")))]
-    if resource_type in (LAUNCH_TEMPLATE, INSTANCE, SPOT_REQUEST):
+    if resource_type in (LAUNCH_TEMPLATE, LAUNCH_CONFIG, INSTANCE, SPOT_REQUEST, CAPACITY_RESERVATION):
         t = text(get(props, "instanceType"))
         return [TypeRef("instanceType", t)] if t else []
-    if resource_type == ASG:
-        overrides = get(props, "mixedInstancesPolicy", "launchTemplate", "overrides")
-        refs = []
-        for i, o in enumerate(items(overrides)):
-            t = text(get(o, "instanceType"))
-            if t:
-                refs.append(TypeRef(f"mixedInstancesPolicy.launchTemplate.overrides[{i}].instanceType", t))
-        return refs
-    if resource_type == NODE_POOL:
+    if resource_type in NODE_POOLS:
         return [
             TypeRef(f"spec.template.spec.requirements[{i}]", t)
             for i, r in requirements(props)
             if text(get(r, "key")) == KEY_INSTANCE_TYPE and text(get(r, "operator")) == "In"
             for t in strings(get(r, "values"))
         ]
-    return []
+    refs = []
+    for path, o in _overrides(resource_type, props):
+        t = text(get(o, "instanceType"))
+        if t:
+            refs.append(TypeRef(f"{path}.instanceType", t))
+    return refs
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Requirement sets resolved against the catalog.
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Catalog types a requirement set admits: ``path`` is where it is written, ``via`` what it says."""
+
+    path: str
+    via: str
+    instance_types: tuple[str, ...]
+
+    @property
+    def families(self) -> list[str]:
+        return sorted({family(t) for t in self.instance_types})
+
+
+def _range(value: Any, bounds: Any) -> bool:
+    """An attribute-based ``{min, max}`` range; a missing side is open (EC2 InstanceRequirements semantics)."""
+    lo, hi = number(get(bounds, "min")), number(get(bounds, "max"))
+    return (lo is None or value >= lo) and (hi is None or value <= hi)
+
+
+_ABS_MANUFACTURER = {"aws": "amazon-web-services"}
+_ABS_KIND = {"gpu": "gpu", "neuron": "inference"}
+
+
+def accelerator_names(s: catalog.InstanceSpec) -> set[str]:
+    """Names EC2 and Karpenter use for the accelerator ("a100" for A100-40GB, "inferentia" for Inferentia2)."""
+    name = s.accelerator.lower()
+    found = {name, name.split("-")[0]}
+    # A generation digit on a product name (inferentia2, trainium2), never a model number (h100, l4).
+    found |= {re.sub(r"(?<=[a-z]{4})\d+$", "", n) for n in found}
+    return found
+
+
+def _abs_admits(req: Any, s: catalog.InstanceSpec) -> bool:
+    """EC2 attribute-based instance selection (InstanceRequirements in the EC2 API reference): every attribute
+    left out admits any value, accelerators included, so only what is written narrows the set."""
+    count = s.accelerator_count
+    checks: list[bool] = []
+    if get(req, "acceleratorCount") is not None:
+        checks.append(_range(count, get(req, "acceleratorCount")))
+    if get(req, "acceleratorTotalMemoryMib") is not None:
+        checks.append(_range(count * s.accelerator_memory_gib * 1024, get(req, "acceleratorTotalMemoryMib")))
+    if get(req, "vcpuCount") is not None:
+        checks.append(_range(s.vcpu, get(req, "vcpuCount")))
+    if get(req, "memoryMib") is not None:
+        checks.append(_range(s.memory_gib * 1024, get(req, "memoryMib")))
+    manufacturers = strings(get(req, "acceleratorManufacturers"))
+    if manufacturers:
+        checks.append(_ABS_MANUFACTURER.get(s.manufacturer, s.manufacturer) in manufacturers)
+    names = strings(get(req, "acceleratorNames"))
+    if names:
+        checks.append(bool(accelerator_names(s) & {n.lower() for n in names}))
+    kinds = strings(get(req, "acceleratorTypes"))
+    if kinds:
+        checks.append(_ABS_KIND.get(s.accelerator_kind, s.accelerator_kind) in kinds)
+    allowed = strings(get(req, "allowedInstanceTypes"))
+    if allowed:
+        checks.append(any(fnmatch.fnmatchcase(s.instance_type, p) for p in allowed))
+    excluded = strings(get(req, "excludedInstanceTypes"))
+    if excluded:
+        checks.append(not any(fnmatch.fnmatchcase(s.instance_type, p) for p in excluded))
+    return all(checks)
+
+
+def _gpu(s: catalog.InstanceSpec) -> bool:
+    return s.accelerator_kind == "gpu"
+
+
+def _category(fam: str) -> str:
+    m = re.match(r"[a-z]+", fam)
+    return m.group(0) if m else fam
+
+
+def _generation(fam: str) -> str:
+    m = re.match(r"[a-z]+(\d+)", fam)
+    return m.group(1) if m else ""
+
+
+def _labels(s: catalog.InstanceSpec) -> dict[str, str]:
+    """The well-known Karpenter labels a node of this type carries (karpenter-provider-aws v1 labels)."""
+    fam = s.family
+    labels = {
+        KEY_INSTANCE_TYPE: s.instance_type,
+        KEY_FAMILY: fam,
+        "karpenter.k8s.aws/instance-category": _category(fam),
+        "karpenter.k8s.aws/instance-generation": _generation(fam),
+        "karpenter.k8s.aws/instance-size": s.instance_type.partition(".")[2],
+        "karpenter.k8s.aws/instance-cpu": str(s.vcpu),
+        "karpenter.k8s.aws/instance-memory": str(int(s.memory_gib * 1024)),
+    }
+    prefix = "karpenter.k8s.aws/instance-gpu" if _gpu(s) else "karpenter.k8s.aws/instance-accelerator"
+    labels[f"{prefix}-name"] = min(accelerator_names(s), key=lambda n: (len(n), n))
+    labels[f"{prefix}-manufacturer"] = s.manufacturer
+    labels[f"{prefix}-count"] = str(s.accelerator_count)
+    if _gpu(s):
+        labels[f"{prefix}-memory"] = str(int(s.accelerator_memory_gib * 1024))
+    return labels
+
+
+def _matches(labels: Mapping[str, str], key: str, operator: str, values: list[str]) -> bool:
+    """A Kubernetes node-selector requirement (In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte)."""
+    value = labels.get(key)
+    if operator == "In":
+        return value is not None and value in values
+    if operator == "NotIn":
+        return value is None or value not in values
+    if operator == "Exists":
+        return value is not None
+    if operator == "DoesNotExist":
+        return value is None
+    if operator in ("Gt", "Lt", "Gte", "Lte"):
+        have, bound = integer(value), integer(values[0] if values else None)
+        if have is None or bound is None:
+            return False
+        return {"Gt": have > bound, "Lt": have < bound, "Gte": have >= bound, "Lte": have <= bound}[operator]
+    return True
+
+
+# Keys that narrow which instance types a NodePool may launch; zone, arch, capacity type and the like do not.
+_TYPE_KEY = re.compile(r"^(node\.kubernetes\.io/instance-type|karpenter\.k8s\.aws/instance-.*)$")
+
+
+def _nodepool_choice(props: Any) -> Choice | None:
+    reqs = [
+        (i, text(get(r, "key")), text(get(r, "operator")), strings(get(r, "values"))) for i, r in requirements(props)
+    ]
+    narrowing = [r for r in reqs if _TYPE_KEY.match(r[1])]
+    if not narrowing:
+        return None
+    admitted = tuple(
+        s.instance_type
+        for s in catalog.get_catalog()
+        if all(_matches(_labels(s), key, op, values) for _, key, op, values in narrowing)
+    )
+    via = " and ".join(f"{key} {op} {values}" if values else f"{key} {op}" for _, key, op, values in narrowing)
+    return Choice("spec.template.spec.requirements", f"requirements {via}", admitted)
+
+
+def choices(resource_type: str, props: Any) -> list[Choice]:
+    """Every capacity choice of a resource: named types (one Choice each, ``via`` "") and requirement sets
+    (attribute-based instance requirements, NodePool requirements) resolved to the catalog types they admit."""
+    out: list[Choice] = []
+    if resource_type in NODE_POOLS:
+        c = _nodepool_choice(props)
+        return [c] if c is not None else []
+    for ref in type_refs(resource_type, props):
+        out.append(Choice(ref.path, "", (ref.instance_type,)))
+    for path, o in _overrides(resource_type, props):
+        req = get(o, "instanceRequirements")
+        if isinstance(req, Mapping):
+            admitted = tuple(s.instance_type for s in catalog.get_catalog() if _abs_admits(req, s))
+            out.append(Choice(f"{path}.instanceRequirements", "instanceRequirements", admitted))
+    return out
+
+
+def choice_types(resource_type: str, props: Any) -> list[str]:
+    return [t for c in choices(resource_type, props) for t in c.instance_types]
 
 
 def requirements(props: Any) -> list[tuple[int, Mapping[str, Any]]]:
@@ -123,30 +332,19 @@ def requirement_values(props: Any, key: str, operator: str = "In") -> list[str] 
 def families_for_gpu_name(name: str) -> frozenset[str]:
     """Catalog families whose accelerator matches a Karpenter GPU name label (``h100``, ``a10g``, ``l40s``)."""
     wanted = name.strip().lower()
-    return frozenset(s.family for s in catalog.get_catalog() if s.accelerator.lower().split("-")[0] == wanted)
+    return frozenset(s.family for s in catalog.get_catalog() if wanted in accelerator_names(s))
 
 
 def nodepool_families(props: Any) -> tuple[set[str] | None, str]:
-    """Families a NodePool may launch and the requirement that bounds them; None when unconstrained."""
-    bounds: list[tuple[set[str], str]] = []
-    types = requirement_values(props, KEY_INSTANCE_TYPE)
-    if types is not None:
-        bounds.append(({family(t) for t in types}, KEY_INSTANCE_TYPE))
-    fams = requirement_values(props, KEY_FAMILY)
-    if fams is not None:
-        bounds.append((set(fams), KEY_FAMILY))
-    names = requirement_values(props, KEY_GPU_NAME)
-    if names is not None:
-        bounds.append(({f for n in names for f in families_for_gpu_name(n)}, KEY_GPU_NAME))
-    if not bounds:
+    """Families a NodePool may launch and the requirements that bound them; None when nothing narrows them."""
+    c = _nodepool_choice(props)
+    if c is None or len(c.instance_types) == len(catalog.get_catalog()):
         return None, ""
-    # Requirements intersect: the tightest bound is what Karpenter can launch.
-    narrowest = min(bounds, key=lambda b: len(b[0]))
-    return narrowest
+    return set(c.families), c.via
 
 
 def nodepool_is_gpu(props: Any) -> bool:
-    """A NodePool that can carry GPU work: GPU limits, a GPU taint, or a GPU requirement."""
+    """A NodePool that can carry GPU work: GPU limits, a GPU taint, or requirements admitting GPU types."""
     if GPU_RESOURCE in keys(get(props, "spec", "limits")):
         return True
     for t in maps(get(props, "spec", "template", "spec", "taints")):
@@ -157,14 +355,30 @@ def nodepool_is_gpu(props: Any) -> bool:
             return True
     types = requirement_values(props, KEY_INSTANCE_TYPE) or []
     fams = requirement_values(props, KEY_FAMILY) or []
-    return any(is_accelerated(t) for t in types) or any(family_is_accelerated(f) for f in fams)
+    if any(is_accelerated(t) for t in types) or any(family_is_accelerated(f) for f in fams):
+        return True
+    fams_admitted, _ = nodepool_families(props)
+    return bool(fams_admitted)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Size and purchase option.
 
 
 def max_size(resource_type: str, props: Any) -> int | None:
+    """Most nodes the resource can run (Fleet / Spot Fleet: target capacity in instances)."""
     if resource_type == NODE_GROUP:
         return integer(get(props, "scalingConfig", "maxSize"))
     if resource_type == ASG:
         return integer(get(props, "maxSize"))
+    if resource_type == FLEET:
+        return integer(get(props, "targetCapacitySpecification", "totalTargetCapacity"))
+    if resource_type == SPOT_FLEET:
+        return integer(get(props, "targetCapacity"))
+    if resource_type == CAPACITY_RESERVATION:
+        return integer(get(props, "instanceCount"))
+    if resource_type in (INSTANCE, SPOT_REQUEST):
+        return 1
     return None
 
 
@@ -176,24 +390,131 @@ def min_size(resource_type: str, props: Any) -> int | None:
     return None
 
 
-def workload(resource_type: str, props: Any, label_keys: list[str]) -> str:
-    """The pool's workload kind from its node labels or tags (training, inference, ...); "" when unmarked."""
+ON_DEMAND, SPOT, CAPACITY_BLOCK = "on_demand", "spot", "capacity_block"
+_LT_MARKET = {"spot": SPOT, "capacity-block": CAPACITY_BLOCK}
+_FLEET_MARKET = {"on-demand": ON_DEMAND, "spot": SPOT, "capacity-block": CAPACITY_BLOCK}
+
+
+def markets(resource_type: str, props: Any) -> list[str]:
+    """Purchase options the resource buys (``on_demand``, ``spot``, ``capacity_block``); [] when another
+    resource decides (a launch template without market options takes its node group's or ASG's)."""
+    if resource_type == NODE_GROUP:
+        ct = text(get(props, "capacityType"), "ON_DEMAND")
+        return [{"SPOT": SPOT, "CAPACITY_BLOCK": CAPACITY_BLOCK}.get(ct, ON_DEMAND)]
+    if resource_type in (LAUNCH_TEMPLATE, INSTANCE):
+        market = text(get(props, "instanceMarketOptions", "marketType"))
+        if not market:
+            return [] if resource_type == LAUNCH_TEMPLATE else [ON_DEMAND]
+        return [_LT_MARKET.get(market, ON_DEMAND)]
+    if resource_type == SPOT_REQUEST:
+        return [SPOT]
+    if resource_type == LAUNCH_CONFIG:
+        return [SPOT] if text(get(props, "spotPrice")) else [ON_DEMAND]
+    if resource_type == ASG:
+        dist = get(props, "mixedInstancesPolicy", "instancesDistribution")
+        if dist is None:
+            return []
+        base = integer(get(dist, "onDemandBaseCapacity"), 0) or 0
+        pct = integer(get(dist, "onDemandPercentageAboveBaseCapacity"), 100)
+        out = []
+        if base > 0 or pct is None or pct > 0:
+            out.append(ON_DEMAND)
+        if pct is not None and pct < 100:
+            out.append(SPOT)
+        return out
+    if resource_type == FLEET:
+        tcs = get(props, "targetCapacitySpecification")
+        found = {_FLEET_MARKET.get(text(get(tcs, "defaultTargetCapacityType")), ON_DEMAND)}
+        if (integer(get(tcs, "spotTargetCapacity"), 0) or 0) > 0:
+            found.add(SPOT)
+        if (integer(get(tcs, "onDemandTargetCapacity"), 0) or 0) > 0:
+            found.add(ON_DEMAND)
+        return sorted(found)
+    if resource_type == SPOT_FLEET:
+        od = (integer(get(props, "onDemandTargetCapacity"), 0) or 0) > 0
+        return [ON_DEMAND, SPOT] if od else [SPOT]
+    if resource_type in NODE_POOLS:
+        # Karpenter launches on-demand when a NodePool leaves karpenter.sh/capacity-type out.
+        values = requirement_values(props, KEY_CAPACITY_TYPE)
+        if values is None:
+            return [ON_DEMAND]
+        return sorted({{"spot": SPOT, "reserved": CAPACITY_BLOCK}.get(v, ON_DEMAND) for v in values})
+    return []
+
+
+def spot_nodes(resource_type: str, props: Any, nodes: int) -> float:
+    """How many of ``nodes`` (at maximum size) are bought on spot."""
+    if resource_type == ASG:
+        dist = get(props, "mixedInstancesPolicy", "instancesDistribution")
+        if dist is None:
+            return 0
+        base = integer(get(dist, "onDemandBaseCapacity"), 0) or 0
+        pct = integer(get(dist, "onDemandPercentageAboveBaseCapacity"), 100)
+        pct = 100 if pct is None else pct
+        return max(0, nodes - base) * (100 - pct) / 100
+    if resource_type == FLEET:
+        tcs = get(props, "targetCapacitySpecification")
+        if text(get(tcs, "defaultTargetCapacityType")) == "spot":
+            return max(0, nodes - (integer(get(tcs, "onDemandTargetCapacity"), 0) or 0))
+        return min(nodes, integer(get(tcs, "spotTargetCapacity"), 0) or 0)
+    if resource_type == SPOT_FLEET:
+        return max(0, nodes - (integer(get(props, "onDemandTargetCapacity"), 0) or 0))
+    return nodes if markets(resource_type, props) == [SPOT] else 0
+
+
+# ---------------------------------------------------------------------------------------------------------
+# What the pool is for: the documented gpucloud keys.
+
+WORKLOAD_KEY = "gpucloud.io/workload"
+INTERRUPTIBLE_KEY = "gpucloud.io/interruptible"
+# The workload kinds gpucloud's own spec knows (gpucloud.spec.pools.WorkloadKind); components label pools with
+# them under gpucloud.io/workload.
+WORKLOAD_KINDS: tuple[str, ...] = typing.get_args(WorkloadKind)
+
+
+def _marks(resource_type: str, props: Any) -> list[Mapping[str, Any]]:
+    """Label and tag maps that mark a pool: NodePool template labels, node group labels, tags, ASG tags."""
     sources: list[Mapping[str, Any]] = []
-    if resource_type == NODE_POOL:
-        labels = get(props, "spec", "template", "metadata", "labels")
-        if isinstance(labels, Mapping):
-            sources.append(labels)
-    else:
-        labels = get(props, "labels")
-        if isinstance(labels, Mapping):
-            sources.append(labels)
-        sources.append(tags_of(props))
-        if resource_type == ASG:
-            sources.append({text(get(t, "key")): get(t, "value") for t in maps(get(props, "tags"))})
-    for source in sources:
+    if resource_type in NODE_POOLS:
+        for path in (("spec", "template", "metadata", "labels"), ("metadata", "labels")):
+            labels = get(props, *path)
+            if isinstance(labels, Mapping):
+                sources.append(labels)
+        return sources
+    labels = get(props, "labels")
+    if isinstance(labels, Mapping):
+        sources.append(labels)
+    sources.append(tags_of(props))
+    if resource_type == ASG:
+        sources.append({text(get(t, "key")): get(t, "value") for t in maps(get(props, "tags"))})
+    if resource_type == LAUNCH_TEMPLATE:
+        for spec_ in maps(get(props, "tagSpecifications")):
+            sources.append(tags_of(spec_))
+    return sources
+
+
+def mark(resource_type: str, props: Any, label_keys: list[str]) -> str:
+    """The first of ``label_keys`` found on the pool's labels or tags, lower-cased; "" when unmarked."""
+    for source in _marks(resource_type, props):
         for key in label_keys:
             if key in keys(source):
                 value = source[key]
                 if isinstance(value, str):
                     return value.strip().lower()
     return ""
+
+
+def workload(resource_type: str, props: Any, label_keys: list[str]) -> str:
+    """The pool's workload kind from its node labels or tags (training, inference, ...); "" when unmarked."""
+    return mark(resource_type, props, label_keys)
+
+
+def is_training(kind: str, training: set[str]) -> bool:
+    """Training rules apply to the configured training kinds and, failing closed, to any value that is not a
+    documented kind: ``pretraining`` or ``fine-tuning`` must not let a training pool skip them."""
+    return bool(kind) and (kind in training or kind not in WORKLOAD_KINDS)
+
+
+def non_interruptible(resource_type: str, props: Any) -> bool:
+    """Marked ``gpucloud.io/interruptible: "false"`` (tag or node label)."""
+    return falsy(mark(resource_type, props, [INTERRUPTIBLE_KEY]))

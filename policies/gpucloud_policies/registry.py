@@ -10,8 +10,8 @@ from pulumi_policy import Policy
 
 from .base import Guardrail
 from .cost import budget, reserved_capacity, scale_to_zero, spend_cap, spot_share, tags
-from .gpu import count_cap, deprecated, efa_shape, family_allowlist, market, min_memory
-from .reliability import checkpoint_versioning, fsx_locality, interruption, retain
+from .gpu import capacity_block_placement, count_cap, deprecated, efa_shape, family_allowlist, market, min_memory
+from .reliability import checkpoint_versioning, fsx_locality, interruption, non_interruptible, retain
 from .security import (
     cloudtrail,
     ebs_default,
@@ -23,6 +23,7 @@ from .security import (
     fsx_cmk,
     hop_limit,
     iam_admin,
+    iam_trust,
     imdsv2,
     k8s_pod_security,
     k8s_public_lb,
@@ -48,6 +49,7 @@ GUARDRAILS: tuple[Guardrail, ...] = tuple(
         market,
         count_cap,
         efa_shape,
+        capacity_block_placement,
         # cost
         spend_cap,
         spot_share,
@@ -70,6 +72,7 @@ GUARDRAILS: tuple[Guardrail, ...] = tuple(
         s3_sse_kms,
         s3_tls,
         iam_admin,
+        iam_trust,
         # data at rest, logs, Kubernetes workloads
         ebs_default,
         efs_cmk,
@@ -83,6 +86,7 @@ GUARDRAILS: tuple[Guardrail, ...] = tuple(
         # reliability
         checkpoint_versioning,
         interruption,
+        non_interruptible,
         retain,
         fsx_locality,
     )

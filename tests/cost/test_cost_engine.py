@@ -406,3 +406,73 @@ def test_plain_asg_with_spot_launch_template_and_instance() -> None:
         ("box", "on-demand", 1, 1, round(0.2016 * 730, 2)),
         ("box root volume (gp3)", "storage", 100, 100, 8.0),
     ]
+
+
+FLEET = "aws:ec2/fleet:Fleet"
+SPOT_FLEET = "aws:ec2/spotFleetRequest:SpotFleetRequest"
+
+
+def test_ec2_fleet_prices_its_target_at_the_dearest_named_type_per_market() -> None:
+    fleet = res(
+        FLEET,
+        "fleet",
+        {
+            "targetCapacitySpecification": {
+                "totalTargetCapacity": 10.0,
+                "onDemandTargetCapacity": 2.0,
+                "defaultTargetCapacityType": "spot",
+            },
+            "launchTemplateConfigs": [{"overrides": [{"instanceType": "g6e.xlarge"}, {"instanceType": "p5.48xlarge"}]}],
+        },
+    )
+    cost = price_resources([fleet])
+    assert [(i["pricing"], i["quantity"], i["max_quantity"], i["instance_type"]) for i in cost["items"]] == [
+        ("on-demand", 2, 2, "p5.48xlarge"),
+        ("spot", 8, 8, "p5.48xlarge"),
+    ]
+
+
+def test_ec2_fleet_falls_back_to_the_template_type_and_skips_attribute_based_overrides() -> None:
+    lt = res(LT, "lt", {"instanceType": "g6e.12xlarge"})
+    fleet = res(
+        FLEET,
+        "fleet",
+        {"targetCapacitySpecification": {"totalTargetCapacity": 3.0}, "launchTemplateConfigs": [{"overrides": []}]},
+        {"launchTemplateConfigs": [lt["urn"]]},
+    )
+    cost = price_resources([lt, fleet])
+    assert [(i["pricing"], i["quantity"], i["instance_type"]) for i in cost["items"]] == [
+        ("on-demand", 3, "g6e.12xlarge")
+    ]
+    abs_fleet = res(
+        FLEET,
+        "abs",
+        {
+            "targetCapacitySpecification": {"totalTargetCapacity": 3.0},
+            "launchTemplateConfigs": [{"overrides": [{"instanceRequirements": {"acceleratorNames": ["h100"]}}]}],
+        },
+    )
+    cost = price_resources([abs_fleet])
+    assert cost["items"] == []
+    assert [u["reason"] for u in cost["unpriced"]] == [
+        "instance type unknown: overrides use instanceRequirements (types are chosen at launch)"
+    ]
+
+
+def test_spot_fleet_splits_on_demand_and_spot_targets() -> None:
+    sfr = res(
+        SPOT_FLEET,
+        "sfr",
+        {
+            "targetCapacity": 4.0,
+            "onDemandTargetCapacity": 1.0,
+            "launchSpecifications": [{"instanceType": "p5.48xlarge"}],
+        },
+    )
+    cost = price_resources([sfr])
+    assert [(i["pricing"], i["quantity"], i["instance_type"]) for i in cost["items"]] == [
+        ("on-demand", 1, "p5.48xlarge"),
+        ("spot", 3, "p5.48xlarge"),
+    ]
+    unknown = res(SPOT_FLEET, "u", {"targetCapacity": UNKNOWN})
+    assert [u["reason"] for u in price_resources([unknown])["unpriced"]] == ["targetCapacity is unknown at preview"]

@@ -7,7 +7,7 @@ import json
 import pytest
 from pulumi_policy.proxy import UnknownValueError
 
-from gpucloud.guard.harness import UNKNOWN, Res, flagged, remediate, resource_messages, stack_flagged
+from gpucloud.guard.harness import UNKNOWN, Res, flagged, remediate, resource_messages, stack_flagged, stack_messages
 
 CLUSTER = "aws:eks/cluster:Cluster"
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -196,11 +196,11 @@ def test_world_ingress_passes_self_rules_and_flags_all_variants():
         Res(INGRESS, "v6-world", {"cidrIpv6": "::/0", "ipProtocol": "tcp", "fromPort": 22.0, "toPort": 22.0}),
         Res(INGRESS, "prefix-list", {"prefixListId": "pl-123", "ipProtocol": "tcp"}),
     ]
-    assert flagged("sg-no-world-ingress", resources) == {"ssh-world", "rule-world", "v6-world"}
-    [message] = resource_messages("sg-no-world-ingress", resources[4])
-    assert message.startswith("rule-world: CRITICAL: ingress from 0.0.0.0/0 on -1 all ports")
+    assert stack_flagged("sg-no-world-ingress", resources) == {"ssh-world", "rule-world", "v6-world"}
+    [(_name, message)] = [m for m in stack_messages("sg-no-world-ingress", resources) if m[0] == "rule-world"]
+    assert message.startswith("rule-world: CRITICAL: ingress from the internet (0.0.0.0/0) on all protocols all ports")
     with pytest.raises(UnknownValueError):
-        resource_messages("sg-no-world-ingress", Res(SG, "u", {"ingress": [{"cidrBlocks": UNKNOWN}]}))
+        stack_messages("sg-no-world-ingress", [Res(SG, "u", {"ingress": [{"cidrBlocks": UNKNOWN}]})])
 
 
 def test_fsx_persistent_cmk():

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, has, text
-from ..capacity import ASG, NODE_GROUP, NODE_POOL, is_accelerated, min_size, nodepool_is_gpu, type_refs
+from ..capacity import ASG, NODE_GROUP, NODE_POOLS, choice_types, is_accelerated, min_size, nodepool_is_gpu
 
 _GPU_AMIS = ("NVIDIA", "NEURON", "_GPU")
 
 
 def _is_gpu_pool(resource_type: str, props: Any) -> bool:
-    if any(is_accelerated(r.instance_type) for r in type_refs(resource_type, props)):
+    if any(is_accelerated(t) for t in choice_types(resource_type, props)):
         return True
     return resource_type == NODE_GROUP and any(k in text(get(props, "amiType")) for k in _GPU_AMIS)
 
@@ -20,7 +20,7 @@ def validate(args: Any, report: Report, cfg: Config) -> None:
     if args.name in set(cfg["exemptPools"]):
         return
     rt, props = args.resource_type, args.props
-    if rt == NODE_POOL:
+    if rt in NODE_POOLS:
         if not nodepool_is_gpu(props):
             return
         missing = [
@@ -57,7 +57,7 @@ GUARDRAIL = Guardrail(
     "consolidationPolicy, consolidateAfter and spec.template.spec.expireAfter. Disable in prod's config.",
     references=("gpucloud guardrails rule 37",),
     kind="resource",
-    resource_types=frozenset({NODE_GROUP, ASG, NODE_POOL}),
+    resource_types=frozenset({NODE_GROUP, ASG, *NODE_POOLS}),
     validate=validate,
     config={
         "exemptPools": {

@@ -4,27 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, deciding, get, integer, keys, text
-from ..capacity import ASG, GPU_RESOURCE, KEY_CAPACITY_TYPE, NODE_GROUP, NODE_POOL, requirement_values
+from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, deciding, get, integer, keys
+from ..capacity import GPU_RESOURCE, NODE_POOLS, SPOT, markets
 from ..pools import pools
 from ..stack import of_type
-
-
-def _spot_gpus(pool: Any) -> int:
-    r = pool.resource
-    total = pool.max_gpus
-    if r.resource_type == NODE_GROUP:
-        return total if text(get(r.props, "capacityType")) == "SPOT" else 0
-    if r.resource_type == ASG:
-        dist = get(r.props, "mixedInstancesPolicy", "instancesDistribution")
-        if dist is None:
-            return 0
-        base = integer(get(dist, "onDemandBaseCapacity"), 0) or 0
-        pct = integer(get(dist, "onDemandPercentageAboveBaseCapacity"), 100)
-        pct = 100 if pct is None else pct
-        nodes = max(0, (pool.max_size or 0) - base) * (100 - pct) / 100
-        return int(nodes * pool.gpus_per_node)
-    return 0
 
 
 def validate(args: Any, report: StackReport, cfg: Config) -> None:
@@ -35,17 +18,17 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
         with deciding(pool.resource):
             if not pool.known().is_gpu:
                 continue
-            n, s = pool.max_gpus, _spot_gpus(pool)
+            n, s = pool.max_gpus, pool.spot_gpus
             total, spot = total + n, spot + s
             if n - s > anchor_gpus:
                 anchor, anchor_gpus = pool.resource.urn, n - s
-    for np in of_type(args.resources, NODE_POOL):
+    for np in of_type(args.resources, *NODE_POOLS):
         with deciding(np):
             limits = get(np.props, "spec", "limits")
             if GPU_RESOURCE not in keys(limits):
                 continue
             n = integer(limits[GPU_RESOURCE], 0) or 0
-            s = n if "spot" in (requirement_values(np.props, KEY_CAPACITY_TYPE) or []) else 0
+            s = n if SPOT in markets(np.resource_type, np.props) else 0
             total, spot = total + n, spot + s
             if n - s > anchor_gpus:
                 anchor, anchor_gpus = np.urn, n - s

@@ -1,12 +1,15 @@
 """GC-GPU-032 gpu-count-cap: GPUs per pool (max size x GPUs per instance) and per stack stay under a cap;
-Karpenter NodePools must bound their GPUs with spec.limits["nvidia.com/gpu"]."""
+Karpenter NodePools must bound their GPUs with spec.limits["nvidia.com/gpu"].
+
+A pool is anything pools.py knows to start nodes (node groups, ASGs, EC2 Fleets, Spot Fleets, instances, spot
+requests, capacity reservations); a requirement set counts with the largest GPU count it admits."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, deciding, get, integer, keys
-from ..capacity import GPU_RESOURCE, NODE_POOL, nodepool_is_gpu
+from ..capacity import GPU_RESOURCE, NODE_POOLS, nodepool_is_gpu
 from ..pools import pools
 from ..stack import of_type
 
@@ -31,7 +34,7 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
                     f"{per_pool // max(pool.gpus_per_node, 1)} or raise maxGpusPerPool in this environment's "
                     "policy config.",
                 )
-    for np in of_type(args.resources, NODE_POOL):
+    for np in of_type(args.resources, *NODE_POOLS):
         with deciding(np):
             limits = get(np.props, "spec", "limits")
             if GPU_RESOURCE not in keys(limits):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity
-from ..capacity import CAPACITY_TYPES, NODE_POOL, family, nodepool_families, spec, type_refs
+from ..capacity import CAPACITY_TYPES, choices, family, spec
 
 
 def _why(instance_type: str, extra: set[str]) -> str | None:
@@ -19,18 +19,18 @@ def _why(instance_type: str, extra: set[str]) -> str | None:
 
 def validate(args: Any, report: Report, cfg: Config) -> None:
     extra = set(cfg["extraDeprecatedFamilies"])
-    if args.resource_type == NODE_POOL:
-        fams, key = nodepool_families(args.props)
-        for fam in sorted(fams or ()):
-            why = _why(f"{fam}.2xlarge", extra) or _why(f"{fam}.16xlarge", extra) or _why(f"{fam}.24xlarge", extra)
-            if why:
-                report(f"requirement {key} allows deprecated {why}. Fix: remove '{fam}' from the requirement.")
-        return
-    for ref in type_refs(args.resource_type, args.props):
-        why = _why(ref.instance_type, extra)
+    for c in choices(args.resource_type, args.props):
+        if c.via:
+            for fam in c.families:
+                why = next((w for t in c.instance_types if family(t) == fam and (w := _why(t, extra))), None)
+                if why:
+                    report(f"{c.path} ({c.via}) admits deprecated {why}. Fix: exclude family '{fam}'.")
+            continue
+        t = c.instance_types[0]
+        why = _why(t, extra)
         if why:
             report(
-                f"{ref.path} '{ref.instance_type}' uses a deprecated accelerator ({why}): poor price/performance "
+                f"{c.path} '{t}' uses a deprecated accelerator ({why}): poor price/performance "
                 "and no current CUDA support guarantees. Fix: move to a current family (g6e, p4de, p5)."
             )
 

@@ -17,7 +17,7 @@ from ..base import (
     mark_undecided,
     text,
 )
-from ..capacity import workload
+from ..capacity import is_training, workload
 from ..pools import efa_capable, efa_max, pools
 from ..stack import subnet_azs
 from .common import WORKLOAD_LABEL_KEYS
@@ -42,7 +42,7 @@ def _check(pool: Any, report: StackReport, cfg: Config, label_keys: list[str]) -
                 "an efa-only interface sits at network card 0 / device 0, which needs an IP "
                 "interface. Fix: make the primary interface interfaceType 'efa'.",
             )
-    training = workload(r.resource_type, r.props, label_keys) in set(cfg["workloads"])
+    training = is_training(workload(r.resource_type, r.props, label_keys), set(cfg["workloads"]))
     multi_node = (pool.max_size or 0) >= int(cfg["minNodes"])
     if not (efa or (training and multi_node and pool.is_gpu)):
         return

@@ -1,7 +1,9 @@
 """GC-GPU-031 gpu-family-allowlist: accelerated instance families allowed in this environment.
 
-Every capacity path is checked: node group instanceTypes, launch template instanceType, ASG mixed-instances
-overrides, EC2 instances and spot requests, Karpenter NodePool requirements. Per-environment lists live in
+Every capacity path of the one capacity reader is checked (capacity.choices): named types on node groups,
+launch templates and configurations, ASG / Fleet / Spot Fleet overrides, instances, spot requests and capacity
+reservations, and requirement sets (attribute-based instance requirements, Karpenter NodePool requirements of
+v1 and v1beta1) resolved to the catalog types they admit. Per-environment lists live in
 policies/configs/<env>.json (dev leaves P5 out).
 """
 
@@ -14,14 +16,14 @@ from gpucloud import catalog
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity
 from ..capacity import (
     CAPACITY_TYPES,
-    NODE_POOL,
+    NODE_POOLS,
+    choices,
     family,
     family_is_accelerated,
     is_accelerated,
     is_valid,
     nodepool_families,
     nodepool_is_gpu,
-    type_refs,
 )
 
 DEFAULT_FAMILIES = sorted({s.family for s in catalog.get_catalog() if not s.deprecated})
@@ -42,30 +44,29 @@ def validate(args: Any, report: Report, cfg: Config) -> None:
     allowed_types = set(cfg["allowedInstanceTypes"])
     denied = set(cfg["deniedInstanceTypes"])
     shown = ", ".join(sorted(allowed)) or "none"
-    if args.resource_type == NODE_POOL:
-        fams, key = nodepool_families(args.props)
-        if fams is None:
-            if nodepool_is_gpu(args.props):
-                report(
-                    "GPU NodePool does not constrain the instance family, so Karpenter may launch any GPU type. "
-                    f"Fix: add a requirement 'karpenter.k8s.aws/instance-family' In [{shown}]."
-                )
-            return
-        for fam in sorted(f for f in fams if f not in allowed and family_is_accelerated(f)):
+    if args.resource_type in NODE_POOLS and nodepool_families(args.props)[0] is None:
+        if nodepool_is_gpu(args.props):
             report(
-                f"requirement {key} allows family '{fam}', which is not allowed here (allowed: {shown}). "
-                "Fix: remove it from the requirement values, or allow it in allowedFamilies for this environment."
+                "GPU NodePool does not constrain the instance family, so Karpenter may launch any GPU type. "
+                f"Fix: add a requirement 'karpenter.k8s.aws/instance-family' In [{shown}]."
             )
         return
-    for ref in type_refs(args.resource_type, args.props):
-        t = ref.instance_type
+    for c in choices(args.resource_type, args.props):
+        if c.via:
+            for fam in [f for f in c.families if f not in allowed and family_is_accelerated(f)]:
+                report(
+                    f"{c.path} ({c.via}) admits family '{fam}', which is not allowed here (allowed: {shown}). "
+                    "Fix: narrow the requirements to allowed families, or allow it in allowedFamilies."
+                )
+            continue
+        t = c.instance_types[0]
         if not is_valid(t):
-            report(f"{ref.path}: {_suggestion(t)}. Fix: use a valid EC2 instance type name.")
+            report(f"{c.path}: {_suggestion(t)}. Fix: use a valid EC2 instance type name.")
         elif t in denied:
-            report(f"{ref.path} '{t}' is denied by config. Fix: pick another type.")
+            report(f"{c.path} '{t}' is denied by config. Fix: pick another type.")
         elif is_accelerated(t) and family(t) not in allowed and t not in allowed_types:
             report(
-                f"{ref.path} '{t}': family '{family(t)}' is not allowed in this environment (allowed: {shown}). "
+                f"{c.path} '{t}': family '{family(t)}' is not allowed in this environment (allowed: {shown}). "
                 "Fix: pick a type from an allowed family, or allow the family in this environment's policy config."
             )
 

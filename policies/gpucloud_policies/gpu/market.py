@@ -4,46 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, integer, text
-from ..capacity import ASG, INSTANCE, LAUNCH_TEMPLATE, NODE_GROUP, spec, type_refs
+from ..base import Config, EnforcementLevel, Guardrail, Report, Severity
+from ..capacity import CAPACITY_RESERVATION, CAPACITY_TYPES, NODE_POOLS, choices, markets, spec
 
-_MARKETS = {"ON_DEMAND": "on_demand", "SPOT": "spot", "CAPACITY_BLOCK": "capacity_block"}
 _LABEL = {"on_demand": "On-Demand", "spot": "Spot", "capacity_block": "Capacity Blocks"}
 
 
-def _markets(resource_type: str, props: Any) -> list[str]:
-    if resource_type == NODE_GROUP:
-        return [_MARKETS.get(text(get(props, "capacityType"), "ON_DEMAND"), "on_demand")]
-    if resource_type in (LAUNCH_TEMPLATE, INSTANCE):
-        market = text(get(props, "instanceMarketOptions", "marketType"))
-        if not market and resource_type == LAUNCH_TEMPLATE:
-            # A template without a market type takes the node group's or ASG's purchase option.
-            return []
-        return [{"spot": "spot", "capacity-block": "capacity_block"}.get(market, "on_demand")]
-    if resource_type == ASG:
-        dist = get(props, "mixedInstancesPolicy", "instancesDistribution")
-        base = integer(get(dist, "onDemandBaseCapacity"), 0) or 0
-        pct = integer(get(dist, "onDemandPercentageAboveBaseCapacity"), 100)
-        out = []
-        if base > 0 or pct is None or pct > 0:
-            out.append("on_demand")
-        if pct is not None and pct < 100:
-            out.append("spot")
-        return out
-    return []
-
-
 def validate(args: Any, report: Report, cfg: Config) -> None:
-    markets = _markets(args.resource_type, args.props)
-    for ref in type_refs(args.resource_type, args.props):
-        s = spec(ref.instance_type)
-        if s is None:
-            continue
-        for market in markets:
-            if not getattr(s, market):
+    buys = markets(args.resource_type, args.props)
+    for c in choices(args.resource_type, args.props):
+        for market in buys:
+            unsold = [t for t in c.instance_types if (s := spec(t)) is not None and not getattr(s, market)]
+            if c.via and unsold and len(unsold) < len(c.instance_types):
+                # A requirement set launches whatever it admits that the market sells.
+                continue
+            for t in unsold:
+                s = spec(t)
                 sold = [_LABEL[m] for m in ("on_demand", "spot", "capacity_block") if getattr(s, m)]
                 report(
-                    f"{ref.path} '{ref.instance_type}' is not sold through {_LABEL[market]} (available: "
+                    f"{c.path} '{t}' is not sold through {_LABEL[market]} (available: "
                     f"{', '.join(sold) or 'none'}); the launch would fail. Fix: change the purchase option or type."
                 )
 
@@ -59,6 +38,6 @@ GUARDRAIL = Guardrail(
     "have no On-Demand SKU; buy a Capacity Block), or choose another type.",
     references=("AWS Capacity Blocks supported instance types",),
     kind="resource",
-    resource_types=frozenset({NODE_GROUP, LAUNCH_TEMPLATE, INSTANCE, ASG}),
+    resource_types=CAPACITY_TYPES - NODE_POOLS - {CAPACITY_RESERVATION},
     validate=validate,
 )

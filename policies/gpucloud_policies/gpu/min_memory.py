@@ -4,34 +4,35 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpucloud import catalog
-
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity
-from ..capacity import ASG, LAUNCH_TEMPLATE, NODE_GROUP, NODE_POOL, nodepool_families, spec, type_refs, workload
+from ..capacity import CAPACITY_TYPES, choices, family, is_training, spec, workload
 from .common import WORKLOAD_LABEL_KEYS
 
 
 def validate(args: Any, report: Report, cfg: Config) -> None:
-    if workload(args.resource_type, args.props, list(cfg["workloadLabelKeys"])) not in set(cfg["workloads"]):
+    kind = workload(args.resource_type, args.props, list(cfg["workloadLabelKeys"]))
+    if not is_training(kind, set(cfg["workloads"])):
         return
     minimum = float(cfg["minGpuMemoryGib"])
-    if args.resource_type == NODE_POOL:
-        fams, key = nodepool_families(args.props)
-        for fam in sorted(fams or ()):
-            small = [s for s in catalog.get_catalog() if s.family == fam and s.accelerator_memory_gib < minimum]
-            if small:
+    for c in choices(args.resource_type, args.props):
+        small = [
+            s
+            for t in c.instance_types
+            if (s := spec(t)) is not None and s.accelerator_count and s.accelerator_memory_gib < minimum
+        ]
+        if c.via:
+            for fam in sorted({s.family for s in small}):
+                s = next(x for x in small if family(x.instance_type) == fam)
                 report(
-                    f"requirement {key} allows family '{fam}' ({small[0].accelerator}, "
-                    f"{small[0].accelerator_memory_gib:g} GiB per accelerator), below the {minimum:g} GiB minimum "
-                    "for training. Fix: constrain the NodePool to families with more GPU memory."
+                    f"{c.path} ({c.via}) admits family '{fam}' ({s.accelerator}, {s.accelerator_memory_gib:g} GiB "
+                    f"per accelerator), below the {minimum:g} GiB minimum for {kind} pools. Fix: constrain it to "
+                    "families with more GPU memory."
                 )
-        return
-    for ref in type_refs(args.resource_type, args.props):
-        s = spec(ref.instance_type)
-        if s is not None and s.accelerator_count and s.accelerator_memory_gib < minimum:
+            continue
+        for s in small:
             report(
-                f"{ref.path} '{ref.instance_type}' has {s.accelerator_memory_gib:g} GiB per {s.accelerator}, below "
-                f"the {minimum:g} GiB minimum for training pools. Fix: choose a type with at least {minimum:g} GiB "
+                f"{c.path} '{s.instance_type}' has {s.accelerator_memory_gib:g} GiB per {s.accelerator}, below "
+                f"the {minimum:g} GiB minimum for {kind} pools. Fix: choose a type with at least {minimum:g} GiB "
                 "per accelerator (e.g. g6e, p4de, p5) or lower minGpuMemoryGib for this environment."
             )
 
@@ -47,7 +48,7 @@ GUARDRAIL = Guardrail(
     "accelerator_memory_gib), or mark the pool with a non-training workload label if it does not train.",
     references=("gpucloud catalog",),
     kind="resource",
-    resource_types=frozenset({NODE_GROUP, ASG, LAUNCH_TEMPLATE, NODE_POOL}),
+    resource_types=CAPACITY_TYPES,
     validate=validate,
     config={
         "minGpuMemoryGib": {

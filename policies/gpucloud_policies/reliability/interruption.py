@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, deciding, get, has, number, text
-from ..capacity import INSTANCE, KEY_CAPACITY_TYPE, LAUNCH_TEMPLATE, NODE_GROUP, NODE_POOL, requirement_values
+from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, deciding, get, has, text
+from ..capacity import LAUNCH_CONFIG, LAUNCH_TEMPLATE, NODE_POOLS, SPOT, markets
 from ..pools import pools
 from ..stack import of_type
 
@@ -23,25 +23,18 @@ SPOT_WARNING = "EC2 Spot Instance Interruption Warning"
 
 
 def _spot_users(resources: list[Any]) -> list[str]:
-    urns = []
+    """Everything that buys spot, through the one capacity reader (pools, templates, NodePools)."""
+    urns: list[str] = []
     # Only the market fields matter here, so a pool whose size or type is unknown is still judged.
     for pool in pools(resources):
         r = pool.resource
         with deciding(r):
-            if r.resource_type == NODE_GROUP and text(get(r.props, "capacityType")) == "SPOT":
+            buys = pool.known_markets()
+            if SPOT in buys:
                 urns.append(r.urn)
-            elif r.resource_type != NODE_GROUP:
-                dist = get(r.props, "mixedInstancesPolicy", "instancesDistribution")
-                pct = number(get(dist, "onDemandPercentageAboveBaseCapacity"))
-                if dist is not None and (100.0 if pct is None else pct) < 100:
-                    urns.append(r.urn)
-    for r in of_type(resources, LAUNCH_TEMPLATE, INSTANCE):
+    for r in of_type(resources, LAUNCH_TEMPLATE, LAUNCH_CONFIG, *NODE_POOLS):
         with deciding(r):
-            if text(get(r.props, "instanceMarketOptions", "marketType")) == "spot":
-                urns.append(r.urn)
-    for r in of_type(resources, NODE_POOL):
-        with deciding(r):
-            if "spot" in (requirement_values(r.props, KEY_CAPACITY_TYPE) or []):
+            if SPOT in markets(r.resource_type, r.props) and r.urn not in urns:
                 urns.append(r.urn)
     return urns
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, maps, present, truthy
-from ..capacity import INSTANCE, LAUNCH_TEMPLATE
+from ..capacity import INSTANCE, LAUNCH_CONFIG, LAUNCH_TEMPLATE, SPOT_FLEET, SPOT_REQUEST
 from ..templates import inherits
 
 VOLUME = "aws:ebs/volume:Volume"
@@ -22,11 +22,19 @@ def _volumes(rt: str, props: Any) -> list[tuple[str, Any]]:
             for i, m in enumerate(maps(get(props, "blockDeviceMappings")))
             if get(m, "ebs") is not None
         ]
-    if rt == INSTANCE:
+    if rt == SPOT_FLEET:
+        vols = []
+        for i, ls in enumerate(maps(get(props, "launchSpecifications"))):
+            for key in ("rootBlockDevices", "ebsBlockDevices"):
+                vols += [(f"launchSpecifications[{i}].{key}[{j}]", d) for j, d in enumerate(maps(get(ls, key)))]
+            if not maps(get(ls, "rootBlockDevices")):
+                vols.append((f"launchSpecifications[{i}].rootBlockDevices", {}))
+        return vols
+    if rt in (INSTANCE, SPOT_REQUEST, LAUNCH_CONFIG):
         # The root volume of an instance launched from this program's template is the template's to encrypt.
         vols = (
             []
-            if inherits(props, "rootBlockDevice")
+            if rt != LAUNCH_CONFIG and inherits(props, "rootBlockDevice")
             else [("rootBlockDevice", get(props, "rootBlockDevice", default={}))]
         )
         vols += [(f"ebsBlockDevices[{i}]", d) for i, d in enumerate(maps(get(props, "ebsBlockDevices")))]
@@ -44,6 +52,11 @@ def validate(args: Any, report: Report, cfg: Config) -> None:
             report(
                 f"{label}encrypted is {shown}: the volume is stored unencrypted. Fix: set encrypted='true' "
                 "(launch templates take a string) and kms_key_id."
+            )
+        elif need_key and args.resource_type == LAUNCH_CONFIG:
+            report(
+                f"{label}kmsKeyId cannot be set on a launch configuration, so the volume uses the AWS-managed "
+                "key. Fix: move to a launch template with kms_key_id."
             )
         elif need_key and not present(ebs, "kmsKeyId"):
             report(
@@ -71,7 +84,7 @@ GUARDRAIL = Guardrail(
         "AWS-0008",
     ),
     kind="resource",
-    resource_types=frozenset({LAUNCH_TEMPLATE, INSTANCE, VOLUME}),
+    resource_types=frozenset({LAUNCH_TEMPLATE, INSTANCE, VOLUME, SPOT_REQUEST, LAUNCH_CONFIG, SPOT_FLEET}),
     validate=validate,
     config={
         "requireKmsKey": {"type": "boolean", "default": True, "description": "Require kmsKeyId (a CMK)."},

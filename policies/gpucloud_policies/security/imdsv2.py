@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, plain, text
-from ..capacity import INSTANCE, LAUNCH_TEMPLATE, SPOT_REQUEST
+from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, count, get, plain, text
+from ..capacity import INSTANCE, LAUNCH_CONFIG, LAUNCH_TEMPLATE, SPOT_FLEET, SPOT_REQUEST
 from ..templates import inherits
 
 
@@ -18,6 +18,14 @@ def _compliant(props: Any) -> bool:
 
 
 def validate(args: Any, report: Report, cfg: Config) -> None:
+    if args.resource_type == SPOT_FLEET:
+        # Spot Fleet launch specifications have no metadata options: their instances take IMDSv1 defaults.
+        if count(get(args.props, "launchSpecifications")):
+            report(
+                "launchSpecifications cannot require IMDSv2 (they have no metadata options), so the instances "
+                "accept IMDSv1. Fix: use launchTemplateConfigs with a template that sets httpTokens 'required'."
+            )
+        return
     if args.resource_type != LAUNCH_TEMPLATE and inherits(args.props, "metadataOptions"):
         return
     if not _compliant(args.props):
@@ -29,7 +37,7 @@ def validate(args: Any, report: Report, cfg: Config) -> None:
 
 
 def remediate(args: Any, cfg: Config) -> dict[str, Any] | None:
-    if _compliant(args.props):
+    if args.resource_type == SPOT_FLEET or _compliant(args.props):
         return None
     if args.resource_type != LAUNCH_TEMPLATE and inherits(args.props, "metadataOptions"):
         return None
@@ -49,7 +57,7 @@ GUARDRAIL = Guardrail(
     remediation_steps="Set metadataOptions.httpTokens to 'required' (the pack can do it at level remediate).",
     references=("CKV_AWS_79", "AWS-0130", "SH EC2.8", "SH EC2.170", "CT.EC2.PR.1"),
     kind="resource",
-    resource_types=frozenset({LAUNCH_TEMPLATE, INSTANCE, SPOT_REQUEST}),
+    resource_types=frozenset({LAUNCH_TEMPLATE, INSTANCE, SPOT_REQUEST, LAUNCH_CONFIG, SPOT_FLEET}),
     validate=validate,
     remediate=remediate,
 )

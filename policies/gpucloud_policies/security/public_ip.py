@@ -5,13 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, maps, truthy
-from ..capacity import INSTANCE, LAUNCH_TEMPLATE
+from ..capacity import INSTANCE, LAUNCH_CONFIG, LAUNCH_TEMPLATE, SPOT_FLEET, SPOT_REQUEST
 from ..templates import inherits
 
 
 def validate(args: Any, report: Report, cfg: Config) -> None:
-    if args.resource_type == INSTANCE:
-        if inherits(args.props, "associatePublicIpAddress"):
+    if args.resource_type == SPOT_FLEET:
+        for i, ls in enumerate(maps(get(args.props, "launchSpecifications"))):
+            if truthy(get(ls, "associatePublicIpAddress")):
+                report(f"launchSpecifications[{i}].associatePublicIpAddress is true. Fix: use private subnets.")
+        return
+    if args.resource_type in (INSTANCE, SPOT_REQUEST, LAUNCH_CONFIG):
+        if args.resource_type != LAUNCH_CONFIG and inherits(args.props, "associatePublicIpAddress"):
             return
         if truthy(get(args.props, "associatePublicIpAddress")):
             report("associatePublicIpAddress is true. Fix: launch in a private subnet without a public IP.")
@@ -35,6 +40,6 @@ GUARDRAIL = Guardrail(
     "subnets (mapPublicIpOnLaunch false).",
     references=("CKV_AWS_88", "AWS-0009", "AWS-0164", "SH EC2.25", "SH EC2.9", "SH EC2.15", "CT.EC2.PR.8"),
     kind="resource",
-    resource_types=frozenset({LAUNCH_TEMPLATE, INSTANCE}),
+    resource_types=frozenset({LAUNCH_TEMPLATE, INSTANCE, SPOT_REQUEST, LAUNCH_CONFIG, SPOT_FLEET}),
     validate=validate,
 )

@@ -1,75 +1,235 @@
-"""GC-SEC-013 sg-no-world-ingress: no ingress from 0.0.0.0/0 or ::/0.
+"""GC-SEC-013 sg-no-world-ingress: no ingress from the internet, however the sources are written.
 
-Self-referencing rules (EFA needs all-protocol self rules) and security-group sources pass; ports 80/443 pass
-on security groups tagged as load-balancer groups.
+The pack's one notion of "world": the union of every source a rule admits (IPv4 and IPv6 CIDRs, the entries of
+managed prefix lists in the plan, inline ``ManagedPrefixList.entries`` and separate ``ManagedPrefixListEntry``
+resources) measured against the public address space with the stdlib ``ipaddress`` module. A union covering at
+least ``minPublicShare`` of the public IPv4 or IPv6 space is the world, so ``0.0.0.0/1`` + ``128.0.0.0/1``,
+``::0/0`` or ``::/1`` + ``8000::/1`` are caught like ``0.0.0.0/0``. Rules are read inline on
+``ec2.SecurityGroup`` and as separate ``ec2.SecurityGroupRule`` / ``vpc.SecurityGroupIngressRule`` resources, and
+the sources of every rule on the same group whose protocol and ports cover a rule's count together (one rule
+per half of the internet is still the internet). Self rules and source security groups pass; 80/443 pass on
+groups tagged as load-balancer groups.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import ipaddress
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, integer, maps, strings, tags_of, text
+from .. import base
+from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, get, integer, maps, strings, tags_of
+from ..base import text as text_of
+from ..stack import linked, of_type
 
 SG = "aws:ec2/securityGroup:SecurityGroup"
 SG_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
 INGRESS_RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
-WORLD = ("0.0.0.0/0", "::/0")
+PREFIX_LIST = "aws:ec2/managedPrefixList:ManagedPrefixList"
+PREFIX_LIST_ENTRY = "aws:ec2/managedPrefixListEntry:ManagedPrefixListEntry"
 WEB_PORTS = (80, 443)
+ALL_PROTOCOLS = ("-1", "all", "")
+_PROTOCOL_NAMES = {"6": "tcp", "17": "udp", "1": "icmp", "58": "icmpv6"}
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+# Judge one resource at a time where the pack can (an unknown value in one rule leaves the others decided).
+deciding: Any = getattr(base, "deciding", lambda _resource: contextlib.nullcontext())
+
+# Address space that is not the public internet (RFC 6890 special-purpose registries, as ipaddress knows them).
+_V4_SPECIAL = (
+    "0.0.0.0/8",
+    "10.0.0.0/8",
+    "100.64.0.0/10",
+    "127.0.0.0/8",
+    "169.254.0.0/16",
+    "172.16.0.0/12",
+    "192.0.0.0/24",
+    "192.0.2.0/24",
+    "192.168.0.0/16",
+    "198.18.0.0/15",
+    "198.51.100.0/24",
+    "203.0.113.0/24",
+    "224.0.0.0/3",
+)
+# IPv6: only global unicast (2000::/3) is routed on the internet; documentation space is not.
+_V6_PUBLIC = ("2000::/3",)
+_V6_SPECIAL = ("2001:db8::/32",)
 
 
-def _world(rule: Any, v4: str, v6: str) -> list[str]:
-    return [c for c in strings(get(rule, v4)) + strings(get(rule, v6)) if c in WORLD]
+def _exclude(space: Iterable[Network], holes: Iterable[str]) -> list[Network]:
+    nets = list(space)
+    for hole in holes:
+        h = ipaddress.ip_network(hole)
+        out: list[Network] = []
+        for n in nets:
+            if n.version == h.version and h.subnet_of(n):  # type: ignore[arg-type]
+                out.extend(n.address_exclude(h))  # type: ignore[arg-type]
+            elif not (n.version == h.version and n.subnet_of(h)):  # type: ignore[arg-type]
+                out.append(n)
+        nets = out
+    return nets
 
 
-def _ports(rule: Any) -> tuple[str, int | None, int | None]:
-    protocol = text(get(rule, "protocol")) or text(get(rule, "ipProtocol"))
-    return protocol, integer(get(rule, "fromPort")), integer(get(rule, "toPort"))
+@functools.cache
+def public_space(version: int) -> tuple[Network, ...]:
+    if version == 4:
+        return tuple(_exclude([ipaddress.ip_network("0.0.0.0/0")], _V4_SPECIAL))
+    return tuple(_exclude([ipaddress.ip_network(n) for n in _V6_PUBLIC], _V6_SPECIAL))
 
 
-def _describe(rule: Any, cidrs: list[str], lb: bool) -> str | None:
-    protocol, lo, hi = _ports(rule)
-    all_ports = protocol in ("-1", "all") or (lo in (0, None) and hi in (65535, None))
-    if lb and not all_ports and lo == hi and lo in WEB_PORTS:
+def parse(cidr: str) -> Network | None:
+    try:
+        return ipaddress.ip_network(cidr.strip(), strict=False)
+    except ValueError:
         return None
-    span = "all ports" if all_ports else (f"port {lo}" if lo == hi else f"ports {lo}-{hi}")
-    level = "CRITICAL: " if all_ports else ""
-    return f"{level}ingress from {', '.join(cidrs)} on {protocol or 'tcp'} {span}"
 
 
-def validate(args: Any, report: Report, cfg: Config) -> None:
+def public_share(networks: Iterable[Network], version: int) -> float:
+    """Share (0..1) of the public address space of one IP version that the networks cover together."""
+    union = list(ipaddress.collapse_addresses(n for n in networks if n.version == version))  # type: ignore[type-var]
+    space = public_space(version)
+    total = sum(p.num_addresses for p in space)
+    covered = 0
+    for n in union:
+        for p in space:
+            # Two CIDR blocks either nest or are disjoint: their intersection is the smaller one.
+            if n.subnet_of(p):  # type: ignore[arg-type]
+                covered += n.num_addresses
+            elif p.subnet_of(n):  # type: ignore[arg-type]
+                covered += p.num_addresses
+    return covered / total
+
+
+def is_world(networks: Iterable[Network], threshold: float) -> bool:
+    nets = list(networks)
+    return any(public_share(nets, v) >= threshold for v in (4, 6))
+
+
+@dataclass
+class Entry:
+    """One ingress rule: who reports it, how it is named in messages, what it opens and to whom."""
+
+    urn: str
+    where: str
+    group: str
+    protocol: str
+    lo: int
+    hi: int
+    sources: list[str]
+    networks: list[Network]
+    lb: bool
+
+    @property
+    def all_ports(self) -> bool:
+        return self.protocol in ALL_PROTOCOLS or (self.lo <= 0 and self.hi >= 65535)
+
+    def covers(self, other: Entry) -> bool:
+        if self.protocol in ALL_PROTOCOLS:
+            return True
+        return self.protocol == other.protocol and self.lo <= other.lo and self.hi >= other.hi
+
+
+def _protocol(value: str) -> str:
+    p = value.strip().lower()
+    return _PROTOCOL_NAMES.get(p, p)
+
+
+def _prefix_networks(pls: list[Any], resources: list[Any]) -> tuple[list[str], list[Network]]:
+    cidrs: list[str] = []
+    for pl in pls:
+        cidrs += [text_of(get(e, "cidr")) for e in maps(get(pl.props, "entries"))]
+        for e in of_type(resources, PREFIX_LIST_ENTRY):
+            if any(d.urn == pl.urn for d in linked(e, "prefixListId")):
+                cidrs.append(text_of(get(e.props, "cidr")))
+    nets = [n for c in cidrs if c and (n := parse(c)) is not None]
+    return [f"prefix list {pl.name}" for pl in pls], nets
+
+
+def _entry(
+    urn: str, where: str, group: str, rule: Any, cidr_keys: tuple[str, ...], pls: list[Any], resources: list[Any]
+) -> Entry:
+    protocol = _protocol(text_of(get(rule, "protocol")) or text_of(get(rule, "ipProtocol")))
+    lo = integer(get(rule, "fromPort"))
+    hi = integer(get(rule, "toPort"))
+    # Ports left out (or -1) open every port of the protocol.
+    lo = 0 if lo is None or lo < 0 else lo
+    hi = 65535 if hi is None or hi < 0 else hi
+    cidrs = [c for k in cidr_keys for c in strings(get(rule, k))]
+    networks = [n for c in cidrs if (n := parse(c)) is not None]
+    names, pl_nets = _prefix_networks(pls, resources)
+    return Entry(urn, where, group, protocol, lo, hi, cidrs + names, networks + pl_nets, False)
+
+
+def entries(resources: list[Any], cfg: Config) -> list[Entry]:
+    lb_key, lb_value = str(cfg["loadBalancerTagKey"]), str(cfg["loadBalancerTagValue"])
+    lb_groups = {r.urn for r in of_type(resources, SG) if tags_of(r.props).get(lb_key) == lb_value}
+    out: list[Entry] = []
+    for sg in of_type(resources, SG):
+        with deciding(sg):
+            pls = linked(sg, "ingress", PREFIX_LIST)
+            for i, rule in enumerate(maps(get(sg.props, "ingress"))):
+                mine = pls if strings(get(rule, "prefixListIds")) else []
+                cidr_keys = ("cidrBlocks", "ipv6CidrBlocks")
+                out.append(_entry(sg.urn, f"ingress[{i}]: ", sg.urn, rule, cidr_keys, mine, resources))
+    for r in of_type(resources, SG_RULE, INGRESS_RULE):
+        with deciding(r):
+            if r.resource_type == SG_RULE:
+                if text_of(get(r.props, "type")) != "ingress":
+                    continue
+                keys, pl_prop = ("cidrBlocks", "ipv6CidrBlocks"), "prefixListIds"
+            else:
+                keys, pl_prop = ("cidrIpv4", "cidrIpv6"), "prefixListId"
+            # The group the rule joins: a resource of the plan (an SG, or a cluster whose SG is computed), else
+            # the literal id; rules on the same group are judged together.
+            groups = linked(r, "securityGroupId")
+            if groups:
+                group = groups[0].urn
+            else:
+                literal = text_of(get(r.props, "securityGroupId"))
+                group = f"literal:{literal}" if literal else r.urn
+            out.append(_entry(r.urn, "", group, r.props, keys, linked(r, pl_prop, PREFIX_LIST), resources))
+    for e in out:
+        e.lb = e.group in lb_groups
+    return out
+
+
+def _describe(e: Entry, sources: list[str]) -> str | None:
+    if e.lb and not e.all_ports and e.lo == e.hi and e.lo in WEB_PORTS:
+        return None
+    span = "all ports" if e.all_ports else (f"port {e.lo}" if e.lo == e.hi else f"ports {e.lo}-{e.hi}")
+    level = "CRITICAL: " if e.all_ports else ""
+    protocol = "all protocols" if e.protocol in ALL_PROTOCOLS else e.protocol
+    return f"{e.where}{level}ingress from the internet ({', '.join(sources)}) on {protocol} {span}"
+
+
+def validate(args: Any, report: StackReport, cfg: Config) -> None:
+    threshold = float(cfg["minPublicShare"])
     fix = (
-        "Fix: allow only the VPC CIDR, a prefix list or a source security group (self rules for EFA), and "
-        "reach nodes through SSM instead of open ports."
+        "Fix: allow only the VPC CIDR, a prefix list of your own ranges or a source security group (self rules "
+        "for EFA), and reach nodes through SSM instead of open ports."
     )
-    rt, props = args.resource_type, args.props
-    if rt == SG:
-        tags = tags_of(props)
-        lb_key, lb_value = str(cfg["loadBalancerTagKey"]), str(cfg["loadBalancerTagValue"])
-        lb = tags.get(lb_key) == lb_value
-        for i, rule in enumerate(maps(get(props, "ingress"))):
-            cidrs = _world(rule, "cidrBlocks", "ipv6CidrBlocks")
-            msg = _describe(rule, cidrs, lb) if cidrs else None
-            if msg:
-                report(f"ingress[{i}]: {msg}. {fix}")
-    elif rt == SG_RULE:
-        if text(get(props, "type")) != "ingress":
-            return
-        # A self rule with a world CIDR beside it is still open to the world, so only the CIDRs decide.
-        cidrs = _world(props, "cidrBlocks", "ipv6CidrBlocks")
-        msg = _describe(props, cidrs, False) if cidrs else None
+    found = entries(list(args.resources), cfg)
+    for e in found:
+        if not e.networks:
+            continue
+        peers = [f for f in found if f.group == e.group and f.networks and f.covers(e)]
+        together = [n for f in [e, *peers] for n in f.networks]
+        if not is_world(together, threshold):
+            continue
+        sources = list(dict.fromkeys(s for f in [e, *peers] for s in f.sources))
+        msg = _describe(e, sources)
         if msg:
-            report(f"{msg}. {fix}")
-    elif rt == INGRESS_RULE:
-        cidrs = _world(props, "cidrIpv4", "cidrIpv6")
-        msg = _describe(props, cidrs, False) if cidrs else None
-        if msg:
-            report(f"{msg}. {fix}")
+            report(e.urn, f"{msg}. {fix}")
 
 
 GUARDRAIL = Guardrail(
     id="GC-SEC-013",
     name="sg-no-world-ingress",
-    description="Security groups must not allow ingress from 0.0.0.0/0 or ::/0 (self rules pass).",
+    description="Security groups must not allow ingress from the internet (any IPv4/IPv6 CIDRs or prefix lists "
+    "whose union covers a large share of the public address space); self rules pass.",
     category="security",
     severity=Severity.HIGH,
     enforcement=EnforcementLevel.MANDATORY,
@@ -88,8 +248,7 @@ GUARDRAIL = Guardrail(
         "SH EC2.54",
         "CT.EC2.PR.3",
     ),
-    kind="resource",
-    resource_types=frozenset({SG, SG_RULE, INGRESS_RULE}),
+    kind="stack",
     validate=validate,
     config={
         "loadBalancerTagKey": {
@@ -98,5 +257,13 @@ GUARDRAIL = Guardrail(
             "description": "Tag key marking load-balancer security groups (80/443 from the internet allowed).",
         },
         "loadBalancerTagValue": {"type": "string", "default": "true", "description": "Value of that tag."},
+        "minPublicShare": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1,
+            "default": 0.01,
+            "description": "Share of the public IPv4 or IPv6 address space (0-1) from which a union of sources "
+            "counts as the internet; 0.01 is about a /7 of IPv4.",
+        },
     },
 )

@@ -1,0 +1,12 @@
+"""A small reservation of an allowed type."""
+
+import pulumi_aws as aws
+
+aws.ec2.CapacityReservation(
+    "odcr",
+    instance_type="g6e.12xlarge",
+    instance_count=2,
+    availability_zone="us-east-1a",
+    instance_platform="Linux/UNIX",
+    tags={"CostCenter": "ml", "Team": "ml", "Project": "corpus", "Env": "prod"},
+)

@@ -1,0 +1,22 @@
+"""By name and count again, but L40S only and bounded by a GPU limit."""
+
+import pulumi_kubernetes as k8s
+
+k8s.apiextensions.CustomResource(
+    "infer",
+    api_version="karpenter.sh/v1",
+    kind="NodePool",
+    metadata={"name": "infer"},
+    spec={
+        "template": {
+            "spec": {
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+                "requirements": [
+                    {"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["l40s"]},
+                    {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Gt", "values": ["0"]},
+                ],
+            }
+        },
+        "limits": {"nvidia.com/gpu": "16"},
+    },
+)

@@ -1,0 +1,19 @@
+resource "kubernetes_manifest" "gpu" {
+  manifest = {
+    apiVersion = "karpenter.sh/v1beta1"
+    kind       = "NodePool"
+    metadata   = { name = "gpu" }
+    spec = {
+      template = {
+        spec = {
+          nodeClassRef = { name = "default" }
+          requirements = [
+            { key = "karpenter.k8s.aws/instance-family", operator = "In", values = ["g4dn"] },
+            { key = "karpenter.sh/capacity-type", operator = "In", values = ["on-demand"] },
+          ]
+          taints = [{ key = "nvidia.com/gpu", value = "true", effect = "NoSchedule" }]
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,19 @@
+resource "aws_launch_configuration" "lc" {
+  image_id                    = "ami-0123456789abcdef0"
+  instance_type               = "g4dn.12xlarge"
+  associate_public_ip_address = true
+  metadata_options {
+    http_tokens = "optional"
+  }
+  root_block_device {
+    encrypted   = false
+    volume_size = 200
+  }
+}
+
+resource "aws_autoscaling_group" "asg" {
+  launch_configuration = aws_launch_configuration.lc.name
+  min_size             = 0
+  max_size             = 2
+  vpc_zone_identifier  = ["subnet-0a1b2c3d4e5f60789"]
+}

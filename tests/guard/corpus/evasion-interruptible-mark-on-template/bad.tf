@@ -1,0 +1,38 @@
+resource "aws_kms_key" "key" {
+  enable_key_rotation = true
+}
+
+resource "aws_launch_template" "gang_lt" {
+  image_id      = "ami-0123456789abcdef0"
+  instance_type = "p5.48xlarge"
+  metadata_options {
+    http_tokens                 = "required"
+    http_put_response_hop_limit = 1
+  }
+  block_device_mappings {
+    device_name = "/dev/xvda"
+    ebs {
+      encrypted  = true
+      kms_key_id = aws_kms_key.key.arn
+    }
+  }
+  tags = { "gpucloud.io/interruptible" = "false" }
+}
+
+resource "aws_autoscaling_group" "gang" {
+  min_size            = 0
+  max_size            = 2
+  vpc_zone_identifier = ["subnet-0a1b2c3d4e5f60789"]
+  mixed_instances_policy {
+    launch_template {
+      launch_template_specification {
+        launch_template_id = aws_launch_template.gang_lt.id
+        version            = "$Latest"
+      }
+    }
+    instances_distribution {
+      on_demand_base_capacity                  = 0
+      on_demand_percentage_above_base_capacity = 0
+    }
+  }
+}

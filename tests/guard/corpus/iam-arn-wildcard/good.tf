@@ -1,0 +1,18 @@
+resource "aws_iam_role" "ci" {
+  assume_role_policy = jsonencode({
+    Version   = "2012-10-17"
+    Statement = [{ Effect = "Allow", Principal = { Service = "codebuild.amazonaws.com" }, Action = "sts:AssumeRole" }]
+  })
+}
+
+resource "aws_iam_role_policy" "ci_deploy" {
+  role = aws_iam_role.ci.id
+  policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [{
+      Effect   = "Allow"
+      Action   = ["ecr:PutImage", "ecr:UploadLayerPart", "ecr:CompleteLayerUpload"]
+      Resource = "arn:aws:ecr:us-east-1:123456789012:repository/trainer"
+    }]
+  })
+}

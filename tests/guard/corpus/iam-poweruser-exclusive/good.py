@@ -1,0 +1,12 @@
+"""Only the EKS worker and registry read-only policies."""
+
+import pulumi_aws as aws
+
+aws.iam.RolePolicyAttachmentsExclusive(
+    "dev-role-policies",
+    role_name="dev-role",
+    policy_arns=[
+        "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
+        "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
+    ],
+)
