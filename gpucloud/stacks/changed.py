@@ -24,6 +24,9 @@ from gpucloud.stacks.discovery import StackInfo, policy_config_for
 GLOBAL_INPUTS = ("pyproject.toml", "constraints.txt", "requirements.txt", "vendor/")
 # The module that plans a stack: its closure is the planner (engine, cost, guardrails, conformance, report).
 PLANNER_MODULE = "gpucloud.cli.plan"
+# The guardrail pack the planner evaluates: loaded through gpucloud.guard.packs (entry point or the pack
+# directory), so no import statement leads to it from the planner.
+PACK_MODULES = ("policies", "policies.gpucloud_policies.pack")
 
 
 class ChangedError(PlanInputError):
@@ -158,7 +161,7 @@ def stack_inputs(root: Path, stack: StackInfo, graph: ImportGraph | None = None)
 
     project = Project(root / stack.program)
     graph = graph or ImportGraph([project.dir, root])
-    start = [project.main, *graph.resolve(PLANNER_MODULE)]
+    start = [project.main, *graph.resolve(PLANNER_MODULE), *(p for m in PACK_MODULES for p in graph.resolve(m))]
     modules = graph.closure(start)
     paths = {*modules, *package_data(modules), project.file, root / stack.stack_file}
     requirements = project.dir / "requirements.txt"

@@ -100,7 +100,7 @@ def test_pricing_errors_one_per_line_naming_the_stack_file() -> None:
         price_plan(plan)
     assert str(err.value) == (
         "stacks/Pulumi.dev.yaml: invalid gpucloud:pricing: 3 problems\n"
-        "  - gpucloud:pricing: unknown keys ['extra']; allowed: commitments, rootVolumes\n"
+        "  - gpucloud:pricing: unknown keys ['extra']; allowed: commitments, rootVolumes, asOf\n"
         "  - gpucloud:pricing.commitments[0].kind: 'bogus' is not one of ['ri', 'savings-plan', "
         "'compute-savings-plan']\n"
         "  - gpucloud:pricing.commitments[0].term: '2y' is not one of ['1y', '3y']"
@@ -110,13 +110,15 @@ def test_pricing_errors_one_per_line_naming_the_stack_file() -> None:
 def test_corrupt_price_cache_is_one_warning_line(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gpucloud.catalog import get_catalog
+    from gpucloud.prices import get_price_book
 
     cache = tmp_path / "prices.json"
     cache.write_text("{not json")
     monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", str(cache))
-    get_catalog.cache_clear()
-    code, out, err = run_cli(capsys, "recommend", "inference", "--params", "7")
+    get_price_book.cache_clear()
+    # The price book (above the catalog leaf) is what reads the cache.
+    code, out, err = run_cli(capsys, "prices", "show", "--region", "us-east-1", "--types", "g5.xlarge")
+    get_price_book.cache_clear()
     assert code == 0 and out
     assert err == (
         f"gpucloud: warning: ignoring price cache {cache}: not readable JSON (Expecting property name enclosed in "

@@ -90,11 +90,9 @@ def test_bad_program_fails_with_the_exact_violations(bad_outputs):
     assert found - spend == EXPECTED_BAD
     not_evaluated = {(n["policy"], _name(n["urn"])) for n in policies["not_evaluated"]}
     assert not_evaluated <= {("monthly-spend-cap", "bad-program-dev")}
-    # Fail closed: the cap is judged on what is priced, and the cluster whose version (so its price) is
-    # unknown is listed as undecided, not counted as $0.
-    assert {(u["policy"], _name(u["urn"]), u["field"]) for u in policies["undecided"]} == {
-        ("monthly-spend-cap", "open-cluster", "version")
-    }
+    # The cluster without a version is priced at the EKS default version (the cost engine), so nothing is left
+    # undecided for the cap.
+    assert {(u["policy"], _name(u["urn"]), u["field"]) for u in policies["undecided"]} == set()
     assert policies["mandatory_violations"] == sum(1 for v in policies["violations"] if v["enforcement"] == "mandatory")
     counts = [(v["policy"], _name(v["urn"])) for v in policies["violations"]]
     assert counts.count(("cost-tags", "gpu-lt")) == 2  # instance and volume tag specifications
@@ -121,10 +119,10 @@ def test_bad_program_sarif_validates(bad_outputs):
     jsonschema.Draft7Validator(load_schema(), format_checker=jsonschema.FormatChecker()).validate(sarif)
     run = sarif["runs"][0]
     violations = json.loads(bad_outputs[1]["json"])["policies"]["violations"]
-    # One result per violation, plus a note per resource left undecided under 'warn' (the cluster's price).
+    # One result per violation, plus a note per resource left undecided under 'warn' (none in this program).
     notes = [r for r in run["results"] if r["level"] == "note" and "undecided" in r["properties"]]
     assert len(run["results"]) == len(violations) + len(notes)
-    assert [n["properties"]["undecided"]["field"] for n in notes] == ["version"]
+    assert notes == []
     rules = run["tool"]["driver"]["rules"]
     by_id = {r["id"]: r for r in rules}
     imds = next(r for r in run["results"] if r["properties"]["policy"] == "lt-imdsv2")

@@ -249,4 +249,4 @@ def test_monthly_spend_cap_sums_a_pools_node_groups_with_the_real_cost_engine():
     )
     messages = [v["message"] for v in stack_cap["violations"] if v["policy"] == "monthly-spend-cap"]
     assert len(messages) == 1
-    assert messages[0].startswith("stack: the stack costs up to $491,253/month at maximum sizes, above maxMonthlyUsd")
+    assert messages[0].startswith("stack: the stack costs up to $491,381/month at maximum sizes, above maxMonthlyUsd")

@@ -42,4 +42,4 @@ def test_synthetic_projects_plan_with_three_resources_per_pool(tmp_path: Path) -
     for pools in (1, 3):
         project = bench.synthetic_project(tmp_path, pools)
         counts[pools] = len(run_program(project, "bench").resources)
-    assert counts == {1: 174, 3: 180}  # the dev stack gained the metrics-server release
+    assert counts == {1: 184, 3: 192}  # the dev stack with metrics-server, Kueue and the LB controller

@@ -128,7 +128,8 @@ def test_platform_stack_inputs(inputs: dict[str, set[str]]) -> None:
         (["stacks/Pulumi.dev.yaml"], ["gpucloud/dev", "gpucloud-team-vision/dev"]),
         (["policies/configs/staging.json"], ["gpucloud/staging"]),
         (["components/team.py"], ["gpucloud-team-vision/dev"]),
-        (["gpucloud/spec/team.py"], ["gpucloud-team-vision/dev"]),
+        # The platform spec reads the team spec's shared models (Kueue queue settings): every stack reads it.
+        (["gpucloud/spec/team.py"], ["gpucloud/dev", "gpucloud/prod", "gpucloud/staging", "gpucloud-team-vision/dev"]),
         # The platform program changes the dev platform the team stack reads, so the team stack is planned too.
         (
             ["components/platform.py"],
