@@ -18,6 +18,7 @@ from pydantic import Field
 
 from components.base import ComponentConfig, account_and_partition, child
 from components.storage._common import data_options
+from components.storage.buckets import DataBuckets
 from gpucloud.spec.budget import CostReportingSpec
 
 BILLING_REGION = "us-east-1"
@@ -156,21 +157,8 @@ class GpuCostReporting(pulumi.ComponentResource):
             opts=data_options(self, keep=keep, protect=config.protect),
         )
         guard = data_options(self, keep=keep, protect=False)
-        public_access = aws.s3.BucketPublicAccessBlock(
-            f"{name}-bucket-public-access",
-            bucket=self.bucket.id,
-            block_public_acls=True,
-            block_public_policy=True,
-            ignore_public_acls=True,
-            restrict_public_buckets=True,
-            opts=guard,
-        )
-        aws.s3.BucketOwnershipControls(
-            f"{name}-bucket-ownership",
-            bucket=self.bucket.id,
-            rule=aws.s3.BucketOwnershipControlsRuleArgs(object_ownership="BucketOwnerEnforced"),
-            opts=guard,
-        )
+        # The same lock-down as the data buckets: all four public-access blocks, ACLs off.
+        public_access = DataBuckets._lock_down(f"{name}-bucket", self.bucket, guard)
         aws.s3.BucketServerSideEncryptionConfiguration(
             f"{name}-bucket-encryption",
             bucket=self.bucket.id,
