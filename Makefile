@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.gpucloud-installed
 STACK  ?= dev
 
-.PHONY: plan plan-all test lint typecheck unit bench mutation clean-venv
+.PHONY: plan plan-all test lint typecheck unit bench bench-checkov mutation clean-venv
 
 # A first install downloads about 1.5 minutes of wheels: each step says what it does and pip shows its progress.
 $(STAMP): pyproject.toml constraints.txt scripts/fetch_helm.py
@@ -39,8 +39,16 @@ unit: $(STAMP)
 
 test: lint typecheck unit
 
+# Benchmarks (not tests). Each writes docs/bench/<name>.json and the docs' tables from its own output
+# (scripts/bench_record.py); tests/docs/test_bench_figures.py holds the docs to those files.
 bench: $(STAMP)
-	$(PY) scripts/bench_plan.py
+	PYTHONPATH=$(CURDIR) $(PY) scripts/bench_plan.py --runs 5 --record
+	PYTHONPATH=$(CURDIR) $(PY) scripts/bench_cost.py --record
+	PYTHONPATH=$(CURDIR) $(PY) scripts/bench_policies.py --record
+
+# Checkov 3.3.30 against the pack on the red-team corpus (creates Checkov's own virtualenv once; needs PyPI).
+bench-checkov: $(STAMP)
+	PYTHONPATH=$(CURDIR) $(PY) scripts/bench_checkov.py --record
 
 # Mutation score of the modules a change touches, against the tests that cover them (mutmut, pinned):
 #   make mutation MODULES="gpucloud/conformance/pod_network.py" TESTS="tests/conformance/test_pod_network.py"

@@ -5,11 +5,12 @@ Prints the prod plan's pricing time (cold: first call in the process, catalog lo
 repeats) and the same for a synthetic plan of raw resources (100 node groups + 100 launch templates +
 100 mixed-instances ASGs + 20 ODCRs + FSx/EKS/NAT). Run from the repository root:
 
-    PYTHONPATH=$PWD .venv/bin/python scripts/bench_cost.py
+    PYTHONPATH=$PWD .venv/bin/python scripts/bench_cost.py [--record]
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import sys
@@ -20,6 +21,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("GPUCLOUD_PRICE_CACHE", "off")
+
+from bench_record import Machine, record  # noqa: E402  (scripts/ is on sys.path when run as a script)
+
+WARM_RUNS = 50
 
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 
@@ -110,6 +115,29 @@ def timed(fn: Any, repeat: int) -> tuple[float, float]:
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--record", action="store_true", help="write docs/bench/cost.json and the docs' table")
+    args = parser.parse_args()
+    with Machine() as machine:
+        result = measure()
+    for line in (
+        f"import gpucloud.cost (+catalog module): {result['import_ms']:.1f} ms; catalog load: "
+        f"{result['catalog_ms']:.1f} ms",
+        f"prod plan: {result['prod_resources']} resources, {result['prod_items']} priced items, "
+        f"{result['prod_unpriced']} unpriced",
+        f"  price_plan first call after run_program: {result['prod_first_ms']:.2f} ms; warm median: "
+        f"{result['prod_warm_ms']:.2f} ms",
+        f"synthetic plan: {result['synthetic_resources']} resources, {result['synthetic_items']} priced items",
+        f"  price_resources first call: {result['synthetic_first_ms']:.1f} ms; warm median: "
+        f"{result['synthetic_warm_ms']:.2f} ms",
+    ):
+        print(line)
+    if args.record:
+        record("cost", result, machine)
+    return 0
+
+
+def measure() -> dict[str, Any]:
     start = time.perf_counter()
     from gpucloud.catalog import get_catalog
     from gpucloud.cost import price_plan, price_resources
@@ -118,24 +146,29 @@ def main() -> int:
     import_ms = (time.perf_counter() - start) * 1000
     plan = run_program(ROOT, "prod")
     # In `gpucloud plan` the spec validation has already loaded the catalog: the first call is what pricing adds.
-    first, warm = timed(lambda: price_plan(plan), 50)
+    first, warm = timed(lambda: price_plan(plan), WARM_RUNS)
     get_catalog.cache_clear()
     start = time.perf_counter()
     get_catalog()
     catalog_ms = (time.perf_counter() - start) * 1000
     cost = price_plan(plan)
-    print(f"import gpucloud.cost (+catalog module): {import_ms:.1f} ms; catalog load: {catalog_ms:.1f} ms")
-    print(
-        f"prod plan: {len(plan.resources)} resources, {len(cost['items'])} priced items, "
-        f"{len(cost['unpriced'])} unpriced"
-    )
-    print(f"  price_plan first call after run_program: {first:.2f} ms; warm median: {warm:.2f} ms")
     resources = synthetic()
-    cold, warm = timed(lambda: price_resources(resources), 20)
-    cost = price_resources(resources)
-    print(f"synthetic plan: {len(resources)} resources, {len(cost['items'])} priced items")
-    print(f"  price_resources first call: {cold:.1f} ms; warm median: {warm:.2f} ms")
-    return 0
+    synthetic_first, synthetic_warm = timed(lambda: price_resources(resources), 20)
+    synthetic_cost = price_resources(resources)
+    return {
+        "import_ms": import_ms,
+        "catalog_ms": catalog_ms,
+        "prod_resources": len(plan.resources),
+        "prod_items": len(cost["items"]),
+        "prod_unpriced": len(cost["unpriced"]),
+        "prod_first_ms": first,
+        "prod_warm_ms": warm,
+        "warm_runs": WARM_RUNS,
+        "synthetic_resources": len(resources),
+        "synthetic_items": len(synthetic_cost["items"]),
+        "synthetic_first_ms": synthetic_first,
+        "synthetic_warm_ms": synthetic_warm,
+    }
 
 
 if __name__ == "__main__":

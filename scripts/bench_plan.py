@@ -26,16 +26,19 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from bench_record import (
+    ALL_SHIPPED_TARGET,
+    ALL_SYNTHETIC_TARGET,
+    CONFORMANCE_CACHED_TARGET_S,
+    CONFORMANCE_COLD_TARGET_S,
+    PROD_TARGET_S,
+    SCALING_TARGET,
+    Machine,
+    record,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
-PROD_TARGET_S = 3.0
-SCALING_TARGET = 1.2
-CONFORMANCE_COLD_TARGET_S = 1.5
-CONFORMANCE_CACHED_TARGET_S = 0.3
-# `gpucloud plan --all`: the shipped stacks in at most 1.5x one cold prod plan; 3 environment stacks plus
-# SYNTHETIC_TEAMS team stacks in at most 3x.
-ALL_SHIPPED_TARGET = 1.5
-ALL_SYNTHETIC_TARGET = 3.0
+# `gpucloud plan --all`: the shipped stacks and 3 environment stacks plus SYNTHETIC_TEAMS team stacks.
 SYNTHETIC_TEAMS = 20
 
 
@@ -356,7 +359,14 @@ def scaling_summary(rows: list[dict[int, float]]) -> dict[str, float]:
     per_pool = statistics.median((row[10] - row[1]) / 9 for row in rows)
     t1, t10, t100 = (statistics.median(row[n] for row in rows) for n in SCALING_POOLS)
     predicted = t10 + per_pool * 90
-    return {"t1": t1, "t10": t10, "t100": t100, "per_pool_s": per_pool, "predicted_100_s": predicted}
+    return {
+        "t1": t1,
+        "t10": t10,
+        "t100": t100,
+        "per_pool_s": per_pool,
+        "predicted_100_s": predicted,
+        "rounds": len(rows),
+    }
 
 
 def breakdown() -> dict[str, float]:
@@ -384,7 +394,15 @@ def main() -> int:
         "--conformance-only", action="store_true", help="only time what conformance adds to a prod plan"
     )
     parser.add_argument("--all-only", action="store_true", help="only time `gpucloud plan --all` against prod")
+    parser.add_argument(
+        "--record", action="store_true", help="write docs/bench/plan*.json and the docs' tables (bench_record.py)"
+    )
     args = parser.parse_args()
+    with Machine() as machine:
+        return run(args, machine)
+
+
+def run(args: argparse.Namespace, machine: Machine) -> int:
     if args.breakdown:
         print(json.dumps(breakdown(), indent=2))
         return 0
@@ -395,10 +413,16 @@ def main() -> int:
     )
     if args.all_only:
         many = many_stacks(args.runs)
+        if args.record:
+            machine.__exit__()
+            record("plan-all", many, machine)
         print(json.dumps(many, indent=2) if args.json else many_stacks_markdown(many))
         return 0 if many_stacks_ok(many) else 1
     if args.conformance_only:
         result = conformance(max(args.runs, 3))
+        if args.record:
+            machine.__exit__()
+            record("plan-conformance", result, machine)
         print(json.dumps(result, indent=2))
         ok = result["cold_s"] <= CONFORMANCE_COLD_TARGET_S and result["cached_s"] <= CONFORMANCE_CACHED_TARGET_S
         return 0 if ok else 1
@@ -429,6 +453,11 @@ def main() -> int:
     }
     checks["scaling_ok"] = checks["scaling_ratio"] <= SCALING_TARGET
     checks["all_stacks_ok"] = many_stacks_ok(many)
+    if args.record:
+        machine.__exit__()
+        record("plan", {"cases": rows, "runs": args.runs, "warm_plan_s": warm}, machine)
+        record("plan-conformance", conf, machine)
+        record("plan-all", many, machine)
     if args.json:
         result = {
             "cases": rows,

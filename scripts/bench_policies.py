@@ -1,6 +1,6 @@
 """Guardrail throughput: resource-policy checks per second on a synthetic plan (not a timed test).
 
-    .venv/bin/python scripts/bench_policies.py [--resources 5000] [--repeat 3]
+    .venv/bin/python scripts/bench_policies.py [--resources 5000] [--repeat 3] [--record]
 
 A check is one resource policy run on one resource (the engine calls every resource policy for every
 resource). The synthetic plan mixes GPU node groups, launch templates, security groups, buckets with their
@@ -16,8 +16,11 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench_record import Machine, record
 
 from gpucloud.guard import evaluate
 from gpucloud.plan.model import UNKNOWN, Plan, ResourceRecord
@@ -158,13 +161,32 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--resources", type=int, default=5000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--record", action="store_true", help="write docs/bench/policies.json and the docs' text")
     args = parser.parse_args()
-    plan = synthetic_plan(args.resources)
+    with Machine() as machine:
+        result = measure(args.resources, args.repeat)
+    print(
+        f"resources: {result['resources']}  resource policies: {result['resource_policies']}  stack policies: "
+        f"{result['stack_policies']}"
+    )
+    print(f"violations: {result['violations']}  not evaluated: {result['not_evaluated']}")
+    print(
+        f"best of {args.repeat}: {result['best_s']:.2f} s for {result['checks']} resource-policy checks (+ "
+        f"{result['stack_policies']} stack policies over the whole plan)"
+    )
+    print(f"throughput: {result['checks_per_s']:,.0f} resource-policy checks/s  (cpus: {os.cpu_count()})")
+    if args.record:
+        record("policies", result, machine)
+    return 0
+
+
+def measure(resources: int, repeat: int) -> dict[str, Any]:
+    plan = synthetic_plan(resources)
     config = {"gpu-count-cap": {"maxGpusPerStack": 1_000_000}}
     evaluate(plan, config)  # warm-up: imports, catalog, policy objects
     best = float("inf")
     result = None
-    for _ in range(args.repeat):
+    for _ in range(repeat):
         start = time.perf_counter()
         result = evaluate(plan, config)
         best = min(best, time.perf_counter() - start)
@@ -172,16 +194,18 @@ def main() -> int:
     from policies.gpucloud_policies import GUARDRAILS
 
     resource_policies = sum(1 for g in GUARDRAILS if g.kind == "resource")
-    stack_policies = len(GUARDRAILS) - resource_policies
     checks = len(plan) * resource_policies
-    print(f"resources: {len(plan)}  resource policies: {resource_policies}  stack policies: {stack_policies}")
-    print(f"violations: {len(result.violations)}  not evaluated: {len(result.not_evaluated)}")
-    print(
-        f"best of {args.repeat}: {best:.2f} s for {checks} resource-policy checks (+ {stack_policies} stack "
-        f"policies over the whole plan)"
-    )
-    print(f"throughput: {checks / best:,.0f} resource-policy checks/s  (cpus: {os.cpu_count()})")
-    return 0
+    return {
+        "resources": len(plan),
+        "resource_policies": resource_policies,
+        "stack_policies": len(GUARDRAILS) - resource_policies,
+        "violations": len(result.violations),
+        "not_evaluated": len(result.not_evaluated),
+        "repeat": repeat,
+        "best_s": best,
+        "checks": checks,
+        "checks_per_s": checks / best,
+    }
 
 
 if __name__ == "__main__":

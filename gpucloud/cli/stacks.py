@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpucloud.cli.errors import EXIT_OK, CliError
+
+if TYPE_CHECKING:
+    from gpucloud.stacks.discovery import StackInfo
 
 
 def register(sub: Any) -> None:
@@ -32,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--root {args.root} is not a directory")
     _, stacks = select_stacks(args)
     if args.format == "json":
-        print(json.dumps({"stacks": [s.to_json() for s in stacks]}, indent=2))
+        print(json.dumps({"stacks": [_with_policy_config(s, Path(args.root)) for s in stacks]}, indent=2))
         return EXIT_OK
     rows = [("stack", "program", "stack file", "environment", "depends on", "references")]
     for s in stacks:
@@ -42,3 +45,19 @@ def run(args: argparse.Namespace) -> int:
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
     return EXIT_OK
+
+
+def _with_policy_config(info: StackInfo, root: Path) -> dict[str, Any]:
+    """The stack's JSON plus the policy config `gpucloud plan` judges it by (relative to the root, or null), so
+    that a CI matrix built from this list runs `pulumi preview --policy-pack` with the same config."""
+    from gpucloud.stacks.discovery import policy_config_for
+
+    path = policy_config_for(root / info.program, info.stack, info.environment, cwd=root)
+    out = info.to_json()
+    out["policy_config"] = None
+    if path is not None:
+        try:
+            out["policy_config"] = path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:  # a config above the root: only its absolute path names it
+            out["policy_config"] = str(path.resolve())
+    return out

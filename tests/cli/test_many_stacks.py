@@ -94,6 +94,9 @@ def test_stacks_lists_every_stack_in_dependency_order(capsys: pytest.CaptureFixt
     assert [s["id"] for s in stacks] == ["plat/dev", "plat/prod", "team-t1/dev"]
     assert stacks[2]["depends_on"] == ["plat/dev"]
     assert stacks[2]["program"] == "stacks/teams/t1"
+    # The policy config each stack is judged by, for the PR workflow's `pulumi preview` matrix: prod has its own,
+    # dev and the team stack (no environment in their spec) have none.
+    assert [s["policy_config"] for s in stacks] == [None, "policies/configs/prod.json", None]
     code, out, _ = run_cli(capsys, "stacks", "--root", str(repo))
     assert out.splitlines() == [
         "stack        program          stack file                       environment  depends on  references",

@@ -1,5 +1,9 @@
 """The PR workflow parses and names only real inputs of the actions it uses."""
 
+import json
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -122,8 +126,9 @@ def test_workflow_runs_on_pull_requests_with_two_jobs():
     wf = _workflow()
     # PyYAML reads the bare key `on` as True (YAML 1.1).
     assert "pull_request" in (wf.get("on") or wf.get(True))
-    assert set(wf["jobs"]) == {"plan", "preview"}
-    assert wf["jobs"]["preview"]["if"] == "${{ vars.AWS_ROLE_ARN != '' }}"
+    assert set(wf["jobs"]) == {"plan", "stacks", "preview"}
+    assert wf["jobs"]["stacks"]["if"] == "${{ vars.AWS_ROLE_ARN != '' }}"
+    assert wf["jobs"]["preview"]["if"] == "${{ vars.AWS_ROLE_ARN != '' && needs.stacks.outputs.matrix != '[]' }}"
     runs = "\n".join(s.get("run", "") for s in wf["jobs"]["plan"]["steps"])
     # Every stack the diff reaches, team stacks included, each with its own policy config, sharded over a matrix.
     assert "make test" in runs and "--changed" in runs and "--shard" in runs and "--format" in runs
@@ -152,8 +157,43 @@ def test_every_action_is_pinned_and_uses_only_real_inputs():
 
 
 def test_preview_job_runs_the_pack_with_the_stack_config():
-    steps = _workflow()["jobs"]["preview"]["steps"]
+    wf = _workflow()
+    steps = wf["jobs"]["preview"]["steps"]
     pulumi = next(s for s in steps if s.get("uses") == "pulumi/actions@v6")
     assert pulumi["with"]["command"] == "preview"
-    assert pulumi["with"]["policyPacks"] == "policies"
-    assert pulumi["with"]["policyPackConfigs"] == "policies/configs/${{ matrix.stack }}.json"
+    assert pulumi["with"]["policyPacks"] == "${{ github.workspace }}/policies"
+    assert pulumi["with"]["policyPackConfigs"] == (
+        "${{ matrix.policy_config && format('{0}/{1}', github.workspace, matrix.policy_config) || '' }}"
+    )
+    assert pulumi["with"]["work-dir"] == "${{ matrix.program }}"
+    assert (
+        pulumi["with"]["stack-name"]
+        == "${{ vars.PULUMI_ORG || 'organization' }}/${{ matrix.project }}/${{ matrix.stack }}"
+    )
+
+
+def test_preview_matrix_is_every_changed_stack_team_stacks_included():
+    """Not a fixed dev/staging/prod list: the `stacks` job's --changed selection, whose fields the preview reads."""
+    wf = _workflow()
+    assert wf["jobs"]["preview"]["strategy"]["matrix"] == {"include": "${{ fromJSON(needs.stacks.outputs.matrix) }}"}
+    assert wf["jobs"]["preview"]["needs"] == ["plan", "stacks"]
+    select = next(s for s in wf["jobs"]["stacks"]["steps"] if s.get("id") == "select")["run"]
+    assert '--changed "origin/${{ github.base_ref }}" --format json' in select
+    fields = select.split("[.stacks[] | {", 1)[1].split("}", 1)[0].replace(" ", "").split(",")
+    # Every field the preview job reads from the matrix is one the selection emits ...
+    preview_text = yaml.safe_dump(wf["jobs"]["preview"])
+    read = set(re.findall(r"matrix\.([a-z_]+)", preview_text))
+    assert read <= set(fields), read - set(fields)
+    # ... and one `gpucloud stacks --format json` really prints for the shipped repository.
+    out = subprocess.run(
+        [sys.executable, "-m", "gpucloud", "stacks", "--root", str(ROOT), "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    ).stdout
+    stacks = json.loads(out)["stacks"]
+    assert all(set(fields) <= set(s) for s in stacks)
+    by_id = {s["id"]: (s["program"], s["policy_config"]) for s in stacks}
+    assert by_id["gpucloud-team-vision/dev"] == ("stacks/teams/vision", "policies/configs/dev.json")
+    assert by_id["gpucloud/prod"] == (".", "policies/configs/prod.json")

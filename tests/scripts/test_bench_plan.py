@@ -15,6 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _bench() -> Any:
+    # The benches import their shared recorder (scripts/bench_record.py) as a sibling module.
+    if str(ROOT / "scripts") not in sys.path:
+        sys.path.insert(0, str(ROOT / "scripts"))
     spec = importlib.util.spec_from_file_location("bench_plan", ROOT / "scripts" / "bench_plan.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
