@@ -1,14 +1,16 @@
 """AWS Load Balancer Controller: NLBs (and ALBs) for the cluster's Services, with its IAM policy on Pod Identity.
 
-Installed from the pinned chart (aws-load-balancer-controller in the charts lock). Its IAM permissions follow the
-controller's documented policy (kubernetes-sigs/aws-load-balancer-controller docs/install/iam_policy.json):
-read-only discovery everywhere, and every mutating call on load balancers, target groups and security groups
-only on resources that carry the controller's own elbv2.k8s.aws/cluster tag, so the controller cannot touch
-load balancers and security groups it did not create.
+Installed from the pinned chart (aws-load-balancer-controller in the charts lock). Its IAM permissions are the
+controller's documented policy (kubernetes-sigs/aws-load-balancer-controller docs/install/iam_policy.json, vendored
+at the chart's appVersion): read-only discovery everywhere; creating load balancers, target groups and security
+groups only with the controller's elbv2.k8s.aws/cluster request tag; deleting and reconfiguring them only when
+they carry that tag. Listener, rule, certificate and WAF calls and security-group ingress rules are not
+tag-conditioned upstream (the ELB API does not support it for all of them) and are not here either.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -18,6 +20,7 @@ from pydantic import Field
 from components.addons.base import AddonsBase
 from components.base import ComponentConfig
 from components.interfaces import ClusterHandle
+from gpucloud.charts.lock import artifact
 from gpucloud.spec import AddonsSpec
 
 SERVICE_ACCOUNT = "aws-load-balancer-controller"
@@ -28,207 +31,31 @@ LB_TYPE = "service.beta.kubernetes.io/aws-load-balancer-type"
 LB_TARGET_TYPE = "service.beta.kubernetes.io/aws-load-balancer-nlb-target-type"
 LB_SCHEME = "service.beta.kubernetes.io/aws-load-balancer-scheme"
 
-_DESCRIBE = [
-    "ec2:DescribeAccountAttributes",
-    "ec2:DescribeAddresses",
-    "ec2:DescribeAvailabilityZones",
-    "ec2:DescribeInternetGateways",
-    "ec2:DescribeVpcs",
-    "ec2:DescribeVpcPeeringConnections",
-    "ec2:DescribeSubnets",
-    "ec2:DescribeSecurityGroups",
-    "ec2:DescribeInstances",
-    "ec2:DescribeNetworkInterfaces",
-    "ec2:DescribeTags",
-    "ec2:DescribeCoipPools",
-    "ec2:GetCoipPoolUsage",
-    "ec2:GetSecurityGroupsForVpc",
-    "ec2:DescribeIpamPools",
-    "ec2:DescribeRouteTables",
-    "elasticloadbalancing:DescribeLoadBalancers",
-    "elasticloadbalancing:DescribeLoadBalancerAttributes",
-    "elasticloadbalancing:DescribeListeners",
-    "elasticloadbalancing:DescribeListenerCertificates",
-    "elasticloadbalancing:DescribeSSLPolicies",
-    "elasticloadbalancing:DescribeRules",
-    "elasticloadbalancing:DescribeTargetGroups",
-    "elasticloadbalancing:DescribeTargetGroupAttributes",
-    "elasticloadbalancing:DescribeTargetHealth",
-    "elasticloadbalancing:DescribeTags",
-    "elasticloadbalancing:DescribeTrustStores",
-    "elasticloadbalancing:DescribeListenerAttributes",
-    "elasticloadbalancing:DescribeCapacityReservation",
-]
-_CERTS_AND_WAF = [
-    "cognito-idp:DescribeUserPoolClient",
-    "acm:ListCertificates",
-    "acm:DescribeCertificate",
-    "iam:ListServerCertificates",
-    "iam:GetServerCertificate",
-    "waf-regional:GetWebACL",
-    "waf-regional:GetWebACLForResource",
-    "waf-regional:AssociateWebACL",
-    "waf-regional:DisassociateWebACL",
-    "wafv2:GetWebACL",
-    "wafv2:GetWebACLForResource",
-    "wafv2:AssociateWebACL",
-    "wafv2:DisassociateWebACL",
-    "shield:GetSubscriptionState",
-    "shield:DescribeProtection",
-    "shield:CreateProtection",
-    "shield:DeleteProtection",
-]
-_LB_MUTATE = [
-    "elasticloadbalancing:ModifyLoadBalancerAttributes",
-    "elasticloadbalancing:SetIpAddressType",
-    "elasticloadbalancing:SetSecurityGroups",
-    "elasticloadbalancing:SetSubnets",
-    "elasticloadbalancing:DeleteLoadBalancer",
-    "elasticloadbalancing:ModifyTargetGroup",
-    "elasticloadbalancing:ModifyTargetGroupAttributes",
-    "elasticloadbalancing:RegisterTargets",
-    "elasticloadbalancing:DeregisterTargets",
-    "elasticloadbalancing:DeleteTargetGroup",
-    "elasticloadbalancing:ModifyListenerAttributes",
-    "elasticloadbalancing:ModifyCapacityReservation",
-    "elasticloadbalancing:ModifyIpPools",
-]
+# The controller's documented policy at the chart's appVersion, vendored as a lock artifact (PROVENANCE.md).
+POLICY_ARTIFACT = "aws-load-balancer-controller-iam-policy"
+
+
+@functools.cache
+def _upstream_policy_text() -> str:
+    return (artifact(POLICY_ARTIFACT).artifact_dir / "iam_policy.json").read_text()
 
 
 def controller_policy(partition: str) -> dict[str, Any]:
-    """The controller's IAM policy (see the module docstring for where each statement comes from)."""
-    elb = f"arn:{partition}:elasticloadbalancing:*:*"
-    owned = {"Null": {f"aws:ResourceTag/{tag}": "false" for tag in ("elbv2.k8s.aws/cluster",)}}
-    statements: list[dict[str, Any]] = [
-        {
-            "Sid": "ElbServiceLinkedRole",
-            "Effect": "Allow",
-            "Action": "iam:CreateServiceLinkedRole",
-            "Resource": "*",
-            "Condition": {"StringEquals": {"iam:AWSServiceName": "elasticloadbalancing.amazonaws.com"}},
-        },
-        {"Sid": "Describe", "Effect": "Allow", "Action": _DESCRIBE, "Resource": "*"},
-        {"Sid": "CertificatesAndWaf", "Effect": "Allow", "Action": _CERTS_AND_WAF, "Resource": "*"},
-        {
-            "Sid": "SecurityGroupRules",
-            "Effect": "Allow",
-            "Action": ["ec2:AuthorizeSecurityGroupIngress", "ec2:RevokeSecurityGroupIngress"],
-            "Resource": "*",
-        },
-        {"Sid": "CreateSecurityGroup", "Effect": "Allow", "Action": "ec2:CreateSecurityGroup", "Resource": "*"},
-        {
-            "Sid": "TagNewSecurityGroup",
-            "Effect": "Allow",
-            "Action": "ec2:CreateTags",
-            "Resource": f"arn:{partition}:ec2:*:*:security-group/*",
-            "Condition": {
-                "StringEquals": {"ec2:CreateAction": "CreateSecurityGroup"},
-                "Null": {"aws:RequestTag/elbv2.k8s.aws/cluster": "false"},
-            },
-        },
-        {
-            "Sid": "TagOwnedSecurityGroup",
-            "Effect": "Allow",
-            "Action": ["ec2:CreateTags", "ec2:DeleteTags"],
-            "Resource": f"arn:{partition}:ec2:*:*:security-group/*",
-            "Condition": {
-                "Null": {
-                    "aws:RequestTag/elbv2.k8s.aws/cluster": "true",
-                    "aws:ResourceTag/elbv2.k8s.aws/cluster": "false",
-                }
-            },
-        },
-        {
-            "Sid": "OwnedSecurityGroups",
-            "Effect": "Allow",
-            "Action": [
-                "ec2:AuthorizeSecurityGroupIngress",
-                "ec2:RevokeSecurityGroupIngress",
-                "ec2:DeleteSecurityGroup",
-            ],
-            "Resource": "*",
-            "Condition": owned,
-        },
-        {
-            "Sid": "CreateTaggedLoadBalancers",
-            "Effect": "Allow",
-            "Action": ["elasticloadbalancing:CreateLoadBalancer", "elasticloadbalancing:CreateTargetGroup"],
-            "Resource": "*",
-            "Condition": {"Null": {"aws:RequestTag/elbv2.k8s.aws/cluster": "false"}},
-        },
-        {
-            "Sid": "ListenersAndRules",
-            "Effect": "Allow",
-            "Action": [
-                "elasticloadbalancing:CreateListener",
-                "elasticloadbalancing:DeleteListener",
-                "elasticloadbalancing:CreateRule",
-                "elasticloadbalancing:DeleteRule",
-            ],
-            "Resource": "*",
-        },
-        {
-            "Sid": "TagOwnedLoadBalancers",
-            "Effect": "Allow",
-            "Action": ["elasticloadbalancing:AddTags", "elasticloadbalancing:RemoveTags"],
-            "Resource": [
-                f"{elb}:targetgroup/*/*",
-                f"{elb}:loadbalancer/net/*/*",
-                f"{elb}:loadbalancer/app/*/*",
-            ],
-            "Condition": {
-                "Null": {
-                    "aws:RequestTag/elbv2.k8s.aws/cluster": "true",
-                    "aws:ResourceTag/elbv2.k8s.aws/cluster": "false",
-                }
-            },
-        },
-        {
-            "Sid": "TagListenersAndRules",
-            "Effect": "Allow",
-            "Action": ["elasticloadbalancing:AddTags", "elasticloadbalancing:RemoveTags"],
-            "Resource": [
-                f"{elb}:listener/net/*/*/*",
-                f"{elb}:listener/app/*/*/*",
-                f"{elb}:listener-rule/net/*/*/*",
-                f"{elb}:listener-rule/app/*/*/*",
-            ],
-        },
-        {"Sid": "MutateOwned", "Effect": "Allow", "Action": _LB_MUTATE, "Resource": "*", "Condition": owned},
-        {
-            "Sid": "TagOnCreate",
-            "Effect": "Allow",
-            "Action": "elasticloadbalancing:AddTags",
-            "Resource": [f"{elb}:targetgroup/*/*", f"{elb}:loadbalancer/net/*/*", f"{elb}:loadbalancer/app/*/*"],
-            "Condition": {
-                "StringEquals": {"elasticloadbalancing:CreateAction": ["CreateTargetGroup", "CreateLoadBalancer"]},
-                "Null": {"aws:RequestTag/elbv2.k8s.aws/cluster": "false"},
-            },
-        },
-        {
-            "Sid": "TargetsAndListeners",
-            "Effect": "Allow",
-            "Action": [
-                "elasticloadbalancing:RegisterTargets",
-                "elasticloadbalancing:DeregisterTargets",
-            ],
-            "Resource": f"{elb}:targetgroup/*/*",
-        },
-        {
-            "Sid": "ModifyListenersAndRules",
-            "Effect": "Allow",
-            "Action": [
-                "elasticloadbalancing:SetWebAcl",
-                "elasticloadbalancing:ModifyListener",
-                "elasticloadbalancing:AddListenerCertificates",
-                "elasticloadbalancing:RemoveListenerCertificates",
-                "elasticloadbalancing:ModifyRule",
-                "elasticloadbalancing:SetRulePriorities",
-            ],
-            "Resource": "*",
-        },
-    ]
-    return {"Version": "2012-10-17", "Statement": statements}
+    """The controller's IAM policy: upstream's docs/install/iam_policy.json at the pinned version, with its
+    `arn:aws:` resources moved to the cluster's partition (upstream ships per-partition copies that differ only
+    there). A hand copy drifted from it once: it granted target registration on every tagged resource as well."""
+    policy: dict[str, Any] = json.loads(_upstream_policy_text())
+    for statement in policy["Statement"]:
+        resources = statement.get("Resource")
+        if isinstance(resources, str):
+            statement["Resource"] = _in_partition(resources, partition)
+        elif isinstance(resources, list):
+            statement["Resource"] = [_in_partition(r, partition) for r in resources]
+    return policy
+
+
+def _in_partition(resource: str, partition: str) -> str:
+    return f"arn:{partition}:" + resource.removeprefix("arn:aws:") if resource.startswith("arn:aws:") else resource
 
 
 def controller_values(cluster_name: Any, region: str, vpc_id: Any) -> dict[str, Any]:

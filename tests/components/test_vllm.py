@@ -190,3 +190,34 @@ def test_lb_controller_spec_errors() -> None:
     with pytest.raises(SpecError) as err:
         parse_platform(platform_data({"loadBalancerController": {"enabled": True, "version": "2.0.0"}}))
     assert "addons.loadBalancerController.version" in str(err.value)
+
+
+def _grants(policy: dict) -> set[tuple[str, str, str, str]]:
+    """(effect, action, resource, condition) for every single grant: statement order and grouping do not matter."""
+    out = set()
+    for st in policy["Statement"]:
+        actions = [st["Action"]] if isinstance(st["Action"], str) else st["Action"]
+        resources = [st["Resource"]] if isinstance(st["Resource"], str) else st["Resource"]
+        condition = json.dumps(st.get("Condition") or {}, sort_keys=True)
+        out |= {(st["Effect"], a, r, condition) for a in actions for r in resources}
+    return out
+
+
+def test_controller_policy_is_upstreams_documented_policy_at_the_pinned_version() -> None:
+    from gpucloud.charts.lock import artifact, pin
+
+    policy_pin = artifact("aws-load-balancer-controller-iam-policy")
+    # The vendored policy is the one for the controller the pinned chart installs.
+    assert policy_pin.version == pin("aws-load-balancer-controller").app_version == "v3.5.0"
+    upstream = json.loads((policy_pin.artifact_dir / "iam_policy.json").read_text())
+    assert controller_policy("aws") == upstream
+    assert len(_grants(upstream)) == 98
+    # Upstream's own China-partition copy (reordered statements) grants exactly what the partition move gives.
+    china = json.loads((policy_pin.artifact_dir / "iam_policy_cn.json").read_text())
+    assert _grants(controller_policy("aws-cn")) == _grants(china)
+    assert controller_policy("aws-us-gov")["Statement"][5]["Resource"] == "arn:aws-us-gov:ec2:*:*:security-group/*"
+    # Target registration is granted on target groups only, never on every tagged resource.
+    register = {g for g in _grants(upstream) if g[1] == "elasticloadbalancing:RegisterTargets"}
+    assert register == {
+        ("Allow", "elasticloadbalancing:RegisterTargets", "arn:aws:elasticloadbalancing:*:*:targetgroup/*/*", "{}")
+    }
