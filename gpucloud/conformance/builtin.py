@@ -16,6 +16,7 @@ RUN_ORDER = (
     "scheduling",  # placement, autoscaling, drain; also registers "invariants"
     "pod_network",  # collective-communication interface names against the pod's interfaces
     "queueing",  # Kueue: queued workloads have a LocalQueue and fit their ClusterQueue's quota
+    "kueue_config",  # Kueue: the manager configuration decodes under Kueue's strict decoder
 )
 
 for _module in RUN_ORDER:
