@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from doc_paths import documents
+from doc_paths import rows as doc_rows
 
 from gpucloud.plan import run_callable
 from gpucloud.report import build_report
@@ -144,3 +146,11 @@ def test_corpus_program(case: Path, variant: str) -> None:
     elif variant == "good":
         # A good twin is shown safe, not merely not shown unsafe.
         assert undecided(section) == set(), f"{case.name}/good.py: undecided {section.get('undecided')}"
+    # docs/guardrails.md names every resource type a policy reports on (its Paths column).
+    table = doc_rows()
+    for finding in [*section["violations"], *section.get("undecided", [])]:
+        type_token = finding["urn"].split("::")[-2].split("$")[-1]
+        assert documents(table[finding["policy"]], type_token), (
+            f"{case.name}/{variant}.py: {finding['policy']} reports a {type_token}, which docs/guardrails.md does "
+            "not list among its paths"
+        )
