@@ -235,6 +235,8 @@ def test_monthly_spend_cap_sums_a_pools_node_groups_with_the_real_cost_engine():
     from gpucloud.report.hooks import cost_section
 
     plan = run_program(Path(__file__).resolve().parents[2], "prod")
+    # Priced as of a fixed date: from 2026-12-02 the prod cluster's Kubernetes 1.34 is in extended support.
+    plan.config["gpucloud:pricing"] = {"asOf": "2026-11-30"}
     cost = cost_section(plan)
     # train-h100 at max size: ON_DEMAND group 5 x p5.48xlarge ($200,896) + SPOT group 3 x p5.48xlarge ($56,050)
     # + root volumes; each group alone stays under $250k, the pool does not.
