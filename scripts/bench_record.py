@@ -260,7 +260,7 @@ def render_checkov(data: dict[str, Any]) -> str:
     c = tools["checkov"]
     ok = g["recall"] >= CHECKOV_RECALL_TARGET and g["precision"] == 1.0 and g["wall_s"] < c["wall_s"]
     if "runs" in r:
-        lines += ["", f"Times are medians of {r['runs']} alternating runs of each tool."]
+        lines += ["", f"Times are medians of {r['runs']} alternating runs of each tool.", ""]
     for t in names:
         detail = tools[t]
         if "missed" in detail:
