@@ -229,7 +229,9 @@ def render_checkov(data: dict[str, Any]) -> str:
         ("bad twins found", "hits", lambda t: f"{tools[t]['hits']}/{tools[t]['bad']}"),
         ("recall", "recall", None),
         ("good twins flagged", "flagged", lambda t: f"{tools[t]['flagged']}/{tools[t]['good']}"),
-        ("precision", "precision", None),
+        ("precision (strict)", "precision", None),
+        ("good twins flagged by mapped checks only", "mapped_flagged", None),
+        ("precision (mapped checks only)", "mapped_precision", None),
         ("wall s", "wall_s", None),
         ("CPU s", "cpu_s", None),
     ]
@@ -247,14 +249,29 @@ def render_checkov(data: dict[str, Any]) -> str:
         for t in names:
             if custom is not None:
                 cells.append(custom(t))
-            elif key in ("recall", "precision"):
+            elif key in ("recall", "precision", "mapped_precision"):
                 cells.append(cell(t, key, pct))
+            elif key == "mapped_flagged":
+                cells.append(cell(t, key, lambda v, t=t: f"{v}/{tools[t]['good']}"))
             else:
                 cells.append(cell(t, key, lambda v: f"{v:.1f}"))
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     g = tools["gpucloud"]
     c = tools["checkov"]
     ok = g["recall"] >= CHECKOV_RECALL_TARGET and g["precision"] == 1.0 and g["wall_s"] < c["wall_s"]
+    if "runs" in r:
+        lines += ["", f"Times are medians of {r['runs']} alternating runs of each tool.", ""]
+    for t in names:
+        detail = tools[t]
+        if "missed" in detail:
+            lines.append(f"- {t} missed: {', '.join(detail['missed']) or 'none'}.")
+        if "flagged_good" in detail:
+            flagged = "; ".join(f"{k} ({', '.join(v)})" for k, v in detail["flagged_good"].items())
+            lines.append(f"- {t} findings on good twins: {flagged or 'none'}.")
+        if "parse_errors" in detail:
+            lines.append(f"- {t} could not parse: {', '.join(detail['parse_errors']) or 'no file'}.")
+    if r.get("unmapped_policies"):
+        lines.append(f"- policies with no Checkov counterpart: {', '.join(r['unmapped_policies'])}.")
     lines += [
         "",
         f"- gpucloud recall at least {pct(CHECKOV_RECALL_TARGET)}, precision 100 % and less wall time than "

@@ -13,6 +13,7 @@ unless ``GPUCLOUD_POLICY_PACK`` names another), whose package exposes ``gpucloud
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import sys
@@ -45,8 +46,16 @@ def pack_dir() -> Path:
     return Path(os.environ.get("GPUCLOUD_POLICY_PACK") or DEFAULT_PACK_DIR).resolve()
 
 
+@functools.cache
+def _installed_entry_points(scan: Any) -> tuple[Any, ...]:
+    # Scanning every installed distribution's metadata costs ~70 ms and every evaluation looks the pack up; the
+    # installed set does not change while a process runs, so each scanner (importlib's, or a test's stand-in)
+    # scans once.
+    return tuple(sorted(scan(group=ENTRY_POINT_GROUP), key=lambda e: e.name))
+
+
 def _from_entry_points() -> Any | None:
-    for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+    for ep in _installed_entry_points(metadata.entry_points):
         target = ep.load()
         return target() if callable(target) else target
     return None

@@ -201,3 +201,19 @@ def test_the_last_registered_pack_wins() -> None:
     finally:
         packs.unregister(first)
         packs.unregister(second)
+
+
+def test_installed_entry_points_are_scanned_once_per_process(monkeypatch: Any) -> None:
+    """Every evaluation looks the pack up; the metadata scan behind it (~70 ms) must not repeat."""
+    from importlib import metadata
+
+    calls: list[str] = []
+
+    def entry_points(group: str) -> list[Any]:
+        calls.append(group)
+        return []
+
+    monkeypatch.setattr(metadata, "entry_points", entry_points)
+    assert packs._from_entry_points() is None
+    assert packs._from_entry_points() is None
+    assert calls == ["gpucloud.policy_packs"]

@@ -43,4 +43,24 @@ resource "aws_autoscaling_group" "workers" {
       }
     }
   }
+  tag {
+    key                 = "CostCenter"
+    value               = "ml"
+    propagate_at_launch = true
+  }
+  tag {
+    key                 = "Team"
+    value               = "ml"
+    propagate_at_launch = true
+  }
+  tag {
+    key                 = "Project"
+    value               = "corpus"
+    propagate_at_launch = true
+  }
+  tag {
+    key                 = "Env"
+    value               = "prod"
+    propagate_at_launch = true
+  }
 }

@@ -26,4 +26,24 @@ resource "aws_autoscaling_group" "asg" {
   min_size            = 0
   max_size            = 2
   vpc_zone_identifier = ["subnet-0a1b2c3d4e5f60789"]
+  tag {
+    key                 = "CostCenter"
+    value               = "ml"
+    propagate_at_launch = true
+  }
+  tag {
+    key                 = "Team"
+    value               = "ml"
+    propagate_at_launch = true
+  }
+  tag {
+    key                 = "Project"
+    value               = "corpus"
+    propagate_at_launch = true
+  }
+  tag {
+    key                 = "Env"
+    value               = "prod"
+    propagate_at_launch = true
+  }
 }

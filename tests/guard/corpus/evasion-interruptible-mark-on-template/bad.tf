@@ -35,4 +35,24 @@ resource "aws_autoscaling_group" "gang" {
       on_demand_percentage_above_base_capacity = 0
     }
   }
+  tag {
+    key                 = "CostCenter"
+    value               = "ml"
+    propagate_at_launch = true
+  }
+  tag {
+    key                 = "Team"
+    value               = "ml"
+    propagate_at_launch = true
+  }
+  tag {
+    key                 = "Project"
+    value               = "corpus"
+    propagate_at_launch = true
+  }
+  tag {
+    key                 = "Env"
+    value               = "prod"
+    propagate_at_launch = true
+  }
 }
