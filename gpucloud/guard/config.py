@@ -31,9 +31,7 @@ def _object_schema(properties: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": props, "additionalProperties": False}
 
 
-def validate_config(
-    config: Any, guardrails: Mapping[str, Any], retired: Mapping[str, str] | None = None
-) -> list[str]:
+def validate_config(config: Any, guardrails: Mapping[str, Any], retired: Mapping[str, str] | None = None) -> list[str]:
     """Every problem in a pack config, each naming its key path and what is allowed; ``retired`` maps a policy
     name the pack no longer has to what replaced it, so an old config says where its entry went."""
     if not isinstance(config, Mapping):

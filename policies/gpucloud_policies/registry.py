@@ -94,7 +94,7 @@ GUARDRAILS: tuple[Guardrail, ...] = tuple(
 # policy, so a config naming one is refused with where to move it.
 RETIRED: dict[str, str] = {
     "lb-internal-only": "retired: folded into k8s-no-public-load-balancer (GC-SEC-147), which judges LoadBalancer "
-    "Services and Ingresses. Fix: move this entry under \"k8s-no-public-load-balancer\" (allowInternetFacing keeps "
+    'Services and Ingresses. Fix: move this entry under "k8s-no-public-load-balancer" (allowInternetFacing keeps '
     "its meaning for load balancers restricted to known source ranges; one open to the world also needs an "
     "allowedPublic entry).",
 }

@@ -54,11 +54,12 @@ def test_restricted_internet_facing_services_need_allow_internet_facing():
     [(name, message)] = stack_messages(POLICY, [PER_CONTROLLER[2]])
     assert name == "lbc-public"
     assert message == (
-        "lbc-public: Service ml/lbc-public is an internet-facing load balancer (type LoadBalancer, aws-load-balancer-scheme: "
-        "internet-facing, loadBalancerSourceRanges ['203.0.113.0/24']), which this stack does not allow "
-        "(allowInternetFacing is false). Fix: make it internal (service.beta.kubernetes.io/aws-load-balancer-type: "
-        "external with service.beta.kubernetes.io/aws-load-balancer-scheme: internal, or "
-        "alb.ingress.kubernetes.io/scheme: internal), or set allowInternetFacing for this stack."
+        "lbc-public: Service ml/lbc-public is an internet-facing load balancer (type LoadBalancer, "
+        "aws-load-balancer-scheme: internet-facing, loadBalancerSourceRanges ['203.0.113.0/24']), which this "
+        "stack does not allow (allowInternetFacing is false). Fix: make it internal "
+        "(service.beta.kubernetes.io/aws-load-balancer-type: external with "
+        "service.beta.kubernetes.io/aws-load-balancer-scheme: internal, or alb.ingress.kubernetes.io/scheme: "
+        "internal), or set allowInternetFacing for this stack."
     )
 
 
