@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import marshal
 import re
 from pathlib import Path
@@ -46,6 +47,10 @@ EBS_STORAGE_CLASS = "gpucloud-gp3"
 EBS_CSI_SERVICE_ACCOUNT = "ebs-csi-controller-sa"
 
 KPS_RELEASE = "kube-prometheus-stack"
+# The Grafana sidecar of kube-prometheus-stack loads every ConfigMap carrying this label (observability.py sets
+# the sidecar's label/labelValue to it), so a dashboard ships as one labelled ConfigMap.
+DASHBOARD_LABEL = "grafana_dashboard"
+DASHBOARD_LABEL_VALUE = "1"
 DCGM_PORT = 9400
 # XIDs that mean the GPU or its NVLink/memory is broken and the node should be drained and replaced
 # (NVIDIA XID catalogue: 48 DBE, 63/64 row-remap, 74 NVLink, 79 fell off the bus, 94/95 contained/uncontained ECC).
@@ -82,3 +87,20 @@ def mpi_operator_manifest(version: str) -> Path:
     if version != pinned.version:  # the spec already refuses this; a direct caller gets the same answer
         raise ValueError(f"mpi-operator {version!r} is not pinned; the lock pins {pinned.version}")
     return pinned.artifact_dir / "mpi-operator.yaml"
+
+
+def grafana_dashboard_configmap(
+    resource_name: str,
+    name: str,
+    namespace: str,
+    file_name: str,
+    dashboard: dict[str, Any],
+    opts: Any,
+) -> k8s.core.v1.ConfigMap:
+    """A Grafana dashboard as the sidecar reads it: one ConfigMap, labelled, holding the dashboard JSON."""
+    return k8s.core.v1.ConfigMap(
+        resource_name,
+        metadata={"name": name, "namespace": namespace, "labels": {DASHBOARD_LABEL: DASHBOARD_LABEL_VALUE}},
+        data={file_name: json.dumps(dashboard, indent=1)},
+        opts=opts,
+    )

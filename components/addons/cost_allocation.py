@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Iterable
 from typing import Any
 
 import pulumi_kubernetes as k8s
 
 from components.addons.base import AddonsBase
-from components.addons.common import KPS_RELEASE
+from components.addons.common import KPS_RELEASE, grafana_dashboard_configmap
 from gpucloud import catalog
 
 # OpenCost's CSV columns, in its struct's order (csvutil header of `price`); EndTimestamp and Version are unused.
@@ -202,13 +201,11 @@ class CostAllocationMixin(AddonsBase):
         if kps is not None:
             deps.append(kps)
         self._release("opencost", "opencost", spec.version, namespace, values, depends_on=deps)
-        self.team_cost_dashboard = k8s.core.v1.ConfigMap(
+        self.team_cost_dashboard = grafana_dashboard_configmap(
             f"{self._name}-team-cost-dashboard",
-            metadata={
-                "name": "gpucloud-team-cost-dashboard",
-                "namespace": self.monitoring_namespace,
-                "labels": {"grafana_dashboard": "1"},
-            },
-            data={"gpucloud-team-cost.json": json.dumps(team_cost_dashboard(), indent=1)},
-            opts=self._k8s(depends_on=[self.namespaces[self.monitoring_namespace]]),
+            "gpucloud-team-cost-dashboard",
+            self.monitoring_namespace,
+            "gpucloud-team-cost.json",
+            team_cost_dashboard(),
+            self._k8s(depends_on=[self.namespaces[self.monitoring_namespace]]),
         )

@@ -13,6 +13,8 @@ import yaml
 
 from components.addons.common import (
     ALERTMANAGER_SERVICE_ACCOUNT,
+    DASHBOARD_LABEL,
+    DASHBOARD_LABEL_VALUE,
     DCGM_PORT,
     EBS_STORAGE_CLASS,
     FATAL_XIDS,
@@ -20,6 +22,7 @@ from components.addons.common import (
     GRAFANA_ADMIN_SECRET,
     KPS_RELEASE,
     POD_IDENTITY_TRUST,
+    grafana_dashboard_configmap,
 )
 from components.addons.devices import gpu_node_affinity
 from components.addons.storage import EbsStorageMixin
@@ -324,8 +327,8 @@ class ObservabilityMixin(EbsStorageMixin):
                 "sidecar": {
                     "dashboards": {
                         "enabled": True,
-                        "label": "grafana_dashboard",
-                        "labelValue": "1",
+                        "label": DASHBOARD_LABEL,
+                        "labelValue": DASHBOARD_LABEL_VALUE,
                         "searchNamespace": "ALL",
                     }
                 },
@@ -342,15 +345,13 @@ class ObservabilityMixin(EbsStorageMixin):
         self.prometheus_server_url = (
             f"http://{KPS_RELEASE}-prometheus.{self.monitoring_namespace}.svc.cluster.local:9090"
         )
-        self.dashboard = k8s.core.v1.ConfigMap(
+        self.dashboard = grafana_dashboard_configmap(
             f"{self._name}-gpu-dashboard",
-            metadata={
-                "name": "gpucloud-gpu-dashboard",
-                "namespace": self.monitoring_namespace,
-                "labels": {"grafana_dashboard": "1"},
-            },
-            data={"gpucloud-gpus.json": json.dumps(gpu_dashboard(), indent=1)},
-            opts=self._k8s(depends_on=[self.namespaces[self.monitoring_namespace]]),
+            "gpucloud-gpu-dashboard",
+            self.monitoring_namespace,
+            "gpucloud-gpus.json",
+            gpu_dashboard(),
+            self._k8s(depends_on=[self.namespaces[self.monitoring_namespace]]),
         )
         if obs.alerts.enabled:
             self.prometheus_rule = k8s.apiextensions.CustomResource(

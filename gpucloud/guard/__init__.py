@@ -167,7 +167,7 @@ def evaluate(
     pack = load_pack()
     guardrails = pack.by_name()
     if policy_config is not None:
-        check_config(policy_config, guardrails)
+        check_config(policy_config, guardrails, getattr(pack, "RETIRED", None))
     initial = pack.initial_config()
     out = Evaluation()
     resource_policies: list[tuple[Any, Any, str, dict[str, Any]]] = []

@@ -31,8 +31,9 @@ def _object_schema(properties: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": props, "additionalProperties": False}
 
 
-def validate_config(config: Any, guardrails: Mapping[str, Any]) -> list[str]:
-    """Every problem in a pack config, each naming its key path and what is allowed."""
+def validate_config(config: Any, guardrails: Mapping[str, Any], retired: Mapping[str, str] | None = None) -> list[str]:
+    """Every problem in a pack config, each naming its key path and what is allowed; ``retired`` maps a policy
+    name the pack no longer has to what replaced it, so an old config says where its entry went."""
     if not isinstance(config, Mapping):
         return ["the policy config must be a JSON object keyed by policy name (or 'all')"]
     problems = []
@@ -44,6 +45,9 @@ def validate_config(config: Any, guardrails: Mapping[str, Any]) -> list[str]:
                 problems.append(f'all: must be one of {list(LEVELS)} (or {{"enforcementLevel": ...}})')
             continue
         g = guardrails.get(name)
+        if g is None and retired and name in retired:
+            problems.append(f"{name}: {retired[name]}")
+            continue
         if g is None:
             problems.append(f"{name}: no such policy in the pack (known: {', '.join(sorted(guardrails))})")
             continue
@@ -60,8 +64,8 @@ def validate_config(config: Any, guardrails: Mapping[str, Any]) -> list[str]:
     return problems
 
 
-def check_config(config: Any, guardrails: Mapping[str, Any]) -> None:
-    problems = validate_config(config, guardrails)
+def check_config(config: Any, guardrails: Mapping[str, Any], retired: Mapping[str, str] | None = None) -> None:
+    problems = validate_config(config, guardrails, retired)
     if problems:
         raise PolicyConfigError("invalid policy config: " + "; ".join(problems))
 

@@ -16,6 +16,8 @@ class GuardrailPack:
     PACK_NAME = PACK_NAME
     # The prefix of a fail-closed violation message, so the library can list it as undecided.
     UNDECIDED_MARK = UNDECIDED_MARK
+    # Policy names a config may still carry, each with where its entry goes now (gpucloud.guard.config).
+    RETIRED = registry.RETIRED
 
     @property
     def GUARDRAILS(self) -> tuple[Guardrail, ...]:

@@ -320,13 +320,12 @@ def test_public_load_balancer_services():
         svc("cluster-ip", {A + "aws-load-balancer-scheme": "internet-facing"}, type_="ClusterIP"),
         svc("explicit-internal", {A + "aws-load-balancer-scheme": "internal"}),
     ]
-    assert stack_flagged("k8s-no-public-load-balancer", rs) == {
-        "in-tree-default",
-        "lbc-public",
-        "class-public",
-        "public-split-world",
-        "public-ann-world",
-    }
+    # explicit-internal: aws-load-balancer-scheme alone is internal only where the controller's Service webhook
+    # runs; the in-tree provider (gpucloud's platform turns the webhook off) ignores it.
+    world = {"in-tree-default", "lbc-public", "class-public", "public-split-world", "public-ann-world"}
+    world.add("explicit-internal")
+    assert stack_flagged("k8s-no-public-load-balancer", rs, {"allowInternetFacing": True}) == world
+    assert stack_flagged("k8s-no-public-load-balancer", rs) == world | {"public-restricted"}
     allowed = {"allowedPublic": [{"namespace": "default", "name": "lbc-public", "reason": "public API"}]}
     assert "lbc-public" not in stack_flagged("k8s-no-public-load-balancer", rs, allowed)
     [(_, message)] = stack_messages("k8s-no-public-load-balancer", [rs[3]])
@@ -352,7 +351,9 @@ def test_public_ingresses():
         ing("world", {s: "internet-facing", c: "0.0.0.0/0"}),
         ing("typo", {s: "internet-facing", c: "10.0.0.0/33"}),
     ]
-    assert stack_flagged("k8s-no-public-load-balancer", rs) == {"public", "world", "typo"}
+    allow = {"allowInternetFacing": True}
+    assert stack_flagged("k8s-no-public-load-balancer", rs, allow) == {"public", "world", "typo"}
+    assert stack_flagged("k8s-no-public-load-balancer", rs) == {"public", "world", "typo", "restricted"}
     with pytest.raises(UnknownValueError):
         stack_messages("k8s-no-public-load-balancer", [ing("u", {s: UNKNOWN})])
 
@@ -428,7 +429,8 @@ def test_load_balancer_scheme_rules_and_messages():
         ),
         svc("nlb-ip-default", {A + "aws-load-balancer-type": "nlb-ip"}),
     ]
-    assert stack_flagged("k8s-no-public-load-balancer", rs) == {"conflicting"}
+    assert stack_flagged("k8s-no-public-load-balancer", rs, {"allowInternetFacing": True}) == {"conflicting"}
+    assert stack_flagged("k8s-no-public-load-balancer", rs) == {"conflicting", "ann-restricted"}
     [(_, in_tree)] = stack_messages("k8s-no-public-load-balancer", [svc("legacy")])
     assert in_tree.startswith(
         "legacy: Service default/legacy is an internet-facing load balancer open to the world (type LoadBalancer, "

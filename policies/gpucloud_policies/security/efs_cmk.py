@@ -9,20 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, present, truthy
+from ..base import Config, EnforcementLevel, Guardrail, Report, Severity
+from .encryption import AtRest
 
 FILE_SYSTEM = "aws:efs/fileSystem:FileSystem"
+AT_REST = AtRest(
+    flag="encrypted",
+    unencrypted="the file system is stored unencrypted",
+    flag_fix="set encrypted=True and kms_key_id to the platform's KMS key",
+    aws_managed="the file system uses the AWS-managed key",
+    key_fix="set kms_key_id",
+)
 
 
 def validate(args: Any, report: Report, cfg: Config) -> None:
-    if not truthy(get(args.props, "encrypted")):
-        raw = get(args.props, "encrypted")
-        report(
-            f"encrypted is {'unset' if raw is None else repr(raw)}: the file system is stored unencrypted. "
-            "Fix: set encrypted=True and kms_key_id to the platform's KMS key."
-        )
-    elif cfg["requireKmsKey"] and not present(args.props, "kmsKeyId"):
-        report("kmsKeyId is not set: the file system uses the AWS-managed key. Fix: set kms_key_id.")
+    AT_REST.check(args.props, report, require_key=cfg["requireKmsKey"])
 
 
 GUARDRAIL = Guardrail(

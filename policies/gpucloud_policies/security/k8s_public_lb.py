@@ -1,21 +1,40 @@
-"""GC-SEC-147 k8s-no-public-load-balancer: no Service or Ingress puts an internet-facing load balancer in front
-of the cluster open to the whole internet.
+"""GC-SEC-147 k8s-no-public-load-balancer: which Services and Ingresses put an internet-facing load balancer in
+front of the cluster, and whether the stack allows that (the one policy for public load balancers; it absorbed
+issue 15's ``lb-internal-only``, GC-SEC-148, whose config key ``allowInternetFacing`` it keeps).
 
-Which load balancer a Service gets on EKS, and its scheme, follow the AWS Load Balancer Controller docs
-(kubernetes-sigs.github.io/aws-load-balancer-controller, service/ingress annotations): the controller handles a
-Service with ``aws-load-balancer-type: external`` / ``nlb-ip`` or ``loadBalancerClass: service.k8s.aws/nlb`` and
-makes it *internal* unless ``aws-load-balancer-scheme: internet-facing``; any other LoadBalancer Service goes to
-the legacy in-tree provider, which makes it *internet-facing* unless ``aws-load-balancer-internal`` is set. An
-Ingress is internet-facing with ``alb.ingress.kubernetes.io/scheme: internet-facing`` (the controller's default
-is internal). Source ranges (``spec.loadBalancerSourceRanges``, the ``load-balancer-source-ranges`` annotation,
-``alb.ingress.kubernetes.io/inbound-cidrs``) absent, or covering half of an address family, count as the world.
-Rendered chart objects are checked too (``k8s.py``).
+Which controller answers a LoadBalancer Service on EKS, and the scheme it picks:
+
+- The AWS Load Balancer Controller v3.5.0 (the pinned chart aws-load-balancer-controller 3.5.0) takes a Service
+  annotated ``service.beta.kubernetes.io/aws-load-balancer-type: external`` or ``nlb-ip``, or with
+  ``spec.loadBalancerClass: service.k8s.aws/nlb`` (docs/guide/service/annotations.md). Its scheme is
+  ``aws-load-balancer-scheme`` (``internal`` | ``internet-facing``, default ``internal``); without it the
+  deprecated ``aws-load-balancer-internal`` is read as a Go bool (pkg/service/model_build_load_balancer.go,
+  buildLoadBalancerSchemeLegacyAnnotation). Any other value makes the controller refuse the Service: no load
+  balancer at all.
+- Any other LoadBalancer Service goes to the in-tree cloud-provider-aws, which makes it internet-facing unless
+  ``aws-load-balancer-internal`` is set to anything but ``"false"`` (aws.go, EnsureLoadBalancer); it ignores
+  ``aws-load-balancer-scheme``. The controller's Service mutator webhook (chart value
+  ``enableServiceMutatorWebhook``, default true; gpucloud's platform turns it off) would instead hand such a
+  Service to the controller. Which of the two answers depends on the cluster, so the Service counts as
+  internet-facing when either would make it so: an ``aws-load-balancer-scheme: internal`` alone is internal only
+  where the webhook runs.
+
+An ALB Ingress is internet-facing with ``alb.ingress.kubernetes.io/scheme: internet-facing`` (default internal;
+docs/guide/ingress/annotations.md). Source ranges (``spec.loadBalancerSourceRanges``, the
+``service.beta.kubernetes.io/load-balancer-source-ranges`` annotation, ``alb.ingress.kubernetes.io/inbound-cidrs``)
+default to ``0.0.0.0/0``; absent, or covering half of an address family, they count as the world.
+
+The verdict: an internet-facing load balancer open to the world is a violation unless ``allowedPublic`` names it;
+one restricted to known networks is a violation unless the stack sets ``allowInternetFacing`` (the policy mirror
+of the platform's ``addons.loadBalancerController.allowInternetFacing``). Rendered chart objects are checked too
+(``k8s.py``).
 """
 
 from __future__ import annotations
 
 import ipaddress
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..base import (
@@ -33,8 +52,27 @@ from ..base import (
 from ..k8s import KObject, objects, unseen_releases
 
 ANN = "service.beta.kubernetes.io/"
+TYPE = ANN + "aws-load-balancer-type"
+SCHEME = ANN + "aws-load-balancer-scheme"
+INTERNAL = ANN + "aws-load-balancer-internal"
+SOURCE_RANGES = ANN + "load-balancer-source-ranges"
 LBC_TYPES = ("external", "nlb-ip")
 LBC_CLASS = "service.k8s.aws/nlb"
+ALB_SCHEME = "alb.ingress.kubernetes.io/scheme"
+ALB_CIDRS = "alb.ingress.kubernetes.io/inbound-cidrs"
+# strconv.ParseBool, which the controller's annotation parser uses.
+GO_TRUE = ("1", "t", "T", "TRUE", "true", "True")
+GO_FALSE = ("0", "f", "F", "FALSE", "false", "False")
+
+
+@dataclass(frozen=True)
+class Exposure:
+    """An internet-facing load balancer: why it is one, its source ranges, and whether they are the world."""
+
+    why: str
+    ranges: list[str]
+    world: bool
+    range_field: str
 
 
 def _annotations(obj: KObject) -> dict[str, str]:
@@ -67,47 +105,73 @@ def is_world(cidrs: list[str]) -> bool:
     return v4 >= 2**31 or v6 >= 2**127
 
 
-def _service(obj: KObject, ann: dict[str, str]) -> str | None:
+def controller_reason(ann: Mapping[str, str]) -> str | None:
+    """Why the AWS Load Balancer Controller makes this Service internet-facing (scheme first, then the legacy
+    bool), or None: internal, or refused for a value it cannot parse."""
+    if SCHEME in ann:
+        return "aws-load-balancer-scheme: internet-facing" if ann[SCHEME] == "internet-facing" else None
+    return f"aws-load-balancer-internal: {ann[INTERNAL]}" if ann.get(INTERNAL) in GO_FALSE else None
+
+
+def in_tree_public(ann: Mapping[str, str]) -> bool:
+    """Whether cloud-provider-aws makes this Service internet-facing: only aws-load-balancer-internal counts."""
+    return ann.get(INTERNAL, "") in ("", "false")
+
+
+def service_scheme_reason(obj: KObject, ann: Mapping[str, str]) -> str | None:
+    """Why this Service gets an internet-facing load balancer, or None when it gets none or an internal one."""
     if text(get(obj.body, "spec", "type")) != "LoadBalancer":
         return None
-    lb_type = ann.get(ANN + "aws-load-balancer-type", "")
-    lbc = lb_type in LBC_TYPES or text(get(obj.body, "spec", "loadBalancerClass")) == LBC_CLASS
-    scheme = ann.get(ANN + "aws-load-balancer-scheme", "")
-    if lbc:
-        public = scheme == "internet-facing"
-        why = "aws-load-balancer-scheme: internet-facing"
-    else:
-        internal = ann.get(ANN + "aws-load-balancer-internal", "")
-        public = internal.strip().lower() not in ("true", "0.0.0.0/0") and scheme != "internal"
-        why = "the in-tree AWS provider makes LoadBalancer Services internet-facing without aws-load-balancer-internal"
-        if scheme == "internet-facing":
-            public, why = True, "aws-load-balancer-scheme: internet-facing"
-    if not public:
+    by_controller = controller_reason(ann)
+    if ann.get(TYPE, "") in LBC_TYPES or text(get(obj.body, "spec", "loadBalancerClass")) == LBC_CLASS:
+        return by_controller
+    if by_controller:
+        return by_controller
+    if in_tree_public(ann):
+        return "the in-tree AWS provider makes LoadBalancer Services internet-facing without aws-load-balancer-internal"
+    return None
+
+
+def _service(obj: KObject, ann: dict[str, str]) -> Exposure | None:
+    why = service_scheme_reason(obj, ann)
+    if why is None:
         return None
     ranges = _ranges(strings(get(obj.body, "spec", "loadBalancerSourceRanges")))
-    ranges += _ranges([ann[k] for k in (ANN + "load-balancer-source-ranges",) if k in ann])
-    if ranges and not is_world(ranges):
-        return None
-    shown = f"source ranges {ranges} cover the internet" if ranges else "no loadBalancerSourceRanges"
-    return f"type LoadBalancer, {why}, {shown}"
+    ranges += _ranges([ann[SOURCE_RANGES]] if SOURCE_RANGES in ann else [])
+    return Exposure(f"type LoadBalancer, {why}", ranges, not ranges or is_world(ranges), "loadBalancerSourceRanges")
 
 
-def _ingress(obj: KObject, ann: dict[str, str]) -> str | None:
-    if ann.get("alb.ingress.kubernetes.io/scheme", "") != "internet-facing":
+def _ingress(obj: KObject, ann: dict[str, str]) -> Exposure | None:
+    if ann.get(ALB_SCHEME, "") != "internet-facing":
         return None
-    ranges = _ranges(
-        [ann["alb.ingress.kubernetes.io/inbound-cidrs"]] if "alb.ingress.kubernetes.io/inbound-cidrs" in ann else []
-    )
-    if ranges and not is_world(ranges):
-        return None
-    shown = f"inbound-cidrs {ranges} cover the internet" if ranges else "no alb.ingress.kubernetes.io/inbound-cidrs"
-    return f"alb.ingress.kubernetes.io/scheme: internet-facing, {shown}"
+    ranges = _ranges([ann[ALB_CIDRS]] if ALB_CIDRS in ann else [])
+    return Exposure(f"{ALB_SCHEME}: internet-facing", ranges, not ranges or is_world(ranges), ALB_CIDRS)
 
 
 def _allowed(obj: KObject, allowed: Any) -> bool:
     return any(
         isinstance(e, Mapping) and e.get("namespace") == obj.namespace and e.get("name") == obj.name
         for e in (allowed if isinstance(allowed, list) else [])
+    )
+
+
+def message(obj: KObject, exposure: Exposure, allow_internet_facing: bool) -> str | None:
+    """The violation for one internet-facing object under this stack's config, or None when it is allowed."""
+    if exposure.world:
+        named = "inbound-cidrs" if obj.kind == "Ingress" else "source ranges"
+        shown = f"{named} {exposure.ranges} cover the internet" if exposure.ranges else f"no {exposure.range_field}"
+        return (
+            f"{obj.ref} is an internet-facing load balancer open to the world ({exposure.why}, {shown}). Fix: make "
+            "it internal (aws-load-balancer-scheme / alb.ingress.kubernetes.io/scheme: internal) or restrict "
+            "loadBalancerSourceRanges / inbound-cidrs to known networks."
+        )
+    if allow_internet_facing:
+        return None
+    return (
+        f"{obj.ref} is an internet-facing load balancer ({exposure.why}, {exposure.range_field} "
+        f"{exposure.ranges}), which this stack does not allow (allowInternetFacing is false). Fix: make it internal "
+        f"({TYPE}: external with {SCHEME}: internal, or {ALB_SCHEME}: internal), or set allowInternetFacing for "
+        "this stack."
     )
 
 
@@ -118,17 +182,13 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
             continue
         try:
             ann = _annotations(obj)
-            what = _service(obj, ann) if obj.kind == "Service" else _ingress(obj, ann)
+            exposure = _service(obj, ann) if obj.kind == "Service" else _ingress(obj, ann)
         except UnknownValueError:
             undecided.append(obj.ref)
             continue
-        if what:
-            report(
-                obj.urn,
-                f"{obj.ref} is an internet-facing load balancer open to the world ({what}). Fix: make it internal "
-                "(aws-load-balancer-scheme / alb.ingress.kubernetes.io/scheme: internal) or restrict "
-                "loadBalancerSourceRanges / inbound-cidrs to known networks.",
-            )
+        found = message(obj, exposure, bool(cfg["allowInternetFacing"])) if exposure else None
+        if found:
+            report(obj.urn, found)
     undecided += [f"{r.name} (rendered objects not visible)" for r in unseen_releases(args.resources)]
     if undecided:
         raise unknown(
@@ -139,17 +199,29 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
 GUARDRAIL = Guardrail(
     id="GC-SEC-147",
     name="k8s-no-public-load-balancer",
-    description="Kubernetes Services of type LoadBalancer and Ingresses must not be internet-facing and open to "
-    "the world.",
+    description="Kubernetes Services of type LoadBalancer and Ingresses must not be internet-facing unless the "
+    "stack allows it, and never open to the world.",
     category="security",
     severity=Severity.HIGH,
     enforcement=EnforcementLevel.MANDATORY,
-    remediation_steps="Set service.beta.kubernetes.io/aws-load-balancer-scheme (or alb.ingress.kubernetes.io/"
-    "scheme) to internal, or restrict loadBalancerSourceRanges / alb.ingress.kubernetes.io/inbound-cidrs.",
-    references=("AWS Load Balancer Controller annotations", "CKV_K8S_* (none)"),
+    remediation_steps="Annotate LoadBalancer Services with aws-load-balancer-type: external and "
+    "aws-load-balancer-scheme: internal (Ingresses: alb.ingress.kubernetes.io/scheme: internal); where a stack "
+    "allows internet-facing ones (allowInternetFacing), restrict loadBalancerSourceRanges / "
+    "alb.ingress.kubernetes.io/inbound-cidrs to known networks.",
+    references=(
+        "AWS Load Balancer Controller v3.5.0 service and ingress annotations",
+        "cloud-provider-aws service annotations",
+        "CKV_K8S_* (none)",
+    ),
     kind="stack",
     validate=validate,
     config={
+        "allowInternetFacing": {
+            "type": "boolean",
+            "default": False,
+            "description": "Allow internet-facing load balancers restricted to known source ranges (mirror of the "
+            "platform's addons.loadBalancerController.allowInternetFacing). Open to the world needs allowedPublic.",
+        },
         "allowedPublic": {
             "type": "array",
             "default": [],

@@ -12,23 +12,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, present, truthy
+from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, present
+from .encryption import AtRest
 
 INSTANCE = "aws:rds/instance:Instance"
 CLUSTER = "aws:rds/cluster:Cluster"
 REPLICA_OF = {INSTANCE: "replicateSourceDb", CLUSTER: "replicationSourceIdentifier"}
+AT_REST = AtRest(
+    flag="storageEncrypted",
+    unencrypted="the database storage, its backups and snapshots are unencrypted",
+    flag_fix="set storage_encrypted=True and kms_key_id",
+    aws_managed="storage uses the AWS-managed aws/rds key",
+    key_fix="set kms_key_id",
+)
 
 
 def validate(args: Any, report: Report, cfg: Config) -> None:
     replica = present(args.props, REPLICA_OF[args.resource_type])
-    if not replica and not truthy(get(args.props, "storageEncrypted")):
-        raw = get(args.props, "storageEncrypted")
-        report(
-            f"storageEncrypted is {'unset' if raw is None else repr(raw)}: the database storage, its backups "
-            "and snapshots are unencrypted. Fix: set storage_encrypted=True and kms_key_id."
-        )
-    elif cfg["requireKmsKey"] and not present(args.props, "kmsKeyId"):
-        report("kmsKeyId is not set: storage uses the AWS-managed aws/rds key. Fix: set kms_key_id.")
+    AT_REST.check(args.props, report, require_key=cfg["requireKmsKey"], flag_inherited=replica)
 
 
 GUARDRAIL = Guardrail(

@@ -1,0 +1,170 @@
+"""k8s-no-public-load-balancer (which absorbed lb-internal-only): the scheme each controller gives a Service or an
+Ingress, the per-stack allowInternetFacing switch, the retired name in configs, and the VllmServer path."""
+
+import pytest
+
+from components.workloads.vllm import nlb_annotations
+from gpucloud.guard import PolicyConfigError, evaluate
+from gpucloud.guard.config import validate_config
+from gpucloud.guard.harness import Res, stack_flagged, stack_messages
+from gpucloud.plan.model import Plan
+from policies.gpucloud_policies import by_name, initial_config
+from policies.gpucloud_policies.registry import RETIRED
+
+POLICY = "k8s-no-public-load-balancer"
+SVC = "kubernetes:core/v1:Service"
+ING = "kubernetes:networking.k8s.io/v1:Ingress"
+A = "service.beta.kubernetes.io/"
+TYPE = A + "aws-load-balancer-type"
+SCHEME = A + "aws-load-balancer-scheme"
+INTERNAL = A + "aws-load-balancer-internal"
+RESTRICTED = ["203.0.113.0/24"]
+ALLOW = {"allowInternetFacing": True}
+
+
+def svc(name, annotations=None, ranges=RESTRICTED, type_="LoadBalancer", cls=None, ns="ml"):
+    spec = {"type": type_, "ports": [{"port": 443}], "loadBalancerSourceRanges": ranges}
+    if cls:
+        spec["loadBalancerClass"] = cls
+    meta = {"name": name, "namespace": ns, "annotations": annotations or {}}
+    return Res(SVC, name, {"kind": "Service", "metadata": meta, "spec": spec})
+
+
+def ing(name, annotations):
+    meta = {"name": name, "namespace": "web", "annotations": annotations}
+    return Res(ING, name, {"kind": "Ingress", "metadata": meta})
+
+
+# lb-internal-only's cases, now restricted to known networks: what decides them is the scheme alone.
+PER_CONTROLLER = [
+    svc("lbc-internal", {TYPE: "external", SCHEME: "internal"}),
+    svc("lbc-default-scheme", {TYPE: "external"}),
+    svc("lbc-public", {TYPE: "external", SCHEME: "internet-facing"}),
+    svc("lbc-class-public", {SCHEME: "internet-facing"}, cls="service.k8s.aws/nlb"),
+    svc("nlb-ip-default", {TYPE: "nlb-ip"}),
+    svc("in-tree-default"),
+    svc("in-tree-internal", {INTERNAL: "true"}),
+    svc("cluster-ip", {SCHEME: "internet-facing"}, type_="ClusterIP"),
+]
+
+
+def test_restricted_internet_facing_services_need_allow_internet_facing():
+    assert stack_flagged(POLICY, PER_CONTROLLER) == {"lbc-public", "lbc-class-public", "in-tree-default"}
+    assert stack_flagged(POLICY, PER_CONTROLLER, ALLOW) == set()
+    [(name, message)] = stack_messages(POLICY, [PER_CONTROLLER[2]])
+    assert name == "lbc-public"
+    assert message == (
+        "lbc-public: Service ml/lbc-public is an internet-facing load balancer (type LoadBalancer, "
+        "aws-load-balancer-scheme: internet-facing, loadBalancerSourceRanges ['203.0.113.0/24']), which this "
+        "stack does not allow (allowInternetFacing is false). Fix: make it internal "
+        "(service.beta.kubernetes.io/aws-load-balancer-type: external with "
+        "service.beta.kubernetes.io/aws-load-balancer-scheme: internal, or alb.ingress.kubernetes.io/scheme: "
+        "internal), or set allowInternetFacing for this stack."
+    )
+
+
+def test_a_public_service_is_reported_once():
+    # The defect lb-internal-only + k8s-no-public-load-balancer had: two findings for one Service.
+    found = stack_messages(POLICY, [svc("open", {TYPE: "external", SCHEME: "internet-facing"}, ranges=[])])
+    assert [name for name, _ in found] == ["open"]
+    assert "open to the world" in found[0][1]
+    assert "lb-internal-only" not in by_name()
+
+
+@pytest.mark.parametrize(
+    ("annotations", "public"),
+    [
+        # The controller reads the deprecated bool only without a scheme, as Go's strconv.ParseBool does.
+        ({TYPE: "external", INTERNAL: "false"}, True),
+        ({TYPE: "external", INTERNAL: "False"}, True),
+        ({TYPE: "external", INTERNAL: "0"}, True),
+        ({TYPE: "external", INTERNAL: "f"}, True),
+        ({TYPE: "external", INTERNAL: "true"}, False),
+        ({TYPE: "external", INTERNAL: "1"}, False),
+        # A value the controller cannot parse makes it refuse the Service: no load balancer.
+        ({TYPE: "external", INTERNAL: "yes"}, False),
+        ({TYPE: "external", SCHEME: "Internet-Facing"}, False),
+        # The scheme wins over the legacy bool.
+        ({TYPE: "external", SCHEME: "internal", INTERNAL: "false"}, False),
+        ({TYPE: "external", SCHEME: "internet-facing", INTERNAL: "true"}, True),
+        # Without the controller's markers the in-tree provider may answer: anything but "false" is internal
+        # there, while the controller (through its Service webhook) reads the same value as a bool.
+        ({INTERNAL: "false"}, True),
+        ({INTERNAL: "0.0.0.0/0"}, False),
+        ({INTERNAL: "0"}, True),
+        ({INTERNAL: ""}, True),
+        ({SCHEME: "internal"}, True),
+        ({SCHEME: "internal", INTERNAL: "true"}, False),
+        ({TYPE: "nlb"}, True),
+    ],
+)
+def test_service_scheme_per_controller(annotations, public):
+    assert stack_flagged(POLICY, [svc("s", annotations)]) == ({"s"} if public else set())
+
+
+def test_other_load_balancer_classes_are_judged_as_unmarked_services():
+    assert stack_flagged(POLICY, [svc("other", cls="example.com/lb")]) == {"other"}
+    assert stack_flagged(POLICY, [svc("other", {INTERNAL: "true"}, cls="example.com/lb")]) == set()
+
+
+def test_reasons_name_the_annotation_that_decided():
+    [(_, legacy)] = stack_messages(POLICY, [svc("s", {TYPE: "external", INTERNAL: "0"}, ranges=[])])
+    assert "(type LoadBalancer, aws-load-balancer-internal: 0, no loadBalancerSourceRanges)" in legacy
+    [(_, webhook)] = stack_messages(POLICY, [svc("s", {INTERNAL: "f"})])
+    assert "(type LoadBalancer, aws-load-balancer-internal: f, loadBalancerSourceRanges ['203.0.113.0/24'])" in (
+        webhook
+    )
+    [(_, in_tree)] = stack_messages(POLICY, [svc("s", {SCHEME: "internal"})])
+    assert "the in-tree AWS provider makes LoadBalancer Services internet-facing without" in in_tree
+
+
+def test_restricted_internet_facing_ingresses_need_allow_internet_facing():
+    s = "alb.ingress.kubernetes.io/scheme"
+    c = "alb.ingress.kubernetes.io/inbound-cidrs"
+    restricted = ing("nb", {s: "internet-facing", c: "203.0.113.0/24"})
+    [(_, message)] = stack_messages(POLICY, [restricted])
+    assert message.startswith(
+        "nb: Ingress web/nb is an internet-facing load balancer (alb.ingress.kubernetes.io/scheme: internet-facing, "
+        "alb.ingress.kubernetes.io/inbound-cidrs ['203.0.113.0/24']), which this stack does not allow"
+    )
+    assert stack_messages(POLICY, [restricted], ALLOW) == []
+    assert stack_flagged(POLICY, [ing("typo", {s: "Internet-Facing"}), ing("internal", {s: "internal"})]) == set()
+
+
+def test_allowed_public_covers_restricted_and_open_objects():
+    rs = [
+        svc("api", {TYPE: "external", SCHEME: "internet-facing"}),
+        svc("open", {TYPE: "external", SCHEME: "internet-facing"}, ranges=["0.0.0.0/0"]),
+    ]
+    allowed = [{"namespace": "ml", "name": n, "reason": "public API"} for n in ("api", "open")]
+    assert stack_flagged(POLICY, rs) == {"api", "open"}
+    assert stack_flagged(POLICY, rs, {"allowedPublic": allowed}) == set()
+    # allowInternetFacing allows restricted ones only: the world still needs a named allowance.
+    assert stack_flagged(POLICY, rs, ALLOW) == {"open"}
+
+
+@pytest.mark.parametrize(("internet_facing", "allow", "flagged"), [(False, False, set()), (True, False, {"vllm"})])
+def test_vllm_server_service_follows_the_stack_switch(internet_facing, allow, flagged):
+    # The annotations VllmServer puts on its Service; the platform's allowInternetFacing is mirrored per stack.
+    service = svc("vllm", nlb_annotations(internet_facing))
+    assert stack_flagged(POLICY, [service], {"allowInternetFacing": allow}) == flagged
+    assert stack_flagged(POLICY, [service], ALLOW) == set()
+
+
+def test_allow_internet_facing_defaults_to_false():
+    assert initial_config()[POLICY]["allowInternetFacing"] is False
+
+
+def test_a_config_naming_the_retired_policy_is_refused_with_where_it_went():
+    config = {"lb-internal-only": {"allowInternetFacing": True}}
+    [problem] = validate_config(config, by_name(), RETIRED)
+    assert problem == (
+        "lb-internal-only: retired: folded into k8s-no-public-load-balancer (GC-SEC-147), which judges "
+        'LoadBalancer Services and Ingresses. Fix: move this entry under "k8s-no-public-load-balancer" '
+        "(allowInternetFacing keeps its meaning for load balancers restricted to known source ranges; one open to "
+        "the world also needs an allowedPublic entry)."
+    )
+    # Without the pack's retired names it is just unknown.
+    assert validate_config(config, by_name())[0].startswith("lb-internal-only: no such policy in the pack")
+    with pytest.raises(PolicyConfigError, match=r"lb-internal-only: retired: folded into k8s-no-public-load"):
+        evaluate(Plan("p", "prod", []), config)
