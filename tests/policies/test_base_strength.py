@@ -388,6 +388,12 @@ def test_via_prefixes_only_plain_unknowns() -> None:
     with pytest.raises(ValueError) as other, base.via(R()):
         raise ValueError("bad")
     assert not hasattr(other.value, "props")
+    # An unknown that carries no path at all is still named by the resource.
+    bare = UnknownValueError(UNKNOWN, [])
+    del bare.props
+    with pytest.raises(UnknownValueError) as caught, base.via(R()):
+        raise bare
+    assert caught.value.props == ["tpl"]
 
 
 def test_mark_undecided_and_field() -> None:
@@ -397,6 +403,8 @@ def test_mark_undecided_and_field() -> None:
     assert base._field(UnknownValueError(UNKNOWN, ["a", "0"])) == "a.0"
     exc = UnknownValueError(UNKNOWN, [])
     exc.props = None  # type: ignore[assignment]
+    assert base._field(exc) == ""
+    del exc.props
     assert base._field(exc) == ""
 
 
