@@ -253,3 +253,20 @@ def test_an_instance_in_a_subnet_created_alongside_is_decided() -> None:
     cpu = Res(INSTANCE, "cpu", {"instanceType": "m5.large", "subnetId": UNKNOWN}, {"subnetId": ["a"]})
     found = stack_messages("gpu-count-cap", [subnet, cpu, big], {"maxGpusPerPool": 4, "unknowns": "block"})
     assert [name for name, _ in found] == ["big"] and "cannot be decided" not in found[0][1]
+
+
+def test_joins_keep_only_the_resource_type_each_property_names() -> None:
+    # Property dependencies name every resource an input was computed from, not only the template or subnet.
+    sg = res("aws:ec2/securityGroup:SecurityGroup", "sg", {})
+    vpc = res("aws:ec2/vpc:Vpc", "vpc", {})
+    ng = res(NG, "ng", {"instanceTypes": ["g5.xlarge"], "subnetIds": [UNKNOWN]}, launchTemplate=sg, subnetIds=vpc)
+    pool = one([sg, vpc, ng])
+    assert pool.launch_template is None and pool.subnets == [] and pool.subnet_count == 1
+    asg = res(ASG, "asg", {"maxSize": 1}, launchConfiguration=sg)
+    assert one([sg, asg]).instance_types == [] and one([sg, asg]).markets == ["on_demand"]
+
+
+def test_an_instance_with_other_inputs_still_buys_as_its_template_says() -> None:
+    spot_tpl = p5_template(instanceMarketOptions={"marketType": "spot"})
+    instance = res(INSTANCE, "i", {"tags": {"Team": "ml"}, "ebsOptimized": True}, launchTemplate=spot_tpl)
+    assert one([spot_tpl, instance]).markets == ["spot"]
