@@ -24,6 +24,7 @@ def main() -> int:
     parser.add_argument("--modules", nargs="+", required=True, help="module files to mutate, e.g. gpucloud/x.py")
     parser.add_argument("--tests", nargs="+", required=True, help="test files or directories that cover them")
     parser.add_argument("--min-score", type=float, default=0.85, help="lowest killed share that passes (0.85)")
+    parser.add_argument("--show", action="store_true", help="print the diff of every mutant not killed")
     args = parser.parse_args()
     for path in args.modules:
         if not (ROOT / path).is_file():
@@ -50,6 +51,12 @@ def main() -> int:
         results = subprocess.run(
             [str(mutmut), "results", "--all", "true"], cwd=work, capture_output=True, text=True, check=False
         ).stdout
+        # The diffs exist only in the scratch copy, so they are read before it goes away.
+        diffs = [
+            subprocess.run([str(mutmut), "show", name], cwd=work, capture_output=True, text=True, check=False).stdout
+            for name, state in re.findall(r"^\s*(\S+): (\w[\w ]*)$", results, flags=re.M)
+            if args.show and state != "killed"
+        ]
     states = re.findall(r"^\s*(\S+): (\w[\w ]*)$", results, flags=re.M)
     if not states:
         print("mutmut produced no results (see its output above)")
@@ -60,6 +67,8 @@ def main() -> int:
     print(f"mutation score: {len(killed)}/{len(states)} killed ({score:.0%}) for {' '.join(args.modules)}")
     for name in survived:
         print(f"  not killed: {name}")
+    for diff in diffs:
+        print(diff)
     return 0 if score >= args.min_score else 1
 
 

@@ -153,7 +153,9 @@ def _pool(r: PolicyResource, lt: PolicyResource | None) -> Pool:
         max_size=max_size(r.resource_type, r.props),
         launch_template=lt,
         subnets=linked(r, subnet_prop, SUBNET),
-        subnet_count=count(get(r.props, subnet_prop)),
+        # An instance's one subnetId is unknown at preview whenever its subnet is created alongside; reading it
+        # made every such instance undecided for every pool policy, and a single id is one zone anyway.
+        subnet_count=count(get(r.props, subnet_prop)) if subnet_prop != "subnetId" else 0,
         markets=buys or ["on_demand"],
     )
 
