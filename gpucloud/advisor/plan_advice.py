@@ -290,7 +290,9 @@ def _pool_advice(
         "lost_work_usd": _money(best["cost"]["lost_work_usd"]),
         "per_month_usd": _money(best["cost"]["per_month_usd"]),
         "checkpoint_minutes": round(best["checkpoint"]["optimal_minutes"], 1) if best["checkpoint"] else None,
-        "commitments": [dict(c) for c in best["commitments"]],
+        "commitments": [
+            {k: round(v, 4) if isinstance(v, float) else v for k, v in c.items()} for c in best["commitments"]
+        ],
     }
     over_tolerance = split["spot"] > result["max_spot"]
     if best["split"] == split or (saving < _CENT and not over_tolerance):
