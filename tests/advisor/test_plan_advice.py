@@ -355,7 +355,7 @@ def test_horizon_changes_the_advice() -> None:
 
 @pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "12", True])
 def test_horizon_validation(bad: Any) -> None:
-    with pytest.raises(MixHorizonError, match="e.g. --mix-horizon 12"):
+    with pytest.raises(MixHorizonError, match=r"e\.g\. --mix-horizon 12"):
         validate_horizon(bad)
     with pytest.raises(MixHorizonError):
         advise([node_group("g", "g6e.xlarge", 1)], horizon_months=bad)
