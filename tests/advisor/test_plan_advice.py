@@ -384,3 +384,81 @@ def test_report_without_advice_renders_as_before(report: dict[str, Any]) -> None
 
     bare = {k: v for k, v in report.items() if k != "mix_advice"}
     assert "Capacity-mix" not in render_text(bare) + render_markdown(bare) + render_html(bare)
+
+
+def test_whole_entry_of_an_advised_and_an_idle_pool() -> None:
+    marks = {"gpucloud.io/interruptible": "false", "gpucloud.io/workload": "hpc"}
+    (entry,) = advise([node_group("a", "p5.48xlarge", 2, **marks)])["pools"]
+    od = RAW["regions"]["us-east-1"]["p5.48xlarge"]["on_demand"]["usd"]
+    r1 = round(od * (1 - CATALOG.family_pricing("p5").reserved_1y), 6)
+    assert entry == {
+        "pool": "a",
+        "resources": ["urn:pulumi:s::p::aws:eks/nodeGroup:NodeGroup::a"],
+        "instance_type": "p5.48xlarge",
+        "nodes": 2,
+        "workload": "hpc",
+        "coupling": "synchronous",
+        "tolerance": "none",
+        "tolerance_from": "gpucloud.io/interruptible=false: no spot",
+        "status": "advice",
+        "reason": None,
+        "current": {
+            "split": split(on_demand=2),
+            "describe": "2 on-demand",
+            "monthly_usd": round(2 * od * 730, 2),
+            "total_usd": round(2 * od * HOURS, 2),
+            "lost_work_usd": 0.0,
+        },
+        "advice": {
+            "split": split(reserved_1y=2),
+            "describe": "2 reserved-1y",
+            "total_usd": round(2 * r1 * HOURS, 2),
+            "lost_work_usd": 0.0,
+            "per_month_usd": round(2 * r1 * 730, 2),
+            "checkpoint_minutes": None,
+            "commitments": [
+                {
+                    "kind": "reserved-1y",
+                    "nodes": 2,
+                    "terms": 1,
+                    "committed_months": 12,
+                    "on_demand_months_after": 0.0,
+                    "unused_months": 0.0,
+                }
+            ],
+        },
+        "saving_usd": round(2 * (od - r1) * HOURS, 2),
+        "saving_percent": round(100 * (od - r1) / od, 1),
+    }
+    (idle,) = advise([node_group("idle", "g6e.12xlarge", 0)])["pools"]
+    assert idle == {
+        "pool": "idle",
+        "resources": ["urn:pulumi:s::p::aws:eks/nodeGroup:NodeGroup::idle"],
+        "instance_type": "g6e.12xlarge",
+        "nodes": 0,
+        "workload": "training (unmarked)",
+        "coupling": "synchronous",
+        "tolerance": "medium",
+        "tolerance_from": "unmarked: the gpucloud mix default, at most half the nodes on spot",
+        "status": "no-advice",
+        "reason": "no nodes at the expected size (desired 0, or a Karpenter NodePool without an expected size): "
+        "the optimiser advises a steady node count",
+        "current": None,
+        "advice": None,
+        "saving_usd": None,
+        "saving_percent": None,
+    }
+
+
+def test_section_totals() -> None:
+    advice = advise([node_group("a", "p5.48xlarge", 2), node_group("b", "g6e.12xlarge", 0)], horizon_months=24)
+    assert {k: v for k, v in advice.items() if k != "pools"} == {
+        "horizon_months": 24.0,
+        "region": "us-east-1",
+        "model": "gpucloud mix optimiser (gpucloud.advisor.mix): On-Demand, 1y/3y whole terms, Capacity Blocks and "
+        "spot with the work interruptions destroy (Daly 2006), over the horizon; see docs/advisor.md",
+        "advised": 1,
+        "already_optimal": 0,
+        "not_advised": 1,
+        "saving_usd": advice["pools"][0]["saving_usd"],
+    }
