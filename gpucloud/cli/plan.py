@@ -47,7 +47,38 @@ def register(sub: Any) -> None:
         metavar="DATE",
         help="price as of DATE (YYYY-MM-DD; default today): picks EKS standard vs extended support",
     )
+    p.add_argument(
+        "--mix-horizon",
+        type=horizon_arg,
+        metavar="MONTHS",
+        help="months the mix advice plans each GPU pool for (default: 12); see docs/advisor.md",
+    )
+    p.add_argument("--no-mix-advice", action="store_true", help="leave out the per-pool capacity-mix advice")
     p.set_defaults(func=run)
+
+
+def horizon_arg(value: str) -> float:
+    """argparse type of --mix-horizon: a positive number of months."""
+    from gpucloud.advisor.plan_advice import MixHorizonError, validate_horizon
+
+    try:
+        return validate_horizon(float(value))
+    except MixHorizonError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of months; give e.g. --mix-horizon 12") from None
+
+
+def mix_horizon(args: argparse.Namespace) -> float | None:
+    """The horizon the plan's mix advice uses, None with --no-mix-advice."""
+    from gpucloud.advisor.plan_advice import DEFAULT_HORIZON_MONTHS
+
+    horizon = getattr(args, "mix_horizon", None)
+    if getattr(args, "no_mix_advice", False):
+        if horizon is not None:
+            raise CliError("--mix-horizon and --no-mix-advice contradict each other; give one of them")
+        return None
+    return DEFAULT_HORIZON_MONTHS if horizon is None else float(horizon)
 
 
 def _load_compare(path: str) -> dict[str, Any]:
@@ -113,11 +144,12 @@ def run(args: argparse.Namespace) -> int:
     stack = args.stack or "dev"
     policy_config, policy_source = resolve_policy_config(args, program, stack)
     compare = _load_compare(args.compare) if args.compare else None
+    horizon = mix_horizon(args)
     as_of = _as_of(args.as_of) if getattr(args, "as_of", None) else None
     plan = run_program(program, stack)
     if as_of is not None:
         plan.config[_PRICING_KEY] = {**(plan.config.get(_PRICING_KEY) or {}), "asOf": as_of}
-    report = build_report(plan, policy_config=policy_config, compare=compare)
+    report = build_report(plan, policy_config=policy_config, compare=compare, mix_horizon=horizon)
     report["policy_config"] = policy_source
     if args.format == "json":
         text = json.dumps(report, indent=2, sort_keys=False) + "\n"

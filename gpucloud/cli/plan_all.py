@@ -117,7 +117,7 @@ def select_stacks(args: argparse.Namespace) -> tuple[Path, list[Any]]:
 
 def plan_stack(root: Path, info: Any, args: argparse.Namespace) -> StackResult:
     """One stack's report and exit code; bad input in one stack is that stack's result, not the run's end."""
-    from gpucloud.cli.plan import exit_code, resolve_policy_config
+    from gpucloud.cli.plan import exit_code, mix_horizon, resolve_policy_config
     from gpucloud.plan import run_program
     from gpucloud.report import build_report
 
@@ -127,7 +127,7 @@ def plan_stack(root: Path, info: Any, args: argparse.Namespace) -> StackResult:
     try:
         policy_config, source = resolve_policy_config(args, program, info.stack)
         plan = run_program(program, info.stack)
-        report = build_report(plan, policy_config=policy_config)
+        report = build_report(plan, policy_config=policy_config, mix_horizon=mix_horizon(args))
         report["policy_config"] = source
         return StackResult(info, exit_code(report), time.perf_counter() - started, source, report=report)
     except CliError as exc:

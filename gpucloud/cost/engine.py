@@ -277,7 +277,7 @@ class _Pricer:
                 f"{DEFAULT_REGION}, the AWS provider's fallback"
             )
         self.items: list[dict[str, Any]] = []
-        self.unpriced: list[dict[str, str]] = []
+        self.unpriced: list[dict[str, Any]] = []
         # Nodes each in-plan capacity reservation still has room for: [at desired sizes, at max sizes].
         self.reservation_room: dict[str, list[int]] = {}
         self.commitment_room: list[list[int | None]] = [[c.count, c.count] for c in options.commitments]
@@ -285,10 +285,19 @@ class _Pricer:
         self._rates_memo: dict[str, InstanceRates | str] = {}
 
     # ---- bookkeeping -------------------------------------------------------------------------------------
-    def skip(self, resource: Mapping[str, Any], reason: str, unit: str | None = None) -> None:
-        entry = {"urn": str(resource.get("urn")), "reason": reason}
+    def skip(
+        self,
+        resource: Mapping[str, Any],
+        reason: str,
+        unit: str | None = None,
+        capacity: Mapping[str, Any] | None = None,
+    ) -> None:
+        entry: dict[str, Any] = {"urn": str(resource.get("urn")), "reason": reason}
         if unit is not None:
             entry["unit"] = unit
+        if capacity is not None:
+            # The nodes that went unpriced, so the plan's mix advice can say why a pool gets none.
+            entry.update(capacity)
         self.unpriced.append(entry)
 
     def service_rate(self, resource: Mapping[str, Any], rate: rates.Rate, what: str) -> float | None:
@@ -413,12 +422,17 @@ class _Pricer:
         if desired == 0 and maximum == 0:
             return
         found = self.instance_rates(instance_type)
+        unpriced = {"instance_type": instance_type, "market": market, "nodes": desired, "max_nodes": maximum}
         if isinstance(found, str):
-            self.skip(resource, found)
+            self.skip(resource, found, capacity=unpriced)
             return
         if market == "spot":
             if found.spot is None:
-                self.skip(resource, found.reasons.get("spot", f"{instance_type} has no spot price in {self.region}"))
+                self.skip(
+                    resource,
+                    found.reasons.get("spot", f"{instance_type} has no spot price in {self.region}"),
+                    capacity=unpriced,
+                )
                 return
             self.add(
                 resource,
@@ -437,6 +451,7 @@ class _Pricer:
                 self.skip(
                     resource,
                     found.reasons.get("capacity_block", f"no Capacity Block rate for {instance_type} in {self.region}"),
+                    capacity=unpriced,
                 )
                 return
             # The block is prepaid at purchase; this is its rate spread over the month the nodes run.
@@ -470,8 +485,11 @@ class _Pricer:
         if desired == 0 and maximum == 0:
             return
         if found.on_demand is None:
+            nodes = {"instance_type": instance_type, "market": "on-demand", "nodes": desired, "max_nodes": maximum}
             self.skip(
-                resource, found.reasons.get("on_demand", f"{instance_type} has no On-Demand price in {self.region}")
+                resource,
+                found.reasons.get("on_demand", f"{instance_type} has no On-Demand price in {self.region}"),
+                capacity=nodes,
             )
             return
         for commitment, room in zip(self.options.commitments, self.commitment_room, strict=True):

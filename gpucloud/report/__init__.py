@@ -39,10 +39,12 @@ def build_report(
     policy_config: Mapping[str, Any] | None = None,
     compare: Mapping[str, Any] | None = None,
     conformance: bool = True,
+    mix_horizon: float | None = None,
 ) -> dict[str, Any]:
     """The JSON object design.md specifies (plus `outputs`, `warnings`, `log` and `conformance`).
 
     Conformance runs first: the objects it derives (rendered charts) are part of what the plan describes.
+    With `mix_horizon` (months) the report also carries `mix_advice`, the capacity-mix optimum per GPU pool.
     """
     from gpucloud.conformance import run_conformance
 
@@ -64,6 +66,10 @@ def build_report(
     }
     if checked is not None:
         report["conformance"] = checked.to_json()
+    if mix_horizon is not None:
+        from gpucloud.advisor.plan_advice import mix_advice
+
+        report["mix_advice"] = mix_advice(report["resources"], cost, mix_horizon)
     return report
 
 

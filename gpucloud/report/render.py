@@ -100,6 +100,7 @@ def render_text(report: Mapping[str, Any], width: int = 80, color: bool = False)
 
     _component_text(console, report, width)
     _cost_text(console, report["cost"], width)
+    _mix_text(console, report.get("mix_advice"), width)
     outputs = {k: v for k, v in (report.get("outputs") or {}).items() if v not in (UNKNOWN, UNKNOWN_OUTPUT)}
     if outputs:
         out_table = _fold_table("Stack outputs known at plan time")
@@ -182,6 +183,76 @@ def _cost_text(console: Console, cost: Mapping[str, Any], width: int = 80) -> No
             _signed(diff.get("monthly_ceiling_delta", 0.0)),
         )
         console.print(table)
+
+
+def mix_summary(advice: Mapping[str, Any]) -> str:
+    """One line: what the capacity-mix advice would save, over which horizon, and how many pools it covers."""
+    horizon = f"{float(advice.get('horizon_months', 0)):g}"
+    advised = int(advice.get("advised", 0))
+    return (
+        f"{advised} pool{'' if advised == 1 else 's'} could save {_money(float(advice.get('saving_usd', 0.0)))} over "
+        f"{horizon} months; {int(advice.get('already_optimal', 0))} already optimal, "
+        f"{int(advice.get('not_advised', 0))} without advice ({advice.get('region')} rates)"
+    )
+
+
+def _mix_cells(pool: Mapping[str, Any]) -> tuple[str, str, str]:
+    """(today, advice, saving) for one pool of the mix advice."""
+    current, advice = pool.get("current") or {}, pool.get("advice") or {}
+    if pool.get("status") == "no-advice":
+        return "", "no advice", ""
+    if pool.get("status") == "already-optimal":
+        return str(current.get("describe")), "already optimal", ""
+    saving = float(pool.get("saving_usd") or 0.0)
+    shown = f"{_signed(saving)} ({pool.get('saving_percent')}%)"
+    return str(current.get("describe")), str(advice.get("describe")), shown
+
+
+def _mix_notes(pool: Mapping[str, Any]) -> list[str]:
+    name = f"{pool.get('pool')} ({pool.get('instance_type')})"
+    notes = []
+    if pool.get("reason"):
+        notes.append(f"{name}: {pool['reason']}")
+    checkpoint = (pool.get("advice") or {}).get("checkpoint_minutes")
+    # Only a synchronous job loses work between checkpoints; independent replicas just restart.
+    if pool.get("status") == "advice" and checkpoint and pool.get("coupling") == "synchronous":
+        notes.append(f"{name}: checkpoint every {checkpoint:g} min with the spot nodes advised")
+    return notes
+
+
+def _mix_text(console: Console, advice: Mapping[str, Any] | None, width: int = 80) -> None:
+    if not advice or not advice.get("pools"):
+        return
+    horizon = f"{float(advice.get('horizon_months', 0)):g}"
+    table = _fold_table(f"Capacity-mix advice ({horizon}-month horizon, USD)", narrow=width < 120)
+    for col in ("pool", "today", "advice", "saving"):
+        _col(table, col, right=col == "saving", no_wrap=col == "saving")
+    names = shorten_names([str(p.get("pool")) for p in advice["pools"]], max(12, (width - 40) // 3))
+    for pool in advice["pools"]:
+        today, advised, saving = _mix_cells(pool)
+        table.add_row(f"{names[str(pool.get('pool'))]} {pool.get('instance_type')}", today, advised, saving)
+    console.print(table)
+    console.print(f"[bold]Mix advice:[/bold] {escape(mix_summary(advice))}")
+    for pool in advice["pools"]:
+        for note in _mix_notes(pool):
+            console.print(f"[dim]{escape(note)}[/dim]")
+
+
+def mix_advice_markdown(advice: Mapping[str, Any] | None) -> list[str]:
+    """The collapsible mix-advice section of the PR comment (nothing when the report has none)."""
+    if not advice or not advice.get("pools"):
+        return []
+    body = ["| pool | type | nodes | today | advice | saving |", "|---|---|--:|---|---|--:|"]
+    for pool in advice["pools"]:
+        today, advised, saving = _mix_cells(pool)
+        body.append(
+            f"| `{pool.get('pool')}` | {pool.get('instance_type')} | {pool.get('nodes')} | {_cell(today)} | "
+            f"{_cell(advised)} | {saving} |"
+        )
+    notes = [note for pool in advice["pools"] for note in _mix_notes(pool)]
+    body += ["", *(f"- {_cell(n)}" for n in notes)] if notes else []
+    body += ["", f"_{_cell(advice.get('model'))}_"]
+    return _details(f"Capacity-mix advice: {_cell(mix_summary(advice))}", body, open_=False)
 
 
 def _signed(value: float) -> str:
@@ -414,6 +485,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
             f"{_signed(float(diff.get('monthly_ceiling_delta', 0.0)))}/month",
             "",
         ]
+    lines += mix_advice_markdown(report.get("mix_advice"))
     model = platform_model(report)
     if model.pools or model.clusters:
         lines += ["```mermaid", mermaid_platform(model), "```", ""]

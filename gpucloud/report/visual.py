@@ -357,6 +357,7 @@ def render_html(report: Mapping[str, Any]) -> str:
         svg_cost(model),
         "<h2>Pools</h2>",
         _table(["component", "pool", "kind", "instance types", "nodes", "max GPUs", "mix", "monthly"], pool_rows, {7}),
+        *_mix_html(report.get("mix_advice")),
         "<h2>Guardrail findings</h2>",
         _table(["enforcement", "policy", "resource", "message"], findings) if findings else "<p>None.</p>",
         "<h2>Conformance findings</h2>",
@@ -374,6 +375,23 @@ def render_html(report: Mapping[str, Any]) -> str:
         + f'<pre id="js-errors" hidden></pre><script type="application/json" id="report-data">{_esc(data)}</script>'
         + f"<script>{_JS}</script></body></html>\n"
     )
+
+
+def _mix_html(advice: Mapping[str, Any] | None) -> list[str]:
+    """The capacity-mix advice table: each GPU pool today, the optimum, the saving over the horizon."""
+    if not advice or not advice.get("pools"):
+        return []
+    rows = []
+    for p in advice["pools"]:
+        current, best = p.get("current") or {}, p.get("advice") or {}
+        rows.append(
+            [p.get("pool"), p.get("instance_type"), p.get("nodes"), p.get("tolerance"), current.get("describe", ""),
+             best.get("describe", "") if p.get("status") == "advice" else p.get("status"),
+             p.get("saving_usd") if p.get("saving_usd") is not None else "", p.get("reason") or ""]
+        )  # fmt: skip
+    horizon = f"{float(advice.get('horizon_months', 0)):g}"
+    headers = ["pool", "instance type", "nodes", "spot tolerance", "today", "advice", "saving", "why / note"]
+    return [f"<h2>Capacity-mix advice ({_esc(horizon)}-month horizon, USD)</h2>", _table(headers, rows, {6})]
 
 
 def shorten_names(names: list[str], width: int) -> dict[str, str]:

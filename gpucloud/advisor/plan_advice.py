@@ -1,0 +1,343 @@
+"""The plan's mix advice: for every GPU pool of a priced plan, the `gpucloud mix` optimum beside what the pool is
+configured to buy today, and the saving.
+
+Pools come from the cost engine's reading of capacity (its priced instance items, and the unpriced entries that
+carry the nodes they could not price), never from a reader of its own: whatever path the engine prices (node
+groups, autoscaling groups, fleets, instances, Karpenter NodePools at their expected size) is advised. Resources
+carrying the same ``gpucloud.io/pool`` label are one pool (gpucloud splits a pool into an On-Demand and a spot
+node group); a resource without it is a pool of its own. What the pool is for comes from its node labels or tags:
+
+* ``gpucloud.io/workload``: training and hpc run one synchronous job over all nodes, inference and rendering run
+  independent replicas (the optimiser's ``coupling``); unmarked or unknown kinds count as training, the
+  assumption that charges spot the most lost work.
+* ``gpucloud.io/interruptible``: ``"false"`` allows no spot (tolerance none), ``"true"`` any share (high);
+  unmarked pools get the `gpucloud mix` default (medium, at most half on spot), or high when the pool already
+  runs more than half of its nodes on spot (its configuration says it tolerates that).
+
+Prices are the plan region's, from the price book the cost engine priced the plan with, so the current setup and
+the advice are priced alike; a type without a price in the region gets no advice, with the book's reason.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+from gpucloud.advisor.mix import (
+    KIND_LABEL,
+    KINDS,
+    SPOT_SHARE_CAP,
+    Coupling,
+    MixInputError,
+    MixRequest,
+    NodeRates,
+    Tolerance,
+    optimise,
+    price_split,
+)
+from gpucloud.advisor.rates import BUCKET_LABEL, bucket_rate_per_hour
+from gpucloud.catalog import Catalog, get_catalog
+from gpucloud.prices.book import PriceBook, get_price_book, load_snapshot
+
+DEFAULT_HORIZON_MONTHS: Final = 12.0
+POOL_KEY: Final = "gpucloud.io/pool"
+WORKLOAD_KEY: Final = "gpucloud.io/workload"
+INTERRUPTIBLE_KEY: Final = "gpucloud.io/interruptible"
+# Cluster Autoscaler reads an ASG's node labels from these tags (scale-from-zero templates).
+_NODE_TEMPLATE_LABEL: Final = "k8s.io/cluster-autoscaler/node-template/label/"
+_INDEPENDENT_WORKLOADS: Final = frozenset({"inference", "rendering"})
+# Cost-engine pricing kinds -> optimiser kinds (reserved items are split by their commitment term below).
+_MARKET_KIND: Final = {"on-demand": "on_demand", "spot": "spot", "capacity-block": "capacity_block"}
+# Savings smaller than a cent are float noise between equal-cost splits, not advice.
+_CENT: Final = 0.005
+MODEL: Final = (
+    "gpucloud mix optimiser (gpucloud.advisor.mix): On-Demand, 1y/3y whole terms, Capacity Blocks and spot with "
+    "the work interruptions destroy (Daly 2006), over the horizon; see docs/advisor.md"
+)
+
+
+class MixHorizonError(ValueError):
+    """A horizon that is not a positive number of months."""
+
+
+def validate_horizon(months: Any) -> float:
+    """The horizon in months, or MixHorizonError saying what to give."""
+    if isinstance(months, bool) or not isinstance(months, int | float):
+        raise MixHorizonError(f"mix horizon {months!r} is not a number of months; give e.g. --mix-horizon 12")
+    if not math.isfinite(months) or months <= 0:
+        raise MixHorizonError(f"a mix horizon of {months:g} months: give more than 0 months, e.g. --mix-horizon 12")
+    return float(months)
+
+
+@dataclass(frozen=True, slots=True)
+class _Pool:
+    key: str
+    name: str
+    instance_type: str
+    urns: tuple[str, ...]
+    items: tuple[Mapping[str, Any], ...]
+    unpriced: tuple[Mapping[str, Any], ...]
+
+
+def _labels(resource: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The label and tag maps that mark a pool's nodes, in the order they win."""
+    inputs = resource.get("inputs") or {}
+    sources: list[Mapping[str, Any]] = []
+    spec = inputs.get("spec")
+    template = spec.get("template") if isinstance(spec, Mapping) else None
+    meta = template.get("metadata") if isinstance(template, Mapping) else None
+    for holder in (meta, inputs.get("metadata"), inputs):
+        labels = holder.get("labels") if isinstance(holder, Mapping) else None
+        if isinstance(labels, Mapping):
+            sources.append(labels)
+    tags = inputs.get("tags")
+    if isinstance(tags, Mapping):
+        sources.append(tags)
+    elif isinstance(tags, list):
+        pairs = {str(t.get("key")): t.get("value") for t in tags if isinstance(t, Mapping)}
+        sources.append({k.removeprefix(_NODE_TEMPLATE_LABEL): v for k, v in pairs.items()})
+    return sources
+
+
+def _mark(resources: Sequence[Mapping[str, Any]], key: str) -> str:
+    for resource in resources:
+        for source in _labels(resource):
+            value = source.get(key)
+            if isinstance(value, str) and value.strip():
+                return value.strip().lower()
+    return ""
+
+
+def _pools(cost: Mapping[str, Any], by_urn: Mapping[str, Mapping[str, Any]], catalog: Catalog) -> list[_Pool]:
+    """GPU pools in the order the cost engine met them: priced items and unpriced nodes grouped by pool and type."""
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def add(entry: Mapping[str, Any], kind: str) -> None:
+        itype = entry.get("instance_type")
+        spec = catalog.find(itype) if isinstance(itype, str) else None
+        if spec is None or spec.accelerator_count <= 0:
+            return
+        urn = str(entry.get("urn"))
+        resource = by_urn.get(urn) or {}
+        pool = _mark([resource], POOL_KEY) if resource else ""
+        key = (f"pool:{pool}" if pool else urn, str(itype))
+        name = pool or str(resource.get("name") or urn.rsplit("::", 1)[-1])
+        group = groups.setdefault(key, {"name": name, "urns": [], "items": [], "un": []})
+        if urn not in group["urns"]:
+            group["urns"].append(urn)
+        group[kind].append(entry)
+
+    for item in cost.get("items") or []:
+        add(item, "items")
+    for entry in cost.get("unpriced") or []:
+        if "nodes" in entry:
+            add(entry, "un")
+    # A type the pool runs no nodes of (a Karpenter ceiling on a dearer type than the expected nodes) is not a
+    # pool of its own; a pool with no nodes at all keeps one entry that says so.
+    busy = {k[0] for k, g in groups.items() if any(i.get("quantity") for i in g["items"]) or g["un"]}
+    return [
+        _Pool(k[0], g["name"], k[1], tuple(g["urns"]), tuple(g["items"]), tuple(g["un"]))
+        for k, g in groups.items()
+        if k[0] not in busy or any(i.get("quantity") for i in g["items"]) or g["un"]
+    ]
+
+
+def _node_rates(instance_type: str, region: str, book: PriceBook, catalog: Catalog) -> NodeRates | str:
+    """The optimiser's rates from the regional price book, or why the type has none in the region."""
+    found = book.rates(instance_type, region)
+    if found.on_demand is None and found.spot is None and found.capacity_block is None:
+        return found.reason("on_demand")
+    bucket = catalog.family_pricing(catalog.get(instance_type).family).spot_interruption_bucket
+    spot = found.spot
+    return NodeRates(
+        on_demand=found.on_demand.usd if found.on_demand else None,
+        spot=spot.usd if spot else None,
+        reserved_1y=found.reserved_1y.usd if found.reserved_1y else None,
+        reserved_3y=found.reserved_3y.usd if found.reserved_3y else None,
+        capacity_block=found.capacity_block.usd if found.capacity_block else None,
+        interruption_rate_per_hour=bucket_rate_per_hour(bucket),
+        spot_source=spot.source if spot else found.reason("spot"),
+        interruption_source=f"Spot Advisor bucket {bucket} ({BUCKET_LABEL[bucket]} a month)",
+        price_date=found.on_demand.as_of if found.on_demand else None,
+    )
+
+
+# (book) -> {(type, nodes, region, tolerance, horizon, coupling): optimise() result}; the optimiser is exact,
+# so a plan -- or many plans of one `--all` run -- asks each question once.
+_MEMO: weakref.WeakKeyDictionary[PriceBook, dict[tuple[Any, ...], dict[str, Any]]] = weakref.WeakKeyDictionary()
+
+
+def _optimum(req: MixRequest, rates: NodeRates, region: str, book: PriceBook) -> dict[str, Any]:
+    key = (req.instance_type, req.nodes, region, req.tolerance, req.duration_months, req.coupling)
+    memo = _MEMO.setdefault(book, {})
+    if key not in memo:
+        memo[key] = optimise(req, rates)
+    return memo[key]
+
+
+def _tolerance(mark: str, spot_share: float) -> tuple[Tolerance, str]:
+    if mark == "false":
+        return "none", f"{INTERRUPTIBLE_KEY}=false: no spot"
+    if mark == "true":
+        return "high", f"{INTERRUPTIBLE_KEY}=true: any share on spot"
+    if spot_share > SPOT_SHARE_CAP["medium"]:
+        return "high", f"unmarked; the pool already runs {spot_share:.0%} of its nodes on spot"
+    return "medium", "unmarked: the gpucloud mix default, at most half the nodes on spot"
+
+
+def _current(pool: _Pool) -> tuple[dict[str, int], dict[str, float], float]:
+    """The pool's split today (optimiser kinds), the hourly rate of its reserved kinds, and its monthly cost."""
+    split = dict.fromkeys(KINDS, 0)
+    reserved_rate: dict[str, float] = {}
+    for item in pool.items:
+        count = int(item.get("quantity") or 0)
+        pricing = str(item.get("pricing"))
+        if pricing == "reserved":
+            # The engine names the commitment's term in the rate source ("...+3y ri"); a discount given
+            # directly in gpucloud:pricing has no term and counts as the default 1y.
+            kind = "reserved_3y" if "+3y" in str(item.get("rate_source") or "") else "reserved_1y"
+            reserved_rate[kind] = float(item.get("unit_price") or 0.0)
+        else:
+            kind = _MARKET_KIND.get(pricing, "on_demand")
+        split[kind] += count
+    monthly = round(sum(float(i.get("monthly") or 0.0) for i in pool.items), 2)
+    return split, reserved_rate, monthly
+
+
+def _describe(split: Mapping[str, int]) -> str:
+    return " + ".join(f"{n} {KIND_LABEL[k]}" for k, n in split.items() if n) or "no nodes"
+
+
+def _money(value: float) -> float:
+    return round(value, 2)
+
+
+def _pool_advice(
+    pool: _Pool,
+    resources: Sequence[Mapping[str, Any]],
+    region: str,
+    horizon: float,
+    book: PriceBook,
+    catalog: Catalog,
+) -> dict[str, Any]:
+    workload = _mark(resources, WORKLOAD_KEY)
+    kind = workload or "training"
+    coupling: Coupling = "independent" if kind in _INDEPENDENT_WORKLOADS else "synchronous"
+    split, reserved_rate, monthly = _current(pool)
+    nodes = sum(split.values())
+    spot_share = split["spot"] / nodes if nodes else 0.0
+    tolerance, tolerance_from = _tolerance(_mark(resources, INTERRUPTIBLE_KEY), spot_share)
+    entry: dict[str, Any] = {
+        "pool": pool.name,
+        "resources": list(pool.urns),
+        "instance_type": pool.instance_type,
+        "nodes": nodes,
+        "workload": kind if workload else "training (unmarked)",
+        "coupling": coupling,
+        "tolerance": tolerance,
+        "tolerance_from": tolerance_from,
+        "status": "no-advice",
+        "reason": None,
+        "current": None,
+        "advice": None,
+        "saving_usd": None,
+        "saving_percent": None,
+    }
+    if pool.unpriced:
+        entry["nodes"] = nodes + sum(int(u.get("nodes") or 0) for u in pool.unpriced)
+        entry["reason"] = f"not priced in {region}: {pool.unpriced[0].get('reason')}"
+        return entry
+    if nodes == 0:
+        entry["reason"] = (
+            "no nodes at the expected size (desired 0, or a Karpenter NodePool without an expected size): "
+            "the optimiser advises a steady node count"
+        )
+        return entry
+    rates = _node_rates(pool.instance_type, region, book, catalog)
+    if isinstance(rates, str):
+        entry["reason"] = rates
+        return entry
+    req = MixRequest(
+        pool.instance_type, nodes, horizon, tolerance, coupling=coupling, pool_name=pool.name, workload=kind
+    )
+    try:
+        result = _optimum(req, rates, region, book)
+        current_rates = replace(
+            rates,
+            reserved_1y=reserved_rate.get("reserved_1y", rates.reserved_1y),
+            reserved_3y=reserved_rate.get("reserved_3y", rates.reserved_3y),
+        )
+        current = price_split(split, current_rates, req, result["rate"], "current")
+    except MixInputError as exc:
+        entry["reason"] = str(exc)
+        return entry
+    best = result["best"]
+    saving = current["cost"]["total_usd"] - best["cost"]["total_usd"]
+    entry["current"] = {
+        "split": dict(split),
+        "describe": _describe(split),
+        "monthly_usd": monthly,
+        "total_usd": _money(current["cost"]["total_usd"]),
+        "lost_work_usd": _money(current["cost"]["lost_work_usd"]),
+    }
+    entry["advice"] = {
+        "split": dict(best["split"]),
+        "describe": _describe(best["split"]),
+        "total_usd": _money(best["cost"]["total_usd"]),
+        "lost_work_usd": _money(best["cost"]["lost_work_usd"]),
+        "per_month_usd": _money(best["cost"]["per_month_usd"]),
+        "checkpoint_minutes": round(best["checkpoint"]["optimal_minutes"], 1) if best["checkpoint"] else None,
+        "commitments": [
+            {k: round(v, 4) if isinstance(v, float) else v for k, v in c.items()} for c in best["commitments"]
+        ],
+    }
+    over_tolerance = split["spot"] > result["max_spot"]
+    if best["split"] == split or (saving < _CENT and not over_tolerance):
+        entry["status"] = "already-optimal"
+        entry["saving_usd"] = 0.0
+        entry["saving_percent"] = 0.0
+        return entry
+    entry["status"] = "advice"
+    entry["saving_usd"] = _money(saving)
+    entry["saving_percent"] = round(100 * saving / current["cost"]["total_usd"], 1)
+    if over_tolerance:
+        entry["reason"] = (
+            f"{split['spot']} spot nodes exceed what tolerance {tolerance} allows ({result['max_spot']}): "
+            f"{tolerance_from}"
+        )
+    return entry
+
+
+def mix_advice(
+    resources: Sequence[Mapping[str, Any]],
+    cost: Mapping[str, Any],
+    horizon_months: float = DEFAULT_HORIZON_MONTHS,
+    *,
+    catalog: Catalog | None = None,
+    book: PriceBook | None = None,
+) -> dict[str, Any]:
+    """The plan report's ``mix_advice`` section for a plan's resources and its priced ``cost`` section."""
+    horizon = validate_horizon(horizon_months)
+    catalog = catalog or get_catalog()
+    if book is None:
+        book = get_price_book() if catalog is get_catalog() else PriceBook(load_snapshot(), catalog)
+    region = str(cost.get("region") or "us-east-1")
+    by_urn = {str(r.get("urn")): r for r in resources}
+    pools = []
+    for pool in _pools(cost, by_urn, catalog):
+        members = [by_urn[u] for u in pool.urns if u in by_urn]
+        pools.append(_pool_advice(pool, members, region, horizon, book, catalog))
+    advised = [p for p in pools if p["status"] == "advice"]
+    return {
+        "horizon_months": horizon,
+        "region": region,
+        "model": MODEL,
+        "pools": pools,
+        "advised": len(advised),
+        "already_optimal": sum(p["status"] == "already-optimal" for p in pools),
+        "not_advised": sum(p["status"] == "no-advice" for p in pools),
+        "saving_usd": _money(sum(p["saving_usd"] for p in advised)),
+    }
