@@ -877,7 +877,8 @@ class _Pricer:
             tier = f" at {throughput} MB/s/TiB" if throughput else ""
             self.skip(r, f"no FSx for Lustre rate for {deployment} {storage}{tier}")
             return
-        rate = self.service_rate(r, rates.fsx_lustre_key(*tier_key), f"FSx for Lustre {'/'.join(map(str, tier_key))}")
+        key = rates.fsx_lustre_key(*tier_key)
+        rate = self.service_rate(r, key, rates.describe(key))
         if rate is not None:
             self.add(
                 r,
