@@ -152,14 +152,20 @@ def shipped_regions(item: str) -> list[str]:
     return sorted(r for r, table in _shipped()["regions"].items() if item in table)
 
 
-def region_rates(region: str, cache_file: Path | None = None) -> dict[str, Rate]:
-    """Every service rate known for `region`: the shipped table, overlaid by the refreshed cache (newer)."""
+@lru_cache(maxsize=64)
+def _shipped_rates(region: str) -> dict[str, Rate]:
     doc = _shipped()
     sources = doc["sources"]
     out: dict[str, Rate] = {}
     for item, entry in (doc["regions"].get(region) or {}).items():
         origin = sources[entry["source"]]
         out[item] = Rate(float(entry["usd"]), unit_of(item), f"{entry['source']}: {origin['note']}", origin["as_of"])
+    return out
+
+
+def region_rates(region: str, cache_file: Path | None = None) -> dict[str, Rate]:
+    """Every service rate known for `region`: the shipped table, overlaid by the refreshed cache (newer)."""
+    out = dict(_shipped_rates(region))
     for item, entry in region_service_rates(region, cache_file).items():
         try:
             unit = unit_of(item)
