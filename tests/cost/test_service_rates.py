@@ -365,3 +365,60 @@ def test_interface_endpoint_and_io2_priced_per_region() -> None:
     assert [(i["unit_price"], i["monthly"]) for i in eu["items"]] == [(0.149, 14.9), (0.078, 78.0)]
     assert eu["unpriced"][0]["reason"].startswith("no eu-central-1 list price for an interface endpoint")
     assert eu["unpriced"][0]["unit"] == "hour"
+
+
+def test_cli_refresh_reads_service_rates_by_default(
+    aws_env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    from gpucloud.cli import main
+    from gpucloud.preflight import aws as aws_mod
+
+    cache = tmp_path / "prices.json"
+    monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", str(cache))
+    client = boto3.client("pricing", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y")
+    stub = Stubber(client)
+    # The instance query first (nothing listed for it), then one per service family, then one per CPU type.
+    stub.add_response(
+        "get_products",
+        {"FormatVersion": "aws_v1", "PriceList": []},
+        {"ServiceCode": "AmazonEC2", "Filters": price_list_filters("g5.xlarge", "eu-west-1"), "MaxResults": 100},
+    )
+    for i, (service, extra) in enumerate(SERVICE_QUERIES):
+        stub.add_response(
+            "get_products",
+            {"FormatVersion": "aws_v1", "PriceList": EU_ANSWERS.get(i, [])},
+            {"ServiceCode": service, "Filters": service_filters("eu-west-1", extra), "MaxResults": 100},
+        )
+    for itype in rates.CPU_TYPES:
+        stub.add_response(
+            "get_products",
+            {"FormatVersion": "aws_v1", "PriceList": []},
+            {"ServiceCode": "AmazonEC2", "Filters": price_list_filters(itype, "eu-west-1"), "MaxResults": 100},
+        )
+    stub.activate()
+
+    def clients(service: str, region: str) -> Any:
+        # Availability comes from a moto server; moto does not implement the Price List API.
+        return client if service == "pricing" else boto3.client(service, region_name=region, endpoint_url=aws_env)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(aws_mod, "default_clients", clients)
+    args = ["prices", "refresh", "--region", "eu-west-1", "--types", "g5.xlarge", "--no-spot"]
+    assert main([*args, "--format", "json"]) == 0
+    stub.assert_no_pending_responses()
+    out = json.loads(capsys.readouterr().out)
+    assert out["service_rates"] == {
+        "ebs:gp3": 0.088,
+        "ebs_throughput:gp3": 0.044,
+        "interface_endpoint_az_hour": 0.011,
+        "nat_gateway_gb": 0.048,
+        "nat_gateway_hour": 0.048,
+    }
+    assert region_service_rates("eu-west-1", cache)["interface_endpoint_az_hour"] == {
+        "usd": 0.011,
+        "price_date": date.today().isoformat(),
+        "price_source": "aws-price-list-api",
+    }
+    assert main(["prices", "show", "--region", "eu-west-1", "--format", "json"]) == 0
+    shown = {r["item"]: r for r in json.loads(capsys.readouterr().out)["service_rates"]}
+    assert (shown["NAT gateway"]["usd"], shown["NAT gateway"]["source"]) == (0.048, "aws-price-list-api")
+    assert shown["EBS sc1"]["usd"] == 0.0168
