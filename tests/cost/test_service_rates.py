@@ -113,14 +113,39 @@ def test_item_keys_units_and_names() -> None:
 
 def test_table_lists_the_regions_own_rates() -> None:
     rows = {str(r["item"]): r for r in rates.table("eu-central-1")}
-    assert rows["EBS gp3"]["usd"] == 0.0952 and rows["EBS gp3"]["as_of"] == "2022-02-10"
+    assert rows["EBS gp3"] == {
+        "item": "EBS gp3",
+        "usd": 0.0952,
+        "unit": "GiB-month",
+        "source": rates.region_rates("eu-central-1")["ebs:gp3"].source,
+        "as_of": "2022-02-10",
+    }
     assert "NAT gateway" not in rows and rows["KMS customer managed key"]["usd"] == 1.0
-    assert [r["item"] for r in rates.table()][:4] == [
-        "EKS control plane, standard support",
-        "EKS control plane, extended support",
-        "NAT gateway",
-        "NAT gateway data processing (not priced: usage)",
+    assert len(rows) == 4 + len(rates.region_rates("eu-central-1"))
+    us = rates.table()
+    assert [(r["item"], r["usd"], r["unit"]) for r in us][:7] == [
+        ("EKS control plane, standard support", 0.1, "hour"),
+        ("EKS control plane, extended support", 0.6, "hour"),
+        ("NAT gateway", 0.045, "hour"),
+        ("NAT gateway data processing (not priced: usage)", 0.045, "GB"),
+        ("Interface VPC endpoint, per AZ", 0.01, "hour"),
+        ("Public IPv4 address (Elastic IP)", 0.005, "hour"),
+        ("KMS customer managed key", 1.0, "month"),
     ]
+    assert len(us) == 4 + len(rates.region_rates("us-east-1")) and us[-1]["item"] == "FSx for Lustre SCRATCH_2 SSD"
+
+
+def test_eks_support_outside_the_release_calendar() -> None:
+    assert rates.eks_in_extended_support("1.34", date(2026, 12, 2)) is False
+    assert rates.eks_in_extended_support("1.34", date(2026, 12, 3)) is True
+    # Older than every listed version: long past standard support; newer: assumed standard; not a version: None.
+    assert rates.eks_in_extended_support("1.27", date(2020, 1, 1)) is True
+    assert rates.eks_in_extended_support("1.9", date(2020, 1, 1)) is True
+    assert rates.eks_in_extended_support("2.0", date(2030, 1, 1)) is False
+    assert rates.eks_in_extended_support("1.36", date(2030, 1, 1)) is False
+    assert rates.eks_in_extended_support("1.28", date(2024, 11, 27)) is True
+    assert rates.eks_in_extended_support("latest", date(2026, 1, 1)) is None
+    assert rates.eks_in_extended_support("1", date(2026, 1, 1)) is None
 
 
 # --- the cache overlay ----------------------------------------------------------------------------------------------
@@ -138,18 +163,25 @@ def test_refreshed_rates_overlay_the_shipped_table(tmp_path: Path) -> None:
             "nat_gateway_hour": {"usd": 0.048, "price_date": "2026-08-02", "price_source": "aws-price-list-api"},
             "ebs:gp3": {"usd": 0.0881, "price_date": "2026-08-02", "price_source": "aws-price-list-api"},
             "s3:standard": {"usd": 0.023, "price_date": "2026-08-02", "price_source": "aws-price-list-api"},
+            "alb_hour": {"usd": 0.0252, "price_date": "2026-08-02", "price_source": "aws-price-list-api"},
             "cpu:m5.large": {"usd": 0, "price_date": "2026-08-02", "price_source": "x"},
             "cpu:t3.large": {"usd": 0.09, "price_source": "x"},
         },
     )
     data = load_cache(cache)
     assert data is not None and data["regions"]["eu-west-1"]["g5.xlarge"]["on_demand_usd"] == 1.1
-    assert sorted(region_service_rates("eu-west-1", cache)) == ["ebs:gp3", "nat_gateway_hour", "s3:standard"]
+    assert sorted(region_service_rates("eu-west-1", cache)) == [
+        "alb_hour",
+        "ebs:gp3",
+        "nat_gateway_hour",
+        "s3:standard",
+    ]
     assert region_service_rates("us-east-1", cache) == {}
     eu = rates.region_rates("eu-west-1", cache)
     assert eu["nat_gateway_hour"] == rates.Rate(0.048, "hour", "aws-price-list-api", "2026-08-02")
     assert eu["ebs:gp3"].usd == 0.0881 and eu["ebs:sc1"].usd == 0.0168
-    assert "s3:standard" not in eu and "cpu:m5.large" not in eu and "cpu:t3.large" not in eu
+    # Keys this gpucloud cannot price (a newer one's refresh) are skipped, and the ones after them still read.
+    assert not {"s3:standard", "alb_hour", "cpu:m5.large", "cpu:t3.large"} & set(eu)
     # A later refresh of instance prices keeps the service rates.
     write_cache("eu-west-1", {"g5.xlarge": {"spot_usd": 0.4, "price_date": "2026-08-03"}}, "t2", cache)
     assert region_service_rates("eu-west-1", cache)["nat_gateway_hour"]["usd"] == 0.048
