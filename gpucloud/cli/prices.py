@@ -30,6 +30,11 @@ def register(sub: Any) -> None:
     )
     r.add_argument("--types", nargs="+", metavar="TYPE", help="instance types (default: every catalog type)")
     r.add_argument("--no-spot", action="store_true", help="skip the spot price history")
+    r.add_argument(
+        "--no-services",
+        action="store_true",
+        help="skip the region's service rates (NAT, EBS, FSx for Lustre, interface endpoints, CPU types)",
+    )
     r.add_argument("--format", choices=("text", "json"), default="text")
     r.set_defaults(func=run_refresh)
     s = actions.add_parser("show", help="show the cache location, its contents and the dated service rate table")
@@ -41,6 +46,7 @@ def register(sub: Any) -> None:
 
 def run_refresh(args: argparse.Namespace) -> int:
     # Imported here so that other commands and --help skip boto3.
+    from gpucloud.cost import rates
     from gpucloud.preflight import aws as aws_mod
     from gpucloud.preflight.aws import AwsAccessError
     from gpucloud.prices.refresh import refresh
@@ -54,7 +60,15 @@ def run_refresh(args: argparse.Namespace) -> int:
     for region in regions:
         try:
             results.append(
-                refresh(region, types, clients=aws_mod.default_clients, spot=not args.no_spot, spot_days=args.spot_days)
+                refresh(
+                    region,
+                    types,
+                    clients=aws_mod.default_clients,
+                    spot=not args.no_spot,
+                    spot_days=args.spot_days,
+                    services=not args.no_services,
+                    cpu_types=rates.CPU_TYPES,
+                )
             )
         except (AwsAccessError, UnknownInstanceType) as exc:
             raise CliError(str(exc)) from None
@@ -85,6 +99,8 @@ def run_refresh(args: argparse.Namespace) -> int:
                     "-" if zones is None else str(len(zones)),
                 )
             console.print(t)
+            if result["service_rates"]:
+                console.print(f"service rates: {len(result['service_rates'])} items for {result['region']}")
             console.print(f"cache: {result['cache_file'] or 'not written (no prices returned)'}")
         console.print("$/h; RI 1y: Standard Reserved Instance, No Upfront; CB: one-day Capacity Block")
 
@@ -97,7 +113,7 @@ def run_show(args: argparse.Namespace) -> int:
 
     path = cache_path()
     cache = load_cache(path) if path else None
-    service_rates = rates.table()
+    service_rates = rates.table(args.region or rates.RATES_REGION)
     book = get_price_book()
     result: dict[str, Any] = {
         "cache_file": str(path) if path else None,
@@ -130,7 +146,7 @@ def run_show(args: argparse.Namespace) -> int:
             console.print(f"{row['instance_type']} in {row['region']}: {figures or 'unpriced'}")
             for market, reason in row["unpriced"].items():
                 console.print(f"  {market}: {reason}")
-        t = table("Service rates (us-east-1 list prices)")
+        t = table(f"Service rates ({args.region or rates.RATES_REGION} list prices)")
         for col in ("item", "USD", "unit", "as of", "source"):
             t.add_column(col)
         for row in service_rates:

@@ -282,6 +282,7 @@ class _Pricer:
         self.reservation_room: dict[str, list[int]] = {}
         self.commitment_room: list[list[int | None]] = [[c.count, c.count] for c in options.commitments]
         self._cpu_cache = region_prices(self.region)
+        self._service = rates.region_rates(self.region)
         self._rates_memo: dict[str, InstanceRates | str] = {}
 
     # ---- bookkeeping -------------------------------------------------------------------------------------
@@ -300,17 +301,19 @@ class _Pricer:
             entry.update(capacity)
         self.unpriced.append(entry)
 
-    def service_rate(self, resource: Mapping[str, Any], rate: rates.Rate, what: str) -> float | None:
-        """A region-varying service rate, or None (listed as unpriced) outside the regions it holds in."""
-        if self.region in rates.SERVICE_RATE_REGIONS:
-            return rate.usd
-        self.skip(
-            resource,
-            f"no {self.region} list price for {what} in gpucloud's rate table (it holds "
-            f"{', '.join(sorted(rates.SERVICE_RATE_REGIONS))}); not priced at another region's rate",
-            rate.unit,
-        )
-        return None
+    def service_rate(self, resource: Mapping[str, Any], item: str, what: str) -> rates.Rate | None:
+        """The plan region's rate for a region-varying item, or None (listed as unpriced, with the reason)."""
+        rate = self._service.get(item)
+        if rate is None:
+            self.skip(resource, rates.missing_reason(self.region, item, what), rates.unit_of(item))
+        return rate
+
+    def usage_rate(self, item: str) -> str:
+        """A usage-billed item's rate for the plan's region, as text for an unpriced entry's reason."""
+        rate = self._service.get(item)
+        if rate is None:
+            return f"no {self.region} rate in gpucloud's service rates"
+        return f"${rate.usd:g}/{rate.unit} in {self.region}"
 
     def add(
         self,
@@ -356,13 +359,11 @@ class _Pricer:
         result: InstanceRates | str
         if instance_type in self.catalog:
             result = _from_book(self.book.rates(instance_type, self.region))
-        elif instance_type in self._cpu_cache or (
-            instance_type in rates.CPU_ON_DEMAND_HOUR and self.region in rates.SERVICE_RATE_REGIONS
-        ):
+        elif instance_type in self._cpu_cache or rates.cpu_key(instance_type) in self._service:
             cached = self._cpu_cache.get(instance_type, {})
-            listed = rates.CPU_ON_DEMAND_HOUR.get(instance_type) if self.region in rates.SERVICE_RATE_REGIONS else None
-            on_demand = cached.get("on_demand_usd", listed)
-            from_cache = "on_demand_usd" in cached
+            listed = self._service.get(rates.cpu_key(instance_type))
+            on_demand = cached.get("on_demand_usd", listed.usd if listed else None)
+            from_cache = "on_demand_usd" in cached or listed is None
             result = InstanceRates(
                 on_demand,
                 cached.get("spot_usd"),
@@ -374,17 +375,13 @@ class _Pricer:
                     f"estimated; run `gpucloud prices refresh --region {self.region} --types {instance_type}`",
                     "capacity_block": f"{instance_type} is not offered through Capacity Blocks",
                 },
-                source=str(cached.get("price_source")) if from_cache else rates.CPU_SOURCE,
-                as_of=str(cached.get("price_date")) if from_cache else rates.CPU_AS_OF,
+                source=str(cached.get("price_source")) if from_cache or listed is None else listed.source,
+                as_of=str(cached.get("price_date")) if from_cache or listed is None else listed.as_of,
             )
         elif not is_valid_ec2_instance_type(instance_type):
             result = f"{instance_type!r} is not an EC2 instance type"
-        elif instance_type in rates.CPU_ON_DEMAND_HOUR:
-            result = (
-                f"no {self.region} price for {instance_type} in gpucloud's rate table (it lists "
-                f"{', '.join(sorted(rates.SERVICE_RATE_REGIONS))}); run `gpucloud prices refresh --region "
-                f"{self.region} --types {instance_type}`"
-            )
+        elif instance_type in rates.CPU_TYPES:
+            result = rates.missing_reason(self.region, rates.cpu_key(instance_type), f"{instance_type} On-Demand")
         else:
             result = (
                 f"{instance_type} is not in the gpucloud catalog or the cost rate table; "
@@ -581,7 +578,7 @@ class _Pricer:
             if not size:
                 continue  # the AMI's snapshot size applies: small, and unknown here
             vol = _get(ebs, "volumeType")
-            vol = vol if isinstance(vol, str) and vol in rates.EBS_GIB_MONTH else rates.EBS_DEFAULT_TYPE
+            vol = vol if isinstance(vol, str) and vol in rates.EBS_VOLUME_TYPES else rates.EBS_DEFAULT_TYPE
             self.volume(
                 resource,
                 vol,
@@ -887,26 +884,26 @@ class _Pricer:
                 return
         retention = _count(_get(inputs, "automaticBackupRetentionDays"))
         if retention:
-            rate_b = rates.FSX_BACKUP_GB_MONTH
             self.skip(
                 r,
                 f"usage-billed: automatic daily backups kept {retention} days are billed by backup storage "
-                f"(${rate_b.usd}/GB-month in us-east-1, incremental after the first full backup)",
-                rate_b.unit,
+                f"({self.usage_rate(rates.FSX_BACKUP_GB_MONTH)}, incremental after the first full backup)",
+                rates.unit_of(rates.FSX_BACKUP_GB_MONTH),
             )
-        rate = rates.FSX_LUSTRE_GB_MONTH.get((str(deployment), throughput, str(storage)))
-        if rate is None:
+        tier_key = (str(deployment), throughput, str(storage))
+        if tier_key not in rates.FSX_LUSTRE_TIERS:
             tier = f" at {throughput} MB/s/TiB" if throughput else ""
             self.skip(r, f"no FSx for Lustre rate for {deployment} {storage}{tier}")
             return
-        usd = self.service_rate(r, rate, "FSx for Lustre storage")
-        if usd is not None:
+        key = rates.fsx_lustre_key(*tier_key)
+        rate = self.service_rate(r, key, rates.describe(key))
+        if rate is not None:
             self.add(
                 r,
                 pricing="storage",
                 quantity=capacity,
                 max_quantity=capacity,
-                unit_price=usd,
+                unit_price=rate.usd,
                 unit="GiB-month",
                 rate=rate,
             )
@@ -922,8 +919,8 @@ class _Pricer:
             self.skip(
                 r,
                 f"usage-billed: control plane logs ({', '.join(str(x) for x in log_types)}) are billed by GB "
-                f"ingested into CloudWatch Logs (${rates.CLOUDWATCH_LOGS_INGEST_GB.usd}/GB in us-east-1) and stored",
-                rates.CLOUDWATCH_LOGS_INGEST_GB.unit,
+                f"ingested into CloudWatch Logs ({self.usage_rate(rates.CLOUDWATCH_LOGS_INGEST_GB)}) and stored",
+                rates.unit_of(rates.CLOUDWATCH_LOGS_INGEST_GB),
             )
         if version is None:
             # A new cluster gets EKS's default version, always one in standard support that day; it stays there
@@ -997,12 +994,11 @@ class _Pricer:
 
     def nat_gateway(self, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
         # Private NAT gateways bill the same hourly and per-GB rates as public ones.
-        usd = self.service_rate(r, rates.NAT_GATEWAY_HOUR, "a NAT gateway")
-        if usd is not None:
-            self.add(
-                r, pricing="fixed", quantity=1, max_quantity=1, unit_price=usd, unit="hour", rate=rates.NAT_GATEWAY_HOUR
-            )
-        self.skip(r, f"usage-billed: NAT data processing (${rates.NAT_GATEWAY_PER_GB.usd}/GB) depends on traffic", "GB")
+        rate = self.service_rate(r, rates.NAT_GATEWAY_HOUR, "a NAT gateway")
+        if rate is not None:
+            self.add(r, pricing="fixed", quantity=1, max_quantity=1, unit_price=rate.usd, unit="hour", rate=rate)
+        per_gb = self.usage_rate(rates.NAT_GATEWAY_PER_GB)
+        self.skip(r, f"usage-billed: NAT data processing ({per_gb}) depends on traffic", "GB")
 
     def eip(self, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
         self.add(
@@ -1023,19 +1019,11 @@ class _Pricer:
         if kind != "Interface" or not isinstance(subnets, list):
             self.skip(r, f"{kind} endpoint: type or subnets unknown at preview")
             return
-        usd = self.service_rate(r, rates.INTERFACE_ENDPOINT_AZ_HOUR, "an interface endpoint")
-        if usd is None:
+        rate = self.service_rate(r, rates.INTERFACE_ENDPOINT_AZ_HOUR, "an interface endpoint")
+        if rate is None:
             return
         n = len(subnets)
-        self.add(
-            r,
-            pricing="fixed",
-            quantity=n,
-            max_quantity=n,
-            unit_price=usd,
-            unit="hour",
-            rate=rates.INTERFACE_ENDPOINT_AZ_HOUR,
-        )
+        self.add(r, pricing="fixed", quantity=n, max_quantity=n, unit_price=rate.usd, unit="hour", rate=rate)
         self.skip(r, "usage-billed: interface endpoint data processing is billed per GB", "GB")
 
     def kms_key(self, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
@@ -1059,7 +1047,7 @@ class _Pricer:
     def ebs_volume(self, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
         size = _count(_get(inputs, "size"))
         vol = _get(inputs, "type", rates.EBS_DEFAULT_TYPE)
-        if size is None or vol not in rates.EBS_GIB_MONTH:
+        if size is None or vol not in rates.EBS_VOLUME_TYPES:
             self.skip(r, "size/type are unknown at preview (or the volume comes from a snapshot)")
             return
         self.volume(r, str(vol), size, _get(inputs, "iops"), _get(inputs, "throughput"), 1, 1, None)
@@ -1076,9 +1064,8 @@ class _Pricer:
         name: str | None,
     ) -> None:
         """Storage plus the provisioned performance above what the volume type includes."""
-        rate = rates.EBS_GIB_MONTH[vol]
-        usd = self.service_rate(r, rate, f"EBS {vol}")
-        if usd is None:
+        rate = self.service_rate(r, rates.ebs_key(vol), f"EBS {vol} storage")
+        if rate is None:
             return
         label = f" ({vol})" if name else ""
         self.add(
@@ -1086,24 +1073,27 @@ class _Pricer:
             pricing="storage",
             quantity=desired * gib,
             max_quantity=maximum * gib,
-            unit_price=usd,
+            unit_price=rate.usd,
             unit="GiB-month",
             rate=rate,
             name=f"{name}{label}" if name else None,
         )
         base = name or str(r.get("name"))
-        extras: list[tuple[str, int, rates.Rate]] = []
+        wanted: list[tuple[str, int, str]] = []
         n_iops, n_tput = _count(iops), _count(throughput)
         if vol == "gp3":
             if n_iops and n_iops > rates.GP3_BASELINE_IOPS:
-                extras.append(("IOPS above 3,000", n_iops - rates.GP3_BASELINE_IOPS, rates.GP3_IOPS_MONTH))
+                wanted.append(("IOPS above 3,000", n_iops - rates.GP3_BASELINE_IOPS, rates.ebs_iops_key(vol)))
             if n_tput and n_tput > rates.GP3_BASELINE_THROUGHPUT:
-                extras.append(
-                    ("throughput above 125 MB/s", n_tput - rates.GP3_BASELINE_THROUGHPUT, rates.GP3_THROUGHPUT_MONTH)
+                wanted.append(
+                    ("throughput above 125 MB/s", n_tput - rates.GP3_BASELINE_THROUGHPUT, rates.ebs_throughput_key(vol))
                 )
-        elif vol in rates.PIOPS_IOPS_MONTH and n_iops:
-            extras.append(("provisioned IOPS", n_iops, rates.PIOPS_IOPS_MONTH[vol]))
-        for what, amount, extra in extras:
+        elif vol in rates.PIOPS_VOLUME_TYPES and n_iops:
+            wanted.append(("provisioned IOPS", n_iops, rates.ebs_iops_key(vol)))
+        for what, amount, item in wanted:
+            extra = self.service_rate(r, item, f"EBS {vol} {what}")
+            if extra is None:
+                continue
             self.add(
                 r,
                 pricing="storage",
@@ -1227,7 +1217,7 @@ class _Pricer:
                 predicates.append((key, op, values))
         if candidates is None:
             # No explicit list: every type gpucloud can price here, narrowed by the other requirements.
-            candidates = set(self.catalog.instance_types) | set(rates.CPU_ON_DEMAND_HOUR) | set(self._cpu_cache)
+            candidates = set(self.catalog.instance_types) | set(rates.CPU_TYPES) | set(self._cpu_cache)
         admitted: dict[str, tuple[Any, InstanceRates]] = {}
         left: list[str] = []
         for itype in sorted(candidates):

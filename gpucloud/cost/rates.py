@@ -1,20 +1,29 @@
 """Dated list prices for what the instance price book does not hold: EKS, NAT, EBS, FSx for Lustre, IPv4,
-interface endpoints, KMS keys, and the few CPU instance types GPU platforms run next to their GPU pools.
+interface endpoints, KMS keys, CloudWatch Logs, and the few CPU instance types GPU platforms run next to their GPU
+pools.
 
-Every figure carries its source, the date it was recorded and the regions it holds in (`SERVICE_RATE_REGIONS`):
-outside them a resource is listed as unpriced rather than priced at another region's rate. `gpucloud prices
-refresh` refreshes instance prices only (these service rates move rarely).
+EKS, KMS and public IPv4 have one list price in every commercial region and stay constants here. Everything else
+varies by region and comes from gpucloud/prices/service_rates.json (built by scripts/build_service_rates.py, each
+figure with its source and date), overlaid by what `gpucloud prices refresh` fetched into the local price cache.
+A region without a figure for an item gets None: the engine lists the resource as unpriced with the reason, never
+at another region's rate.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import date
-from typing import Final
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Final
+
+from gpucloud.prices.cache import region_service_rates
 
 HOURS_PER_MONTH: Final = 730
 CURRENCY: Final = "USD"
 RATES_REGION: Final = "us-east-1"
+SERVICE_RATES_FILE: Final = Path(__file__).resolve().parents[1] / "prices" / "service_rates.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,24 +36,15 @@ class Rate:
 
 _EKS = "aws.amazon.com/eks/pricing (us-east-1 list price)"
 _VPC = "aws.amazon.com/vpc/pricing (us-east-1 list price)"
-_EBS = "aws.amazon.com/ebs/pricing (us-east-1 list price)"
-_FSX = "aws.amazon.com/fsx/lustre/pricing (us-east-1 list price)"
 _KMS = "aws.amazon.com/kms/pricing"
-_EC2 = "aws.amazon.com/ec2/pricing/on-demand (us-east-1, Linux, shared tenancy)"
 _AS_OF = "2025-06-01"
 
-# Regions where the region-varying service rates below (NAT, EBS, FSx, interface endpoints, CPU types) are the
-# figures listed: AWS lists the same rates for N. Virginia, Ohio and Oregon.
-SERVICE_RATE_REGIONS: Final = frozenset({"us-east-1", "us-east-2", "us-west-2"})
 # EKS control plane, KMS keys and public IPv4 addresses are listed at one price for every commercial region.
 UNIFORM_RATE_NOTE: Final = "one list price for every commercial region"
 
 EKS_STANDARD: Final = Rate(0.10, "hour", _EKS, _AS_OF)
 EKS_EXTENDED: Final = Rate(0.60, "hour", _EKS, _AS_OF)
-NAT_GATEWAY_HOUR: Final = Rate(0.045, "hour", _VPC, _AS_OF)
-NAT_GATEWAY_PER_GB: Final = Rate(0.045, "GB", _VPC, _AS_OF)
 PUBLIC_IPV4_HOUR: Final = Rate(0.005, "hour", _VPC, "2024-02-01")
-INTERFACE_ENDPOINT_AZ_HOUR: Final = Rate(0.01, "hour", _VPC, _AS_OF)
 KMS_KEY_MONTH: Final = Rate(1.0, "month", _KMS, _AS_OF)
 # Automatic rotation: each of the first two rotations adds $1/month (later rotations are free), so a rotated key
 # costs $1 in its first year, $2 in its second and $3 from its third.
@@ -52,66 +52,138 @@ KMS_ROTATION_MAX_EXTRA_VERSIONS: Final = 2
 # gp3 includes 3,000 IOPS and 125 MB/s; provisioned performance above that is billed per IOPS-month / MBps-month.
 GP3_BASELINE_IOPS: Final = 3000
 GP3_BASELINE_THROUGHPUT: Final = 125
-GP3_IOPS_MONTH: Final = Rate(0.005, "IOPS-month", _EBS, _AS_OF)
-GP3_THROUGHPUT_MONTH: Final = Rate(0.04, "MBps-month", _EBS, _AS_OF)
-# io1 and io2 bill every provisioned IOPS (io2's first tier, up to 32,000 IOPS).
-PIOPS_IOPS_MONTH: Final[dict[str, Rate]] = {
-    "io1": Rate(0.065, "IOPS-month", _EBS, _AS_OF),
-    "io2": Rate(0.065, "IOPS-month", _EBS, _AS_OF),
-}
-FSX_BACKUP_GB_MONTH: Final = Rate(0.05, "GB-month", _FSX, _AS_OF)
-CLOUDWATCH_LOGS_INGEST_GB: Final = Rate(0.50, "GB ingested", "aws.amazon.com/cloudwatch/pricing", _AS_OF)
 
-EBS_GIB_MONTH: Final[dict[str, Rate]] = {
-    "gp3": Rate(0.08, "GiB-month", _EBS, _AS_OF),
-    "gp2": Rate(0.10, "GiB-month", _EBS, _AS_OF),
-    "io1": Rate(0.125, "GiB-month", _EBS, _AS_OF),
-    "io2": Rate(0.125, "GiB-month", _EBS, _AS_OF),
-    "st1": Rate(0.045, "GiB-month", _EBS, _AS_OF),
-    "sc1": Rate(0.015, "GiB-month", _EBS, _AS_OF),
-    "standard": Rate(0.05, "GiB-month", _EBS, _AS_OF),
-}
+# Region-varying items: key -> (unit, what it is). The keys are those of service_rates.json and the cache.
+NAT_GATEWAY_HOUR: Final = "nat_gateway_hour"
+NAT_GATEWAY_PER_GB: Final = "nat_gateway_gb"
+INTERFACE_ENDPOINT_AZ_HOUR: Final = "interface_endpoint_az_hour"
+FSX_BACKUP_GB_MONTH: Final = "fsx_backup_gb_month"
+CLOUDWATCH_LOGS_INGEST_GB: Final = "cloudwatch_logs_ingest_gb"
+EBS_VOLUME_TYPES: Final = ("gp3", "gp2", "io1", "io2", "st1", "sc1", "standard")
+# io1 and io2 bill every provisioned IOPS (io2's first tier, up to 32,000 IOPS).
+PIOPS_VOLUME_TYPES: Final = ("io1", "io2")
 # The EC2 API creates gp2 volumes when a mapping names no type.
 EBS_DEFAULT_TYPE: Final = "gp2"
-
-# FSx for Lustre storage, $/GB-month, by (deployment type, per-unit throughput MB/s/TiB, storage type).
-# Scratch has no throughput tier. PERSISTENT_2 125 and SCRATCH_2 were cross-checked against third-party
-# estimators in 2026 (1.2 TB at 125 MB/s/TiB = $174/month).
-FSX_LUSTRE_GB_MONTH: Final[dict[tuple[str, int | None, str], Rate]] = {
-    ("SCRATCH_1", None, "SSD"): Rate(0.14, "GiB-month", _FSX, _AS_OF),
-    ("SCRATCH_2", None, "SSD"): Rate(0.14, "GiB-month", _FSX, _AS_OF),
-    ("PERSISTENT_1", 50, "SSD"): Rate(0.145, "GiB-month", _FSX, _AS_OF),
-    ("PERSISTENT_1", 100, "SSD"): Rate(0.21, "GiB-month", _FSX, _AS_OF),
-    ("PERSISTENT_1", 200, "SSD"): Rate(0.29, "GiB-month", _FSX, _AS_OF),
-    ("PERSISTENT_1", 12, "HDD"): Rate(0.025, "GiB-month", _FSX, _AS_OF),
-    ("PERSISTENT_1", 40, "HDD"): Rate(0.083, "GiB-month", _FSX, _AS_OF),
-    ("PERSISTENT_2", 125, "SSD"): Rate(0.145, "GiB-month", _FSX, _AS_OF),
-    ("PERSISTENT_2", 250, "SSD"): Rate(0.21, "GiB-month", _FSX, _AS_OF),
-    ("PERSISTENT_2", 500, "SSD"): Rate(0.34, "GiB-month", _FSX, _AS_OF),
-    ("PERSISTENT_2", 1000, "SSD"): Rate(0.60, "GiB-month", _FSX, _AS_OF),
-}
-
 # CPU types that sit next to GPU pools (system node groups, bastions). No spot estimate: CPU spot discounts
 # vary too much by type and AZ to guess; refresh them with `gpucloud prices refresh --types ...`.
-CPU_ON_DEMAND_HOUR: Final[dict[str, float]] = {
-    "t3.medium": 0.0416,
-    "t3.large": 0.0832,
-    "m5.large": 0.096,
-    "m5.xlarge": 0.192,
-    "m5.2xlarge": 0.384,
-    "m6i.large": 0.096,
-    "m6i.xlarge": 0.192,
-    "m6i.2xlarge": 0.384,
-    "m7i.large": 0.1008,
-    "m7i.xlarge": 0.2016,
-    "m7i.2xlarge": 0.4032,
-    "m7i.4xlarge": 0.8064,
-    "c6i.xlarge": 0.17,
-    "c7i.xlarge": 0.1785,
-    "r7i.xlarge": 0.2646,
+CPU_TYPES: Final = (
+    "t3.medium",
+    "t3.large",
+    "m5.large",
+    "m5.xlarge",
+    "m5.2xlarge",
+    "m6i.large",
+    "m6i.xlarge",
+    "m6i.2xlarge",
+    "m7i.large",
+    "m7i.xlarge",
+    "m7i.2xlarge",
+    "m7i.4xlarge",
+    "c6i.xlarge",
+    "c7i.xlarge",
+    "r7i.xlarge",
+)
+# FSx for Lustre storage tiers: (deployment type, per-unit throughput MB/s/TiB, storage type). Scratch has none.
+FSX_LUSTRE_TIERS: Final[tuple[tuple[str, int | None, str], ...]] = (
+    ("SCRATCH_1", None, "SSD"),
+    ("SCRATCH_2", None, "SSD"),
+    ("PERSISTENT_1", 50, "SSD"),
+    ("PERSISTENT_1", 100, "SSD"),
+    ("PERSISTENT_1", 200, "SSD"),
+    ("PERSISTENT_1", 12, "HDD"),
+    ("PERSISTENT_1", 40, "HDD"),
+    ("PERSISTENT_2", 125, "SSD"),
+    ("PERSISTENT_2", 250, "SSD"),
+    ("PERSISTENT_2", 500, "SSD"),
+    ("PERSISTENT_2", 1000, "SSD"),
+)
+
+
+def ebs_key(volume_type: str) -> str:
+    return f"ebs:{volume_type}"
+
+
+def ebs_iops_key(volume_type: str) -> str:
+    return f"ebs_iops:{volume_type}"
+
+
+def ebs_throughput_key(volume_type: str) -> str:
+    return f"ebs_throughput:{volume_type}"
+
+
+def cpu_key(instance_type: str) -> str:
+    return f"cpu:{instance_type}"
+
+
+def fsx_lustre_key(deployment: str, throughput: int | None, storage: str) -> str:
+    return f"fsx_lustre:{deployment}:{'-' if throughput is None else throughput}:{storage}"
+
+
+_FIXED_UNITS: Final[dict[str, str]] = {
+    NAT_GATEWAY_HOUR: "hour",
+    NAT_GATEWAY_PER_GB: "GB",
+    INTERFACE_ENDPOINT_AZ_HOUR: "hour",
+    FSX_BACKUP_GB_MONTH: "GB-month",
+    CLOUDWATCH_LOGS_INGEST_GB: "GB ingested",
 }
-CPU_SOURCE: Final = _EC2
-CPU_AS_OF: Final = _AS_OF
+_PREFIX_UNITS: Final[dict[str, str]] = {
+    "ebs": "GiB-month",
+    "ebs_iops": "IOPS-month",
+    "ebs_throughput": "MBps-month",
+    "fsx_lustre": "GiB-month",
+    "cpu": "hour",
+}
+
+
+def unit_of(item: str) -> str:
+    """The billing unit of an item key (KeyError for a key this module does not define)."""
+    if item in _FIXED_UNITS:
+        return _FIXED_UNITS[item]
+    return _PREFIX_UNITS[item.split(":", 1)[0]]
+
+
+@lru_cache(maxsize=1)
+def _shipped() -> dict[str, Any]:
+    return dict(json.loads(SERVICE_RATES_FILE.read_text(encoding="utf-8")))
+
+
+def shipped_regions(item: str) -> list[str]:
+    """The regions whose shipped table holds a figure for `item`."""
+    return sorted(r for r, table in _shipped()["regions"].items() if item in table)
+
+
+@lru_cache(maxsize=64)
+def _shipped_rates(region: str) -> dict[str, Rate]:
+    doc = _shipped()
+    sources = doc["sources"]
+    out: dict[str, Rate] = {}
+    for item, entry in (doc["regions"].get(region) or {}).items():
+        origin = sources[entry["source"]]
+        out[item] = Rate(float(entry["usd"]), unit_of(item), f"{entry['source']}: {origin['note']}", origin["as_of"])
+    return out
+
+
+def region_rates(region: str, cache_file: Path | None = None) -> dict[str, Rate]:
+    """Every service rate known for `region`: the shipped table, overlaid by the refreshed cache (newer)."""
+    out = dict(_shipped_rates(region))
+    for item, entry in region_service_rates(region, cache_file).items():
+        try:
+            unit = unit_of(item)
+        except KeyError:
+            continue  # an item a newer gpucloud refreshed: nothing here prices it
+        out[item] = Rate(float(entry["usd"]), unit, str(entry["price_source"]), str(entry["price_date"]))
+    return out
+
+
+def missing_reason(region: str, item: str, what: str) -> str:
+    """Why `item` has no price in `region`, and how to get one."""
+    held = shipped_regions(item)
+    where = f"it holds {', '.join(held)}" if held else "no region holds it"
+    return (
+        f"no {region} list price for {what} in gpucloud's service rates ({where}); not priced at another region's "
+        f"rate: run `gpucloud prices refresh --region {region}` to fetch it from the AWS Price List"
+    )
+
 
 # EKS managed node groups without instanceTypes or a launch template get t3.medium (EKS API default).
 EKS_DEFAULT_INSTANCE_TYPE: Final = "t3.medium"
@@ -154,8 +226,32 @@ def eks_in_extended_support(version: str, as_of: date) -> bool | None:
     return as_of > date.fromisoformat(end)
 
 
-def table() -> list[dict[str, object]]:
-    """The whole table as rows (for docs and `gpucloud prices show`)."""
+_NAMES: Final[dict[str, str]] = {
+    NAT_GATEWAY_HOUR: "NAT gateway",
+    NAT_GATEWAY_PER_GB: "NAT gateway data processing (not priced: usage)",
+    INTERFACE_ENDPOINT_AZ_HOUR: "Interface VPC endpoint, per AZ",
+    FSX_BACKUP_GB_MONTH: "FSx backups (not priced: usage)",
+    CLOUDWATCH_LOGS_INGEST_GB: "CloudWatch Logs ingestion (not priced: usage)",
+}
+_PREFIX_NAMES: Final[dict[str, str]] = {
+    "ebs": "EBS {}",
+    "ebs_iops": "EBS {} provisioned IOPS (gp3: above 3,000)",
+    "ebs_throughput": "EBS {} throughput above 125 MB/s",
+    "fsx_lustre": "FSx for Lustre {}",
+    "cpu": "EC2 {} On-Demand",
+}
+
+
+def describe(item: str) -> str:
+    """A readable name for an item key."""
+    if item in _NAMES:
+        return _NAMES[item]
+    prefix, rest = item.split(":", 1)
+    return _PREFIX_NAMES[prefix].format(rest.replace(":-:", " ").replace(":", " "))
+
+
+def table(region: str = RATES_REGION) -> list[dict[str, object]]:
+    """The region's whole table as rows (for docs and `gpucloud prices show`): uniform rates, then the region's."""
     rows: list[dict[str, object]] = []
 
     def add(what: str, rate: Rate) -> None:
@@ -163,22 +259,13 @@ def table() -> list[dict[str, object]]:
 
     add("EKS control plane, standard support", EKS_STANDARD)
     add("EKS control plane, extended support", EKS_EXTENDED)
-    add("NAT gateway", NAT_GATEWAY_HOUR)
-    add("NAT gateway data processing (not priced: usage)", NAT_GATEWAY_PER_GB)
+    regional = region_rates(region)
+    # The fixed items first, in a stable order, then the keyed ones (EBS, FSx tiers, CPU types) sorted.
+    for item in (NAT_GATEWAY_HOUR, NAT_GATEWAY_PER_GB, INTERFACE_ENDPOINT_AZ_HOUR):
+        if item in regional:
+            add(describe(item), regional.pop(item))
     add("Public IPv4 address (Elastic IP)", PUBLIC_IPV4_HOUR)
-    add("Interface VPC endpoint, per AZ", INTERFACE_ENDPOINT_AZ_HOUR)
     add("KMS customer managed key", KMS_KEY_MONTH)
-    add("EBS gp3 IOPS above 3,000", GP3_IOPS_MONTH)
-    add("EBS gp3 throughput above 125 MB/s", GP3_THROUGHPUT_MONTH)
-    for vol, rate in PIOPS_IOPS_MONTH.items():
-        add(f"EBS {vol} provisioned IOPS", rate)
-    add("FSx backups (not priced: usage)", FSX_BACKUP_GB_MONTH)
-    add("CloudWatch Logs ingestion (not priced: usage)", CLOUDWATCH_LOGS_INGEST_GB)
-    for vol, rate in EBS_GIB_MONTH.items():
-        add(f"EBS {vol}", rate)
-    for (deployment, throughput, storage), rate in FSX_LUSTRE_GB_MONTH.items():
-        tier = f" {throughput} MB/s/TiB" if throughput else ""
-        add(f"FSx for Lustre {deployment}{tier} {storage}", rate)
-    for itype, usd in CPU_ON_DEMAND_HOUR.items():
-        add(f"EC2 {itype} On-Demand", Rate(usd, "hour", CPU_SOURCE, CPU_AS_OF))
+    for item, rate in sorted(regional.items()):
+        add(describe(item), rate)
     return rows

@@ -3,6 +3,9 @@
 Location: ``$GPUCLOUD_PRICE_CACHE`` when set (``off`` or an empty value disables the cache), else
 ``$XDG_CACHE_HOME/gpucloud/prices.json`` (``~/.cache/gpucloud/prices.json``). Stdlib only. Entries may also
 carry ``spot_stats``, ``capacity_block_usd``, ``reserved_1y_usd``, ``reserved_3y_usd`` and ``availability_zones``.
+Region-varying service rates (NAT, EBS, FSx, endpoints, CPU types; keys of gpucloud.cost.rates) live beside the
+instance entries under ``service_rates``: ``{"us-east-1": {"ebs:gp3": {"usd": 0.08, "price_date": "2026-08-02",
+"price_source": "aws-price-list-api"}}}``.
 
 File shape::
 
@@ -110,14 +113,41 @@ def catalog_overrides(region: str, instance_types: Iterable[str], path: Path | N
     return out
 
 
+def region_service_rates(region: str, path: Path | None = None) -> dict[str, dict[str, Any]]:
+    """Refreshed service rates for one region (only entries with a positive ``usd`` and a ``price_date``)."""
+    data = load_cache(path)
+    table = (data or {}).get("service_rates")
+    entries = table.get(region) if isinstance(table, Mapping) else None
+    if not isinstance(entries, Mapping):
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for item, entry in entries.items():
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("price_date"), str):
+            continue
+        usd = entry.get("usd")
+        if isinstance(usd, int | float) and not isinstance(usd, bool) and usd > 0:
+            out[str(item)] = dict(entry)
+    return out
+
+
 def write_cache(
-    region: str, entries: Mapping[str, Mapping[str, Any]], refreshed_at: str, path: Path | None = None
+    region: str,
+    entries: Mapping[str, Mapping[str, Any]],
+    refreshed_at: str,
+    path: Path | None = None,
+    service_rates: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Path:
-    """Merge `entries` for `region` into the cache file (other regions and types are kept)."""
+    """Merge `entries` (per instance type) and `service_rates` (per item) for `region` into the cache file; other
+    regions, types and items are kept."""
     target = path if path is not None else cache_path()
     if target is None:
         raise ValueError(f"the price cache is disabled ({ENV_VAR}={os.environ.get(ENV_VAR)!r})")
     current = load_cache(target) or {"schema": SCHEMA, "regions": {}}
+    services: dict[str, Any] = dict(current.get("service_rates") or {})
+    if service_rates:
+        table = dict(services.get(region) or {})
+        table.update({k: dict(v) for k, v in service_rates.items()})
+        services[region] = dict(sorted(table.items()))
     regions: dict[str, Any] = dict(current["regions"])
     merged = dict(regions.get(region) or {})
     for itype, entry in entries.items():
@@ -125,7 +155,9 @@ def write_cache(
         previous.update({k: v for k, v in entry.items() if v is not None})
         merged[itype] = previous
     regions[region] = dict(sorted(merged.items()))
-    doc = {"schema": SCHEMA, "refreshed_at": refreshed_at, "regions": regions}
+    doc: dict[str, Any] = {"schema": SCHEMA, "refreshed_at": refreshed_at, "regions": regions}
+    if services:
+        doc["service_rates"] = services
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(target.suffix + ".tmp")
     tmp.write_text(json.dumps(doc, indent=2, sort_keys=False) + "\n", encoding="utf-8")

@@ -5,11 +5,18 @@ cache with their date; gpucloud.prices.book lays the cache over the shipped snap
 
 Commitment basis: Standard Reserved Instances, No Upfront, Linux, shared tenancy (``reserved_1y_usd``,
 ``reserved_3y_usd``, hourly). A Capacity Block rate is the cheapest 1-instance, 24-hour offering's UpfrontFee / 24.
+
+With ``services=True`` it also reads the region-varying service rates gpucloud.cost.rates serves (NAT gateway,
+interface endpoints, EBS storage and provisioned performance, FSx for Lustre storage, the CPU types of system node
+groups) from the same Price List API: one GetProducts query per product family, filtered by ``regionCode``, and
+each answer matched on its documented usage type (the region prefix differs by region, "EU-" for eu-west-1,
+"APN1-" for ap-northeast-1, none for us-east-1, so only the suffix is matched).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -102,6 +109,100 @@ def fetch_price_list(pricing: Any, region: str, instance_types: Sequence[str]) -
         if found:
             out[itype] = found
     return out
+
+
+# (service code, extra TERM_MATCH filters) per query; every query also filters on regionCode. locationType keeps
+# Local Zone and Outposts SKUs (their own, dearer EBS rates) out.
+SERVICE_QUERIES: Final[tuple[tuple[str, tuple[tuple[str, str], ...]], ...]] = (
+    ("AmazonEC2", (("productFamily", "NAT Gateway"),)),
+    ("AmazonEC2", (("productFamily", "Storage"), ("locationType", "AWS Region"))),
+    ("AmazonEC2", (("productFamily", "System Operation"), ("locationType", "AWS Region"))),
+    ("AmazonEC2", (("productFamily", "Provisioned Throughput"), ("locationType", "AWS Region"))),
+    ("AmazonVPC", (("productFamily", "VpcEndpoint"),)),
+    ("AmazonFSx", (("fileSystemType", "Lustre"),)),
+)
+# Usage type suffix (after the optional region prefix) and price unit -> item. "RegionalNatGateway-Hours" (regional
+# NAT gateways) and "VpcEndpoint-GWLBE-Hours" (Gateway Load Balancer endpoints) bill other things and do not match.
+_USAGE_ITEMS: Final[tuple[tuple[re.Pattern[str], str, str], ...]] = (
+    (re.compile(r"(^|-)NatGateway-Hours$"), "Hrs", "nat_gateway_hour"),
+    (re.compile(r"(^|-)NatGateway-Bytes$"), "GB", "nat_gateway_gb"),
+    (re.compile(r"(^|-)VpcEndpoint-Hours$"), "Hrs", "interface_endpoint_az_hour"),
+    (re.compile(r"(^|-)EBS:VolumeP-IOPS\.gp3$"), "IOPS-Mo", "ebs_iops:gp3"),
+    (re.compile(r"(^|-)EBS:VolumeP-IOPS\.piops$"), "IOPS-Mo", "ebs_iops:io1"),
+    (re.compile(r"(^|-)EBS:VolumeP-IOPS\.io2$"), "IOPS-Mo", "ebs_iops:io2"),
+    (re.compile(r"(^|-)EBS:VolumeP-Throughput\.gp3$"), "GiBps-mo", "ebs_throughput:gp3"),
+)
+_EBS_STORAGE: Final = re.compile(r"(^|-)EBS:VolumeUsage(\.(?P<suffix>[a-z0-9]+))?$")
+EBS_VOLUME_API_NAMES: Final = frozenset({"gp3", "gp2", "io1", "io2", "st1", "sc1", "standard"})
+# The Price List bills gp3 throughput per GiBps-month; gpucloud prices the provider's MB/s input per MBps-month.
+MIB_PER_GIB: Final = 1024
+# FSx for Lustre per-unit throughput tiers (MB/s/TiB) name the deployment type: the sets do not overlap
+# (FSx API CreateFileSystemLustreConfiguration.PerUnitStorageThroughput).
+_LUSTRE_TIERS: Final[dict[tuple[str, int], str]] = {
+    **{("SSD", t): "PERSISTENT_1" for t in (50, 100, 200)},
+    **{("HDD", t): "PERSISTENT_1" for t in (12, 40)},
+    **{("SSD", t): "PERSISTENT_2" for t in (125, 250, 500, 1000)},
+}
+
+
+def service_filters(region: str, extra: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
+    return [{"Type": "TERM_MATCH", "Field": k, "Value": v} for k, v in (("regionCode", region), *extra)]
+
+
+def _on_demand_dimensions(doc: Mapping[str, Any]) -> list[tuple[str, float]]:
+    out: list[tuple[str, float]] = []
+    for term in doc.get("terms", {}).get("OnDemand", {}).values():
+        for dimension in term.get("priceDimensions", {}).values():
+            usd = float(dimension.get("pricePerUnit", {}).get("USD", "0") or 0)
+            if usd > 0:
+                out.append((str(dimension.get("unit")), usd))
+    return out
+
+
+def service_item(doc: Mapping[str, Any]) -> tuple[str, float] | None:
+    """The gpucloud item key and rate one Price List document prices, or None for a SKU gpucloud does not use."""
+    attributes = doc.get("product", {}).get("attributes", {})
+    usage = str(attributes.get("usagetype", ""))
+    prices = _on_demand_dimensions(doc)
+    for pattern, unit, item in _USAGE_ITEMS:
+        if pattern.search(usage):
+            for found_unit, usd in prices:
+                if found_unit == unit:
+                    return item, round(usd / MIB_PER_GIB, 6) if unit == "GiBps-mo" else usd
+            return None
+    volume = str(attributes.get("volumeApiName", ""))
+    if _EBS_STORAGE.search(usage) and volume in EBS_VOLUME_API_NAMES:
+        for found_unit, usd in prices:
+            if found_unit in ("GB-Mo", "GB-month"):
+                return f"ebs:{volume}", usd
+        return None
+    if str(attributes.get("fileSystemType", "")) == "Lustre":
+        storage = str(attributes.get("storageType", ""))
+        try:
+            throughput = int(str(attributes.get("throughputCapacity", "")))
+        except ValueError:
+            return None
+        deployment = _LUSTRE_TIERS.get((storage, throughput))
+        for found_unit, usd in prices:
+            if deployment is not None and found_unit == "GB-Mo":
+                return f"fsx_lustre:{deployment}:{throughput}:{storage}", usd
+    return None
+
+
+def fetch_service_rates(pricing: Any, region: str, cpu_types: Sequence[str]) -> dict[str, float]:
+    """Per item key of gpucloud.cost.rates, the region's On-Demand rate from the Price List API."""
+    out: dict[str, float] = {}
+    paginator = pricing.get_paginator("get_products")
+    for service, extra in SERVICE_QUERIES:
+        for page in paginator.paginate(ServiceCode=service, Filters=service_filters(region, extra), MaxResults=100):
+            for raw in page.get("PriceList", []):
+                found = service_item(json.loads(raw) if isinstance(raw, str) else raw)
+                if found is not None:
+                    out.setdefault(*found)
+    for itype, prices in fetch_price_list(pricing, region, cpu_types).items():
+        if "on_demand" in prices:
+            out[f"cpu:{itype}"] = prices["on_demand"]
+    return dict(sorted(out.items()))
 
 
 def fetch_availability(ec2: Any, instance_types: Sequence[str]) -> dict[str, list[str]]:
@@ -201,6 +302,8 @@ def refresh(
     spot_days: float = 1.0,
     capacity_blocks: bool = True,
     availability: bool = True,
+    services: bool = False,
+    cpu_types: Sequence[str] = (),
 ) -> dict[str, Any]:
     check_region(region)
     for itype in instance_types:
@@ -212,6 +315,10 @@ def refresh(
     with aws_errors("price refresh (Price List API)"):
         listed = fetch_price_list(clients("pricing", PRICING_ENDPOINT_REGION), region, instance_types)
     on_demand = {t: p["on_demand"] for t, p in listed.items() if "on_demand" in p}
+    service_rates: dict[str, float] = {}
+    if services:
+        with aws_errors("price refresh (Price List API, service rates)"):
+            service_rates = fetch_service_rates(clients("pricing", PRICING_ENDPOINT_REGION), region, cpu_types)
     spot_prices: dict[str, dict[str, Any]] = {}
     zones: dict[str, list[str]] = {}
     blocks: dict[str, float] = {}
@@ -251,7 +358,12 @@ def refresh(
             if itype in blocks:
                 sources.append(SOURCE_CAPACITY_BLOCK)
             entries[itype] = {**entry, "price_date": today, "price_source": "+".join(sources) or "ec2-offerings"}
-    path = write_cache(region, entries, now.isoformat(timespec="seconds"), cache_file) if entries else None
+    dated = {k: {"usd": v, "price_date": today, "price_source": SOURCE_ON_DEMAND} for k, v in service_rates.items()}
+    path = (
+        write_cache(region, entries, now.isoformat(timespec="seconds"), cache_file, service_rates=dated)
+        if entries or dated
+        else None
+    )
     return {
         "region": region,
         "refreshed_at": now.isoformat(timespec="seconds"),
@@ -273,4 +385,5 @@ def refresh(
         ],
         "missing_on_demand": [t for t in instance_types if t not in on_demand],
         "not_offered": sorted(t for t, z in zones.items() if not z),
+        "service_rates": service_rates,
     }

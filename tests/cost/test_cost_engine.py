@@ -309,7 +309,7 @@ def test_fsx_eks_nat_eip_endpoint_kms() -> None:
     assert cost["unpriced"] == [
         {
             "urn": f"{STACK}$aws:ec2/natGateway:NatGateway::nat",
-            "reason": "usage-billed: NAT data processing ($0.045/GB) depends on traffic",
+            "reason": "usage-billed: NAT data processing ($0.045/GB in us-east-1) depends on traffic",
             "unit": "GB",
         },
         {

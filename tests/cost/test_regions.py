@@ -214,10 +214,11 @@ def test_service_rates_outside_their_regions_are_listed_not_borrowed() -> None:
     assert [(i["name"], i["monthly"]) for i in cost["items"]] == [("c", 73.0)]
     reasons = [u["reason"] for u in cost["unpriced"]]
     assert reasons[0] == (
-        "no eu-west-1 list price for a NAT gateway in gpucloud's rate table (it holds us-east-1, us-east-2, "
-        "us-west-2); not priced at another region's rate"
+        "no eu-west-1 list price for a NAT gateway in gpucloud's service rates (it holds us-east-1, us-east-2, "
+        "us-west-2); not priced at another region's rate: run `gpucloud prices refresh --region eu-west-1` to "
+        "fetch it from the AWS Price List"
     )
-    assert reasons[2].startswith("no eu-west-1 price for m7i.xlarge in gpucloud's rate table")
+    assert reasons[2].startswith("no eu-west-1 list price for m7i.xlarge On-Demand in gpucloud's service rates")
     us = price_resources([sys_ng], PricingOptions(region="us-west-2"))
     assert us["items"][0]["unit_price"] == 0.2016
 

@@ -210,7 +210,7 @@ def test_cli_refresh_json(aws_env: str, tmp_path: Path, monkeypatch: pytest.Monk
         return pricing if service == "pricing" else boto3.client(service, region_name=region, endpoint_url=aws_env)  # type: ignore[call-overload]
 
     monkeypatch.setattr(aws_mod, "default_clients", clients)
-    assert main(["prices", "refresh", "--types", "g5.xlarge", "--format", "json"]) == 0
+    assert main(["prices", "refresh", "--types", "g5.xlarge", "--no-services", "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["cache_file"] == str(cache) and out["prices"][0]["on_demand_usd"] == 1.006
     assert main(["prices", "show", "--format", "json"]) == 0
