@@ -14,7 +14,6 @@ import hashlib
 import marshal
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -57,11 +56,12 @@ def _store(entry: Path, signature: Any, value: Any) -> None:
         data = marshal.dumps((signature, value))
     except ValueError:  # something marshal cannot store: derived again next time
         return
+    # Written aside, then renamed over the entry: a process reading it at the same moment (`plan --all` workers)
+    # sees the old entry or the new one, never half of one.
+    tmp = entry.with_name(f".{entry.name}.{os.getpid()}")
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".marshal")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+        tmp.write_bytes(data)
         os.replace(tmp, entry)
     except OSError:
         pass

@@ -3,6 +3,8 @@ inputs' signature holds, and derived again (overwriting the one entry) when it c
 
 from __future__ import annotations
 
+import hashlib
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,8 +30,12 @@ def test_memo_reads_back_while_the_signature_holds(cache: Path) -> None:
     assert len(calls) == 1
     assert filecache.memo("k", "n", ("sig", 2), derive) == {"a": (1, 2)}
     assert len(calls) == 2
-    # One entry per (kind, name), whatever the signature was.
-    assert len(list(cache.glob("k-*.marshal"))) == 1
+    assert filecache.memo("k", "n", ("sig", 2), derive) == {"a": (1, 2)}  # the overwritten entry is read back
+    assert len(calls) == 2
+    # One entry per (kind, name), whatever the signature was, named by both and the Python and cache format.
+    digest = hashlib.sha256(b"k\0n").hexdigest()[:32]
+    tag = f"py{sys.version_info[0]}{sys.version_info[1]}-f{filecache.FORMAT}"
+    assert sorted(p.name for p in cache.iterdir()) == [f"k-{digest}-{tag}.marshal"]
     assert filecache.memo("k", "other", ("sig", 2), derive) == {"a": (1, 2)}
     assert len(calls) == 3
 
