@@ -323,6 +323,11 @@ def test_a_pool_plans_the_cheapest_stack_in_this_process(
     # Only the parent's own call is seen here (the workers' lists die with them): the team stack, the cheapest.
     assert seen == [("team-t1/dev", True)]
     assert [s["id"] for s in json.loads(out)["stacks"]] == ["plat/dev", "plat/prod", "team-t1/dev"]
+    # One job: no pool, every stack in this process, in dependency order.
+    seen.clear()
+    code, out, _ = run_cli(capsys, "plan", "--all", "--root", str(repo), "--jobs", "1", "--format", "json")
+    assert code == 1
+    assert seen == [("plat/dev", True), ("plat/prod", True), ("team-t1/dev", True)]
 
 
 def namespace(**kw: object) -> argparse.Namespace:
