@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -28,9 +29,12 @@ from gpucloud.cli.errors import (
 from gpucloud.cli.io import output_width, write_output
 
 COMBINED_SCHEMA = "gpucloud.plans/v1"
-# A pool pays for itself only with cores to spare: on 2 cores two workers planning 23 stacks used more CPU than one
-# process and were not reliably faster (docs/performance.md).
+# A pool pays from 2 cores: the first stack (the cheapest, see warm_order) warms the imports in this process, then
+# forked workers share the rest; on an idle 2-core machine 2 jobs planned 3 + 20 stacks in 8.7 s against 13.1 s
+# with one, and the 4 shipped stacks in about the time of one cold prod plan (docs/performance.md).
 POOL_MIN_CORES = 2
+# Below this many stacks the fork and the idle first stack cost more than the overlap wins.
+POOL_MIN_STACKS = 3
 POOL_MAX_JOBS = 8
 # Worst first: what the combined exit code is when stacks disagree.
 SEVERITY = (EXIT_INTERNAL, EXIT_INVALID, EXIT_PREFLIGHT, EXIT_CONFORMANCE, EXIT_VIOLATIONS, EXIT_OK)
@@ -46,9 +50,8 @@ def register_all_flags(p: argparse.ArgumentParser) -> None:
         "--jobs",
         type=int,
         metavar="N",
-        help="worker processes, forked after the first stack warmed the imports and caches (default: 1 on a "
-        f"machine with up to {POOL_MIN_CORES} cores, where a pool measured slower; else the cores, at most "
-        f"{POOL_MAX_JOBS})",
+        help="worker processes, forked after the cheapest stack warmed the imports and caches (default: the "
+        f"cores this process may run on, at most {POOL_MAX_JOBS}; 1 on a single core)",
     )
 
 
@@ -141,44 +144,79 @@ def plan_stack(root: Path, info: Any, args: argparse.Namespace) -> StackResult:
         return StackResult(info, EXIT_INTERNAL, time.perf_counter() - started, source, error=message)
 
 
+def usable_cores() -> int | None:
+    """The cores this process may run on (its CPU affinity: a container or `taskset` can give fewer than the
+    machine has), or None when the platform cannot tell."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # no sched_getaffinity (macOS)
+        return os.cpu_count()
+
+
 def default_jobs(cores: int | None) -> int:
-    if cores is None or cores <= POOL_MIN_CORES:
+    if cores is None or cores < POOL_MIN_CORES:
         return 1
     return min(cores, POOL_MAX_JOBS)
+
+
+def cost_estimate(root: Path, info: Any) -> tuple[int, int]:
+    """How expensive a stack's plan is likely to be, comparable between stacks, from what is known before it runs.
+
+    A stack that reads another through StackReference (a team stack on its platform) builds on that stack and
+    plans far fewer resources than it (vision: 0.45 s warm against 0.8-1.9 s for the environment stacks);
+    among stacks of the same kind a longer stack file means more pools and add-ons (prod 5.7 kB: 1.9 s, dev and
+    staging 2.6 kB: 0.8 s)."""
+    try:
+        size = (root / info.stack_file).stat().st_size
+    except OSError:  # planning it reports the missing file; order does not matter for that
+        size = 0
+    return (0 if info.references else 1, size)
+
+
+def warm_order(root: Path, stacks: list[Any]) -> list[int]:
+    """The order a pool plans the stacks in (indices into `stacks`): the cheapest first, in this process, because
+    every worker waits for it and then inherits the imports it loaded; the rest longest first, so that the large
+    stacks start early and the small ones fill the gaps at the end (the combined report keeps `stacks`' order)."""
+    estimates = [cost_estimate(root, info) for info in stacks]
+    first = min(range(len(stacks)), key=lambda i: (estimates[i], i))
+    rest = sorted((i for i in range(len(stacks)) if i != first), key=lambda i: (estimates[i], -i), reverse=True)
+    return [first, *rest]
 
 
 # What a forked worker plans with: set in the parent before the fork, so nothing is pickled but the stacks.
 _WORKER: dict[str, Any] = {}
 
 
-def _plan_in_worker(info: Any) -> StackResult:
-    return plan_stack(_WORKER["root"], info, _WORKER["args"])
+def _plan_in_worker(job: tuple[int, Any]) -> tuple[int, StackResult]:
+    index, info = job
+    return index, plan_stack(_WORKER["root"], info, _WORKER["args"])
 
 
 def plan_many(root: Path, stacks: list[Any], args: argparse.Namespace, jobs: int) -> list[StackResult]:
-    """Plan the stacks in order; with jobs > 1, the first in this process (it imports the SDKs and fills the
-    caches) and the rest in forked workers that inherit all of that. Results keep the stacks' order."""
-    if jobs <= 1 or len(stacks) < 3:
+    """Plan the stacks; with jobs > 1 (and enough stacks), the cheapest in this process (it imports the SDKs and
+    fills the caches) and the rest in forked workers that inherit all of that. Results keep the stacks' order."""
+    if jobs <= 1 or len(stacks) < POOL_MIN_STACKS:
         return [plan_stack(root, info, args) for info in stacks]
     import multiprocessing
 
-    first = plan_stack(root, stacks[0], args)
+    first, *rest = warm_order(root, stacks)
+    results: dict[int, StackResult] = {first: plan_stack(root, stacks[first], args)}
     _WORKER.update(root=root, args=args)
     try:
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(stacks) - 1)) as pool:
-            rest = pool.map(_plan_in_worker, stacks[1:], chunksize=1)
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(rest))) as pool:
+            # One stack per task, handed out in `rest`'s order as workers free up.
+            for index, result in pool.imap_unordered(_plan_in_worker, [(i, stacks[i]) for i in rest], chunksize=1):
+                results[index] = result
     finally:
         _WORKER.clear()
-    return [first, *rest]
+    return [results[i] for i in range(len(stacks))]
 
 
 def run_all(args: argparse.Namespace) -> int:
-    import os
-
     root, stacks = select_stacks(args)
     if args.jobs is not None and args.jobs < 1:
         raise CliError(f"--jobs {args.jobs}: give 1 or more worker processes")
-    jobs = args.jobs if args.jobs is not None else default_jobs(os.cpu_count())
+    jobs = args.jobs if args.jobs is not None else default_jobs(usable_cores())
     if args.format == "html":
         raise CliError("--format html is one stack's report; plan each stack with --stack, or use markdown with --all")
     results = plan_many(root, stacks, args, jobs)

@@ -15,7 +15,7 @@ import yaml
 
 from gpucloud.cli import main
 from gpucloud.cli.plan import resolve_policy_config
-from gpucloud.cli.plan_all import default_jobs, worst
+from gpucloud.cli.plan_all import cost_estimate, default_jobs, usable_cores, warm_order, worst
 from gpucloud.report import validate_combined
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -261,7 +261,73 @@ def test_worst_exit_code() -> None:
 
 
 def test_default_jobs() -> None:
-    assert [default_jobs(n) for n in (None, 1, 2, 3, 4, 16)] == [1, 1, 1, 3, 4, 8]
+    # A pool from 2 cores on: measured to pay there once the cheapest stack warmed the imports.
+    assert [default_jobs(n) for n in (None, 1, 2, 3, 4, 16)] == [1, 1, 2, 3, 4, 8]
+
+
+def test_usable_cores_follow_the_cpu_affinity(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 3, 5}, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    assert usable_cores() == 3
+    monkeypatch.delattr(os, "sched_getaffinity")
+    assert usable_cores() == 16
+
+
+def stack_info(stack_file: str, references: tuple[str, ...] = ()) -> object:
+    from gpucloud.stacks.discovery import StackInfo
+
+    return StackInfo("p", Path(stack_file).stem, ".", stack_file, references=references)
+
+
+def test_the_pool_warms_with_the_cheapest_stack_and_hands_out_the_largest_first(tmp_path: Path) -> None:
+    for name, size in (("a.yaml", 2600), ("b.yaml", 5700), ("c.yaml", 2500), ("team.yaml", 6000), ("t2.yaml", 300)):
+        write(tmp_path / name, "x" * size)
+    stacks = [
+        stack_info("a.yaml"),
+        stack_info("b.yaml"),
+        stack_info("c.yaml"),
+        stack_info("team.yaml", ("p/a",)),
+        stack_info("t2.yaml", ("p/a",)),
+    ]
+    assert cost_estimate(tmp_path, stacks[3]) == (0, 6000)
+    assert cost_estimate(tmp_path, stacks[1]) == (1, 5700)
+    assert cost_estimate(tmp_path, stack_info("missing.yaml")) == (1, 0)
+    # The smaller team stack first (it warms the imports in the parent), then platform stacks largest first,
+    # then the team stacks.
+    assert warm_order(tmp_path, stacks) == [4, 1, 0, 2, 3]
+    # Equal estimates keep the stacks' order.
+    same = [stack_info("a.yaml"), stack_info("a.yaml"), stack_info("a.yaml")]
+    assert warm_order(tmp_path, same) == [0, 1, 2]
+
+
+def test_a_pool_plans_the_cheapest_stack_in_this_process(
+    capsys: pytest.CaptureFixture[str], repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from gpucloud.cli import plan_all
+
+    seen: list[tuple[str, bool]] = []
+    parent = os.getpid()
+    planned = plan_all.plan_stack
+
+    def spy(root: Path, info: object, args: argparse.Namespace) -> object:
+        seen.append((info.id, os.getpid() == parent))  # type: ignore[attr-defined]
+        return planned(root, info, args)
+
+    monkeypatch.setattr(plan_all, "plan_stack", spy)
+    code, out, _ = run_cli(capsys, "plan", "--all", "--root", str(repo), "--jobs", "2", "--format", "json")
+    assert code == 1
+    # Only the parent's own call is seen here (the workers' lists die with them): the team stack, the cheapest.
+    assert seen == [("team-t1/dev", True)]
+    assert [s["id"] for s in json.loads(out)["stacks"]] == ["plat/dev", "plat/prod", "team-t1/dev"]
+    # One job: no pool, every stack in this process, in dependency order.
+    seen.clear()
+    code, out, _ = run_cli(capsys, "plan", "--all", "--root", str(repo), "--jobs", "1", "--format", "json")
+    assert code == 1
+    assert seen == [("plat/dev", True), ("plat/prod", True), ("team-t1/dev", True)]
 
 
 def namespace(**kw: object) -> argparse.Namespace:

@@ -62,3 +62,26 @@ def test_plan_with_no_flags_passes_on_dev(capsys: pytest.CaptureFixture[str], mo
     # dev.json makes data-retain-on-delete advisory; without it that guardrail is mandatory and failed the plan.
     retain = [v for v in report["policies"]["violations"] if v["policy"] == "data-retain-on-delete"]
     assert retain and {v["enforcement"] for v in retain} == {"advisory"}
+
+
+def test_plan_all_reports_the_same_with_and_without_the_pool(everything: dict, tmp_path: Path) -> None:
+    from gpucloud.cli.plan_all import default_jobs, usable_cores
+
+    # The fixture ran with the default jobs; run the other way (one process or a pool) and compare every stack's
+    # report, byte for byte but the timings.
+    other = "2" if default_jobs(usable_cores()) == 1 else "1"
+    out = tmp_path / "other.json"
+    before = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        main(["plan", "--all", "--jobs", other, "--format", "json", "--out", str(out)])
+    finally:
+        os.chdir(before)
+
+    def strip(doc: dict) -> list:
+        return [{k: v for k, v in s.items() if k != "seconds"} for s in doc["stacks"]]
+
+    again = json.loads(out.read_text())
+    assert [s["id"] for s in again["stacks"]] == [s["id"] for s in everything["stacks"]]
+    assert strip(again) == strip(everything)
+    assert again["summary"] == everything["summary"]

@@ -10,7 +10,14 @@ import pytest
 import yaml
 from test_addons import cluster_handle, platform_data, spec_of
 
-from components.addons.kueue import Kueue, KueueConfig, kueue_values, pool_flavours, team_cluster_queue_spec
+from components.addons.kueue import (
+    Kueue,
+    KueueConfig,
+    chart_manager_config,
+    kueue_values,
+    pool_flavours,
+    team_cluster_queue_spec,
+)
 from components.nodepools import GpuNodePool, GpuNodePoolConfig
 from components.platform import build
 from gpucloud.charts import lock as charts_lock
@@ -151,6 +158,23 @@ def test_values_extend_the_charts_own_manager_config() -> None:
         kueue_values(_kueue_spec(fairSharing=False).addons)["managerConfig"]["controllerManagerConfigYaml"]
     )
     assert "fairSharing" not in off
+
+
+def test_the_charts_manager_config_is_parsed_once_and_never_changed_by_a_stack() -> None:
+    spec = _kueue_spec()
+    version = spec.addons.kueue.version
+    chart = yaml.safe_load((charts_lock.pin("kueue", version).chart_dir / "values.yaml").read_text())
+    upstream = yaml.safe_load(chart["managerConfig"]["controllerManagerConfigYaml"])
+    first = kueue_values(spec.addons)
+    # libyaml and the pure-Python parser agree on the chart's configuration.
+    assert chart_manager_config(version) == upstream
+    assert kueue_values(spec.addons) == first
+    # The memo still holds the chart's configuration: each stack extended a copy of it.
+    assert "waitForPodsReady" not in chart_manager_config(version)
+    assert "kubeflow.org/pytorchjob" not in chart_manager_config(version)["integrations"]["frameworks"]
+    before = chart_manager_config.cache_info().misses
+    kueue_values(spec.addons)
+    assert chart_manager_config.cache_info().misses == before
 
 
 def test_kueue_off_creates_nothing_and_bad_values_are_one_clear_message() -> None:
