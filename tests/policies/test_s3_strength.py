@@ -150,3 +150,249 @@ def test_tls_unknown_document_next_to_a_non_denying_one_stays_undecided() -> Non
             f"b: {UNDECIDED_MARK}b-policy.policy): string value at .policy can't be known during preview" + FIX_UNKNOWN,
         )
     ]
+
+
+# ------------------------------------------------------------------------------------------------ s3-sse-kms
+
+KMS_FIX = (
+    "is not encrypted with SSE-KMS and a customer-managed key (S3 defaults to SSE-S3). Fix: add a "
+    "BucketServerSideEncryptionConfiguration with sse_algorithm 'aws:kms', kms_master_key_id and "
+    "bucket_key_enabled True."
+)
+BUCKET_KEY_FIX = (
+    "uses SSE-KMS without the S3 bucket key, so every object write is a KMS call. Fix: set bucket_key_enabled True."
+)
+LOG_FIX = (
+    "receives S3 server access logs but has no SSE-S3 default encryption (log delivery cannot use SSE-KMS). "
+    "Fix: add a BucketServerSideEncryptionConfiguration with sse_algorithm 'AES256'."
+)
+KEY = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+
+
+def rule(algorithm: str | None = "aws:kms", key: Any = KEY, bucket_key: Any = True) -> dict[str, Any]:
+    default: dict[str, Any] = {}
+    if algorithm is not None:
+        default["sseAlgorithm"] = algorithm
+    if key is not None:
+        default["kmsMasterKeyId"] = key
+    out: dict[str, Any] = {"applyServerSideEncryptionByDefault": default}
+    if bucket_key is not None:
+        out["bucketKeyEnabled"] = bucket_key
+    return out
+
+
+def sse_bucket(name: str, *rules: dict[str, Any], type_: str = SSE, bucket_name: Any = None) -> list[Res]:
+    bucket = Res(BUCKET, name, {"bucket": bucket_name or f"{name}-bucket"})
+    return [bucket, Res(type_, f"{name}-sse", {"bucket": UNKNOWN, "rules": list(rules)}, {"bucket": [name]})]
+
+
+def sse_messages(resources: list[Res], config: dict[str, Any] | None = None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for name, message in stack_messages("s3-sse-kms", resources, config):
+        assert name not in out, f"{name} reported twice"
+        prefix = f"{name}: "
+        assert message.startswith(prefix)
+        out[name] = message[len(prefix) :]
+    return out
+
+
+def test_sse_kms_judges_each_rule_shape_with_its_exact_message() -> None:
+    resources = [
+        *sse_bucket("kms", rule()),
+        *sse_bucket("dsse", rule("aws:kms:dsse")),
+        *sse_bucket("v2-resource", rule(), type_=SSE_V2),
+        *sse_bucket("computed-key", rule(key=UNKNOWN)),
+        *sse_bucket("string-bucket-key", rule(bucket_key="true")),
+        *sse_bucket("aes", rule("AES256", key=None)),
+        *sse_bucket("no-algorithm", rule(None)),
+        *sse_bucket("aws-managed-key", rule(key=None)),
+        *sse_bucket("empty-key", rule(key="")),
+        *sse_bucket("no-bucket-key", rule(bucket_key=None)),
+        *sse_bucket("bucket-key-off", rule(bucket_key="false")),
+        # The bucket key must be on a rule that is itself SSE-KMS with a key.
+        *sse_bucket("bucket-key-on-the-wrong-rule", rule("AES256", key=None), rule(bucket_key=False)),
+        # Any good rule among several decides.
+        *sse_bucket("second-rule-good", rule("AES256", key=None), rule()),
+        *sse_bucket("second-rule-has-the-key", rule(bucket_key=False), rule()),
+        Res(BUCKET, "bare", {"bucket": "bare-bucket"}),
+    ]
+    assert sse_messages(resources) == {
+        "aes": KMS_FIX,
+        "no-algorithm": KMS_FIX,
+        "aws-managed-key": KMS_FIX,
+        "empty-key": KMS_FIX,
+        "bare": KMS_FIX,
+        "no-bucket-key": BUCKET_KEY_FIX,
+        "bucket-key-off": BUCKET_KEY_FIX,
+        "bucket-key-on-the-wrong-rule": BUCKET_KEY_FIX,
+    }
+    relaxed = sse_messages(resources, {"requireBucketKey": False})
+    assert relaxed == dict.fromkeys(("aes", "no-algorithm", "aws-managed-key", "empty-key", "bare"), KMS_FIX)
+
+
+def test_sse_kms_reads_inline_rules_on_bucket_and_bucket_v2() -> None:
+    resources = [
+        Res(BUCKET, "inline", {"serverSideEncryptionConfiguration": {"rule": rule()}}),
+        Res(BUCKET, "inline-no-key", {"serverSideEncryptionConfiguration": {"rule": rule(bucket_key=None)}}),
+        Res(
+            BUCKET_V2,
+            "inline-v2",
+            {
+                "serverSideEncryptionConfigurations": [
+                    {
+                        "rules": [
+                            {
+                                "applyServerSideEncryptionByDefaults": [
+                                    {"sseAlgorithm": "aws:kms", "kmsMasterKeyId": KEY}
+                                ],
+                                "bucketKeyEnabled": True,
+                            }
+                        ]
+                    }
+                ]
+            },
+        ),
+        # The inline rule and a separate resource together: the separate one brings the key.
+        Res(BUCKET, "inline-aes", {"serverSideEncryptionConfiguration": {"rule": rule("AES256", key=None)}}),
+        Res(SSE, "inline-aes-sse", {"bucket": UNKNOWN, "rules": [rule()]}, {"bucket": ["inline-aes"]}),
+    ]
+    assert sse_messages(resources) == {"inline-no-key": BUCKET_KEY_FIX}
+
+
+def log_setup(*, logging_type: str = LOGGING, by_urn: bool = True, target_rules: tuple[Any, ...] = ()) -> list[Res]:
+    target = sse_bucket("logs", *target_rules) if target_rules else [Res(BUCKET, "logs", {"bucket": "logs-bucket"})]
+    props: dict[str, Any] = {"bucket": UNKNOWN, "targetBucket": UNKNOWN if by_urn else "logs-bucket"}
+    deps = {"bucket": ["data"], **({"targetBucket": ["logs"]} if by_urn else {})}
+    return [*sse_bucket("data", rule()), *target, Res(logging_type, "access-logs", props, deps)]
+
+
+@pytest.mark.parametrize("logging_type", [LOGGING, LOGGING_V2])
+@pytest.mark.parametrize("by_urn", [True, False])
+def test_sse_kms_holds_a_log_target_to_sse_s3(logging_type: str, by_urn: bool) -> None:
+    aes = (rule("AES256", key=None, bucket_key=None),)
+    assert sse_messages(log_setup(logging_type=logging_type, by_urn=by_urn, target_rules=aes)) == {}
+    assert sse_messages(log_setup(logging_type=logging_type, by_urn=by_urn)) == {"logs": LOG_FIX}
+    # SSE-KMS on a log target breaks log delivery: flagged for that, never for missing the bucket key.
+    kms = (rule(bucket_key=None),)
+    assert sse_messages(log_setup(logging_type=logging_type, by_urn=by_urn, target_rules=kms)) == {"logs": LOG_FIX}
+
+
+def test_sse_kms_reads_every_logging_resource_and_links_nothing_by_an_unknown_or_empty_name() -> None:
+    aes = rule("AES256", key=None, bucket_key=None)
+    resources = [
+        *sse_bucket("data", rule()),
+        *sse_bucket("by-urn", aes),
+        *sse_bucket("by-name", aes),
+        # Nameless buckets: an empty or unknown target name must not pick one of them as a log target.
+        Res(BUCKET, "nameless", {}),
+        Res(SSE, "nameless-sse", {"bucket": UNKNOWN, "rules": [aes]}, {"bucket": ["nameless"]}),
+        Res(BUCKET, "computed-name", {"bucket": UNKNOWN}),
+        Res(SSE, "computed-name-sse", {"bucket": UNKNOWN, "rules": [aes]}, {"bucket": ["computed-name"]}),
+        Res(
+            LOGGING,
+            "first",
+            {"bucket": UNKNOWN, "targetBucket": UNKNOWN},
+            {"bucket": ["data"], "targetBucket": ["by-urn"]},
+        ),
+        Res(LOGGING, "second", {"bucket": UNKNOWN, "targetBucket": "by-name-bucket"}, {"bucket": ["data"]}),
+        Res(LOGGING, "empty", {"bucket": UNKNOWN, "targetBucket": ""}, {"bucket": ["data"]}),
+        Res(LOGGING, "unknown", {"bucket": UNKNOWN, "targetBucket": UNKNOWN}, {"bucket": ["data"]}),
+    ]
+    assert sse_messages(resources) == {"nameless": KMS_FIX, "computed-name": KMS_FIX}
+
+
+@pytest.mark.parametrize(
+    ("unknown_rule", "field"),
+    [
+        ({"applyServerSideEncryptionByDefault": UNKNOWN}, "rules.0.applyServerSideEncryptionByDefault"),
+        (rule(algorithm=UNKNOWN), "rules.0.applyServerSideEncryptionByDefault.sseAlgorithm"),
+        (rule(bucket_key=UNKNOWN), "rules.0.bucketKeyEnabled"),
+    ],
+)
+def test_sse_kms_unknown_inside_a_separate_rule_names_that_resource(unknown_rule: Any, field: str) -> None:
+    # The unknown sits on the separate configuration resource, not on the bucket: the report says so.
+    resources = [*sse_bucket("a", unknown_rule), Res(BUCKET, "b", {"bucket": "b-bucket"})]
+    assert stack_messages("s3-sse-kms", resources, {"unknowns": "block"}) == [
+        ("b", f"b: {KMS_FIX}"),
+        (
+            "a",
+            f"a: {UNDECIDED_MARK}a-sse.{field}): string value at .{field} can't be known during preview" + FIX_UNKNOWN,
+        ),
+    ]
+
+
+def test_sse_kms_unknown_inline_rule_names_the_bucket_field() -> None:
+    inline = {"serverSideEncryptionConfiguration": {"rule": rule(algorithm=UNKNOWN)}}
+    resources = [Res(BUCKET, "a", inline), Res(SSE, "a-sse", {"bucket": UNKNOWN, "rules": [rule()]}, {"bucket": ["a"]})]
+    field = "serverSideEncryptionConfiguration.rule.applyServerSideEncryptionByDefault.sseAlgorithm"
+    found: list[tuple[str, str]] = []
+    with pytest.raises(UndecidedError) as caught:
+        stack_messages("s3-sse-kms", resources, None, found)
+    assert found == []
+    assert [(u.urn.rsplit("::", 1)[-1], u.field) for u in caught.value.undecided] == [("a", field)]
+
+
+# ---------------------------------------------------------------------------------- s3-public-access-blocked
+
+ALL_ON = {"blockPublicAcls": True, "blockPublicPolicy": True, "ignorePublicAcls": True, "restrictPublicBuckets": True}
+NO_PAB = (
+    "has no aws.s3.BucketPublicAccessBlock. Fix: add one for this bucket with block_public_acls, "
+    "block_public_policy, ignore_public_acls and restrict_public_buckets True."
+)
+
+
+def pab_bucket(name: str, *blocks: dict[str, Any]) -> list[Res]:
+    out = [Res(BUCKET, name, {"bucket": f"{name}-bucket"})]
+    for i, flags in enumerate(blocks):
+        out.append(Res(PAB, f"{name}-pab{i}", {"bucket": UNKNOWN, **flags}, {"bucket": [name]}))
+    return out
+
+
+def test_public_access_block_names_every_flag_left_off() -> None:
+    resources = [
+        *pab_bucket("all-on", ALL_ON),
+        *pab_bucket("string-flags", dict.fromkeys(ALL_ON, "true")),
+        *pab_bucket("none"),
+        *pab_bucket("string-false", {**ALL_ON, "blockPublicPolicy": "false"}),
+        *pab_bucket("two-off", {**ALL_ON, "restrictPublicBuckets": False, "ignorePublicAcls": None}),
+        # Two blocks on one bucket: a flag off in either is reported, once.
+        *pab_bucket(
+            "split",
+            {**ALL_ON, "blockPublicAcls": False},
+            {**ALL_ON, "blockPublicAcls": False, "blockPublicPolicy": False},
+        ),
+        *pab_bucket("empty", {}),
+    ]
+    assert stack_messages("s3-public-access-blocked", resources) == [
+        ("none", f"none: {NO_PAB}"),
+        (
+            "string-false",
+            "string-false: its public access block leaves ['blockPublicPolicy'] off. Fix: set all four flags to True.",
+        ),
+        (
+            "two-off",
+            "two-off: its public access block leaves ['ignorePublicAcls', 'restrictPublicBuckets'] off. "
+            "Fix: set all four flags to True.",
+        ),
+        (
+            "split",
+            "split: its public access block leaves ['blockPublicAcls', 'blockPublicPolicy'] off. "
+            "Fix: set all four flags to True.",
+        ),
+        (
+            "empty",
+            "empty: its public access block leaves ['blockPublicAcls', 'blockPublicPolicy', 'ignorePublicAcls', "
+            "'restrictPublicBuckets'] off. Fix: set all four flags to True.",
+        ),
+    ]
+
+
+def test_public_access_block_unknown_flag_is_undecided_for_its_bucket_only() -> None:
+    resources = [*pab_bucket("a", {**ALL_ON, "restrictPublicBuckets": UNKNOWN}), *pab_bucket("b")]
+    found: list[tuple[str, str]] = []
+    with pytest.raises(UndecidedError) as caught:
+        stack_messages("s3-public-access-blocked", resources, None, found)
+    assert found == [("b", f"b: {NO_PAB}")]
+    assert [(u.urn.rsplit("::", 1)[-1], u.field) for u in caught.value.undecided] == [
+        ("a", "a-pab0.restrictPublicBuckets")
+    ]
