@@ -396,3 +396,13 @@ def test_public_access_block_unknown_flag_is_undecided_for_its_bucket_only() -> 
     assert [(u.urn.rsplit("::", 1)[-1], u.field) for u in caught.value.undecided] == [
         ("a", "a-pab0.restrictPublicBuckets")
     ]
+
+
+def test_sse_kms_unknown_algorithm_on_a_log_target_names_its_separate_resource() -> None:
+    field = "rules.0.applyServerSideEncryptionByDefault.sseAlgorithm"
+    resources = log_setup(target_rules=(rule(algorithm=UNKNOWN),))
+    found: list[tuple[str, str]] = []
+    with pytest.raises(UndecidedError) as caught:
+        stack_messages("s3-sse-kms", resources, None, found)
+    assert found == []
+    assert [(u.urn.rsplit("::", 1)[-1], u.field) for u in caught.value.undecided] == [("logs", f"logs-sse.{field}")]
