@@ -1,0 +1,166 @@
+"""gpucloud.guard's plumbing held to exact values: the resource options and providers a policy is handed,
+the links between plan resources, how a "cannot be decided" message is read back, what a remediation changed,
+and how awaitables and a missing cost engine are handled."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+from typing import Any
+
+import pytest
+from pulumi_policy import PolicyResource
+
+import gpucloud.guard as guard
+from gpucloud.plan.model import Plan, ResourceRecord
+
+URN = "urn:pulumi:dev::proj::aws:s3/bucket:Bucket::b"
+PROVIDER_URN = "urn:pulumi:dev::proj::pulumi:providers:aws::east"
+MARK = "cannot be decided at preview (unknown: "
+
+
+def record(name: str, type_: str = "aws:s3/bucket:Bucket", **kw: Any) -> ResourceRecord:
+    urn = f"urn:pulumi:dev::proj::{type_}::{name}"
+    base: dict[str, Any] = {"parent": None, "custom": True, "dependencies": [], "inputs": {}}
+    return ResourceRecord(urn=urn, type=type_, name=name, **(base | kw))
+
+
+def test_plan_resource_options_carry_the_record() -> None:
+    r = record("b", protect=True, retain_on_delete=True, ignore_changes=["tags"], parent="urn:parent")
+    opts = guard.PlanResourceOptions(r)
+    assert (opts.protect, opts.ignore_changes, opts.parent, opts.retain_on_delete) == (
+        True,
+        ["tags"],
+        "urn:parent",
+        True,
+    )
+    assert (opts.aliases, opts.additional_secret_outputs, opts.delete_before_replace) == ([], [], None)
+    timeouts = opts.custom_timeouts
+    assert (timeouts.create_seconds, timeouts.update_seconds, timeouts.delete_seconds) == (0, 0, 0)
+    plain = guard.PlanResourceOptions(record("c"))
+    assert (plain.protect, plain.ignore_changes, plain.parent, plain.retain_on_delete) == (False, [], None, False)
+
+
+def test_run_awaitable_runs_coroutines_on_a_fresh_loop_and_passes_values_through() -> None:
+    async def answer() -> int:
+        return 42
+
+    assert guard.run_awaitable(answer()) == 42
+    assert guard.run_awaitable(7) == 7
+    assert guard.run_awaitable(None) is None
+    # A fresh loop each time: the caller's (closed or running) loop is never reused.
+    loop = asyncio.new_event_loop()
+    loop.close()
+    asyncio.set_event_loop(loop)
+    try:
+        assert guard.run_awaitable(answer()) == 42
+    finally:
+        asyncio.set_event_loop(None)
+
+
+@pytest.mark.parametrize(
+    ("message", "mark", "expected"),
+    [
+        (f"b: {MARK}a-pab.flag): value unknown. Fix: make it known.", MARK, ("a-pab.flag", "value unknown")),
+        (f"{MARK}x): y. Fix: z", MARK, ("x", "y")),
+        # The field after the mark is read, not one that appears before it.
+        (f"(unknown: early): no. Fix: b: {MARK}late): yes. Fix: z", MARK, ("late", "yes")),
+        # The first mark wins when the text repeats it.
+        (f"{MARK}one): a. Fix: {MARK}two): b. Fix: c", MARK, ("one", "a")),
+        (f"b: {MARK}no fix here", MARK, ("", f"{MARK}no fix here")),
+        ("b: a plain violation. Fix: do it.", MARK, None),
+        (f"b: {MARK}x): y. Fix: z", None, None),
+        (f"b: {MARK}x): y. Fix: z", "", None),
+    ],
+)
+def test_undecided_field_reads_the_field_and_reason(message: str, mark: str | None, expected: Any) -> None:
+    assert guard._undecided_field(message, mark) == expected
+
+
+def test_changes_lists_only_what_a_remediation_set_and_redacts_secrets() -> None:
+    before = {"keep": 1, "change": "old", "nested": {"a": 1}}
+    after = {"keep": 1, "change": "new", "nested": {"a": 2}, "added": True}
+    assert guard._changes(before, after, set()) == {"change": "new", "nested": {"a": 2}, "added": True}
+    assert guard._changes(before, dict(before), set()) == {}
+    assert guard._changes(before, {**after, "userData": "token=hunter2"}, {"hunter2"}) == {
+        "change": "new",
+        "nested": {"a": 2},
+        "added": True,
+        "userData": "token=[secret]",
+    }
+    # Values JSON cannot hold are written as text before redaction.
+    assert guard._changes({}, {"when": frozenset({"hunter2"})}, {"hunter2"}) == {"when": "frozenset({'[secret]'})"}
+
+
+def test_providers_explicit_default_and_none() -> None:
+    explicit = record(
+        "east", "pulumi:providers:aws", inputs={"region": "us-east-1", "defaultTags": {"tags": {"T": "1"}}}
+    )
+    with_id = record("b", provider=f"{PROVIDER_URN}::0a1b-id")
+    without_id = record("c", provider=PROVIDER_URN)
+    default = record("d")
+    k8s = record("ns", "kubernetes:core/v1:Namespace")
+    plan = Plan(
+        project="proj",
+        stack="dev",
+        resources=[explicit, with_id, without_id, default, k8s],
+        config={"aws:region": "eu-west-1", "aws:defaultTags": '{"tags": {"Env": "dev"}}', "kubernetes:context": "k"},
+    )
+    provider_of = guard._providers(plan)
+    assert provider_of(explicit) is None
+    for r in (with_id, without_id):
+        p = provider_of(r)
+        assert p is not None
+        assert (p.resource_type, p.urn, p.name) == ("pulumi:providers:aws", PROVIDER_URN, "east")
+        assert p.props["region"] == "us-east-1" and p.props["defaultTags"]["tags"]["T"] == "1"
+    d = provider_of(default)
+    assert d is not None
+    assert (d.resource_type, d.urn, d.name) == (
+        "pulumi:providers:aws",
+        "urn:pulumi:dev::proj::pulumi:providers:aws::default",
+        "default",
+    )
+    assert dict(d.props) == {"region": "eu-west-1", "defaultTags": '{"tags": {"Env": "dev"}}'}
+    assert provider_of(default) is d
+    k = provider_of(k8s)
+    assert k is not None
+    assert (k.resource_type, k.urn, dict(k.props)) == (
+        "pulumi:providers:kubernetes",
+        "urn:pulumi:dev::proj::pulumi:providers:kubernetes::default",
+        {"context": "k"},
+    )
+    # A provider reference that names no resource of the plan falls back to the package default.
+    stray = record("e", provider="urn:pulumi:dev::proj::pulumi:providers:aws::gone::id")
+    assert provider_of(stray) is d
+
+
+def test_link_sets_parent_dependencies_and_property_dependencies_by_urn() -> None:
+    vpc = record("vpc", "aws:ec2/vpc:Vpc")
+    child = record(
+        "sub",
+        "aws:ec2/subnet:Subnet",
+        parent=vpc.urn,
+        dependencies=[vpc.urn, "urn:not-in-plan"],
+        property_dependencies={"vpcId": [vpc.urn, "urn:not-in-plan"], "other": []},
+    )
+    orphan = record("lone", parent="urn:not-in-plan")
+    plan = Plan(project="proj", stack="dev", resources=[vpc, child, orphan])
+    prs = [PolicyResource(r.type, {}, r.urn, r.name, None, None, None, [], {}) for r in plan.resources]  # type: ignore[arg-type]
+    guard._link(plan, prs)
+    v, s, o = prs
+    assert v.parent is None and v.dependencies == [] and v.property_dependencies == {}
+    assert s.parent is v and s.dependencies == [v]
+    assert s.property_dependencies == {"vpcId": [v], "other": []}
+    assert o.parent is None
+
+
+def test_cost_engine_presence(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert guard._cost_engine_present() is True
+
+    def broken(name: str, *a: Any) -> Any:
+        raise ValueError(name)
+
+    monkeypatch.setattr(importlib.util, "find_spec", broken)
+    assert guard._cost_engine_present() is False
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)
+    assert guard._cost_engine_present() is False
