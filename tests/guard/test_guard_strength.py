@@ -12,6 +12,7 @@ import pytest
 from pulumi_policy import PolicyResource
 
 import gpucloud.guard as guard
+from gpucloud.guard.harness import UNKNOWN
 from gpucloud.plan.model import Plan, ResourceRecord
 
 URN = "urn:pulumi:dev::proj::aws:s3/bucket:Bucket::b"
@@ -164,3 +165,179 @@ def test_cost_engine_presence(monkeypatch: pytest.MonkeyPatch) -> None:
     assert guard._cost_engine_present() is False
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)
     assert guard._cost_engine_present() is False
+
+
+# ------------------------------------------------------------------ evaluate() with a pack whose policies are known
+
+
+class _Guardrail:
+    def __init__(self, name: str, level: str, severity: str) -> None:
+        from pulumi_policy import EnforcementLevel
+
+        self.name = name
+        self.enforcement = EnforcementLevel(level)
+        self.severity = type("S", (), {"value": severity})()
+
+    def defaults(self) -> dict[str, Any]:
+        return {"limit": 1}
+
+
+class _Pack:
+    """Every path through evaluate(): reports (plain, with a secret, with the undecided mark, with a urn),
+    unknowns in resource and stack policies, remediation (and an unknown in it), a disabled policy, derived
+    objects handed through the pack's scope."""
+
+    PACK_NAME = "double"
+    UNDECIDED_MARK = MARK
+    seen: dict[str, Any] = {}
+
+    def __init__(self) -> None:
+        from pulumi_policy import ResourceValidationPolicy, StackValidationPolicy
+        from pulumi_policy.proxy import UnknownValueError
+
+        seen = self.seen = {"configs": [], "derived": [], "stack_props": []}
+        levels = {"res": "mandatory", "adv": "advisory", "fix": "remediate", "off": "disabled", "stk": "mandatory"}
+        self._guardrails = {n: _Guardrail(n, lvl, f"sev-{n}") for n, lvl in levels.items()}
+
+        def res(args: Any, report: Any) -> None:
+            seen["configs"].append(args.get_config())
+            if args.name == "u":
+                raise UnknownValueError(UNKNOWN, ["a", "b"])
+            report(f"{args.name}: leaks {args.props['token']}" if "token" in args.props else f"{args.name}: bad")
+
+        def adv(args: Any, report: Any) -> None:
+            if args.name == "b":
+                report(f"b: {MARK}b.policy): value unknown. Fix: know it.")
+
+        def fix_validate(args: Any, report: Any) -> None:
+            if args.props.get("fixed") is not True:
+                report(f"{args.name}: not fixed")
+
+        def fix(args: Any) -> Any:
+            if args.name == "u":
+                raise UnknownValueError(UNKNOWN, ["c"])
+            return {**args.props, "fixed": True} if args.name == "b" else None
+
+        async def stk(args: Any, report: Any) -> None:
+            seen["derived"].append(_Pack.objects)
+            seen["stack_props"].append(sorted(r.name for r in args.resources))
+            report("stack: whole", None)
+            report("b: one", args.resources[0].urn)
+            exc = UnknownValueError(UNKNOWN, ["p"])
+            exc.undecided = [  # type: ignore[attr-defined]
+                type("U", (), {"urn": args.resources[1].urn, "field": "f.g", "reason": "r1"})(),
+                type("U", (), {"urn": "", "field": "", "reason": "r2"})(),
+            ]
+            raise exc
+
+        self._policies = [
+            ResourceValidationPolicy("res", "d", res),
+            ResourceValidationPolicy("adv", "d", adv),
+            ResourceValidationPolicy("fix", "d", fix_validate, remediate=fix),
+            ResourceValidationPolicy("off", "d", res),
+            StackValidationPolicy("stk", "d", stk),
+        ]
+
+    objects: Any = None
+
+    def by_name(self) -> dict[str, Any]:
+        return self._guardrails
+
+    def initial_config(self) -> dict[str, Any]:
+        return {"res": {"limit": 2}}
+
+    def policies(self, cost: Any = None) -> list[Any]:
+        return self._policies
+
+    @staticmethod
+    def derived_objects(objects: Any) -> Any:
+        import contextlib
+
+        @contextlib.contextmanager
+        def scope() -> Any:
+            _Pack.objects = objects
+            try:
+                yield
+            finally:
+                _Pack.objects = None
+
+        return scope()
+
+
+@pytest.fixture
+def double_pack() -> Any:
+    from gpucloud.guard import packs
+
+    pack = _Pack()
+    packs.register(pack)
+    try:
+        yield pack
+    finally:
+        packs.unregister(pack)
+
+
+def _double_plan() -> Plan:
+    from gpucloud.plan.model import SECRET
+
+    b = record("b", inputs={"token": SECRET}, secret_inputs={"token": "hunter2"})
+    u = record("u", inputs={"size": 1})
+    plan = Plan(project="proj", stack="dev", resources=[b, u])
+    plan.derived = [type("D", (), {"owner": b.urn, "source": "chart x@1", "manifest": {"kind": "Pod"}})()]
+    return plan
+
+
+def test_evaluate_reports_every_path_exactly(double_pack: Any) -> None:
+    plan = _double_plan()
+    b, u = (r.urn for r in plan.resources)
+    stack = "urn:pulumi:dev::proj::pulumi:pulumi:Stack::proj-dev"
+    out = guard.evaluate(plan)
+    assert out.violations == [
+        {"policy": "res", "enforcement": "mandatory", "severity": "sev-res", "urn": b, "message": "b: leaks [secret]"},
+        {
+            "policy": "adv",
+            "enforcement": "advisory",
+            "severity": "sev-adv",
+            "urn": b,
+            "message": f"b: {MARK}b.policy): value unknown. Fix: know it.",
+            "undecided": {"field": "b.policy", "reason": "value unknown"},
+        },
+        # Its remediation could not run at preview, so the remediate policy's own check fires (mandatory).
+        {"policy": "fix", "enforcement": "mandatory", "severity": "sev-fix", "urn": u, "message": "u: not fixed"},
+        {"policy": "stk", "enforcement": "mandatory", "severity": "sev-stk", "urn": stack, "message": "stack: whole"},
+        {"policy": "stk", "enforcement": "mandatory", "severity": "sev-stk", "urn": b, "message": "b: one"},
+    ]
+    reason = "can't run policy '{}' from policy pack 'double' during preview: "
+    assert [(n["policy"], n["urn"], n["reason"].startswith(reason.format(n["policy"]))) for n in out.not_evaluated] == [
+        ("fix", u, False),
+        ("res", u, True),
+        ("stk", stack, True),
+    ]
+    assert out.not_evaluated[0]["reason"].startswith("can't run remediation 'fix' during preview: ")
+    assert out.undecided == [
+        {"policy": "adv", "urn": b, "field": "b.policy", "reason": "value unknown", "action": "block"}
+        | {"enforcement": "advisory"},
+        {"policy": "res", "urn": u, "field": "a.b", "reason": out.not_evaluated[1]["reason"].split(": ", 1)[1]}
+        | {"action": "warn", "enforcement": "advisory"},
+        {"policy": "stk", "urn": u, "field": "f.g", "reason": "r1", "action": "warn", "enforcement": "advisory"},
+        {"policy": "stk", "urn": stack, "field": "", "reason": "r2", "action": "warn", "enforcement": "advisory"},
+    ]
+    assert out.remediations == [{"policy": "fix", "urn": b, "properties": {"token": "hunter2", "fixed": True}}]
+    assert out.remediation_changes == [{"policy": "fix", "urn": b, "changes": {"fixed": True}}]
+    # Three enabled resource policies on two resources, one stack policy; the disabled one never runs.
+    assert out.checks == 7
+    assert double_pack.seen["configs"] == [{"limit": 2}, {"limit": 2}]
+    assert double_pack.seen["derived"] == [[(b, "chart x@1", {"kind": "Pod"})]]
+    assert double_pack.seen["stack_props"] == [["b", "u"]]
+    assert _Pack.objects is None
+    section = out.section("double")
+    assert section["mandatory_violations"] == 4 and section["pack"] == "double"
+    assert section["remediations"] is out.remediation_changes and section["undecided"] is out.undecided
+
+
+def test_evaluate_levels_come_from_the_config(double_pack: Any) -> None:
+    plan = _double_plan()
+    out = guard.evaluate(plan, {"res": "disabled", "adv": "mandatory", "stk": "disabled", "fix": "remediate"})
+    assert [(v["policy"], v["enforcement"], v["urn"].rsplit("::", 1)[-1]) for v in out.violations] == [
+        ("adv", "mandatory", "b"),
+        ("fix", "mandatory", "u"),
+    ]
