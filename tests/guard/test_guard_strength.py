@@ -195,12 +195,13 @@ class _Pack:
         from pulumi_policy import ResourceValidationPolicy, StackValidationPolicy
         from pulumi_policy.proxy import UnknownValueError
 
-        seen = self.seen = {"configs": [], "derived": [], "stack_props": []}
+        seen = self.seen = {"configs": [], "derived": [], "stack_props": [], "args": [], "costs": [], "stack": []}
         levels = {"res": "mandatory", "adv": "advisory", "fix": "remediate", "off": "disabled", "stk": "mandatory"}
         self._guardrails = {n: _Guardrail(n, lvl, f"sev-{n}") for n, lvl in levels.items()}
 
         def res(args: Any, report: Any) -> None:
             seen["configs"].append(args.get_config())
+            seen["args"].append((args.urn, args.opts.protect, args.provider.urn))
             if args.name == "u":
                 raise UnknownValueError(UNKNOWN, ["a", "b"])
             report(f"{args.name}: leaks {args.props['token']}" if "token" in args.props else f"{args.name}: bad")
@@ -216,11 +217,15 @@ class _Pack:
         def fix(args: Any) -> Any:
             if args.name == "u":
                 raise UnknownValueError(UNKNOWN, ["c"])
-            return {**args.props, "fixed": True} if args.name == "b" else None
+            return {**args.props, "fixed": True, "note": f"was {args.props['token']}"} if args.name == "b" else None
 
         async def stk(args: Any, report: Any) -> None:
             seen["derived"].append(_Pack.objects)
             seen["stack_props"].append(sorted(r.name for r in args.resources))
+            first = args.resources[0]
+            seen["stack"].append(
+                (args.get_config(), first.props["fixed"], first.opts.protect, first.provider.urn, first.dependencies)
+            )
             report("stack: whole", None)
             report("b: one", args.resources[0].urn)
             exc = UnknownValueError(UNKNOWN, ["p"])
@@ -246,7 +251,8 @@ class _Pack:
     def initial_config(self) -> dict[str, Any]:
         return {"res": {"limit": 2}}
 
-    def policies(self, cost: Any = None) -> list[Any]:
+    def policies(self, cost: Any = "not passed") -> list[Any]:
+        self.seen["costs"].append(cost)
         return self._policies
 
     @staticmethod
@@ -279,7 +285,7 @@ def double_pack() -> Any:
 def _double_plan() -> Plan:
     from gpucloud.plan.model import SECRET
 
-    b = record("b", inputs={"token": SECRET}, secret_inputs={"token": "hunter2"})
+    b = record("b", inputs={"token": SECRET}, secret_inputs={"token": "hunter2"}, protect=True)
     u = record("u", inputs={"size": 1})
     plan = Plan(project="proj", stack="dev", resources=[b, u])
     plan.derived = [type("D", (), {"owner": b.urn, "source": "chart x@1", "manifest": {"kind": "Pod"}})()]
@@ -321,8 +327,13 @@ def test_evaluate_reports_every_path_exactly(double_pack: Any) -> None:
         {"policy": "stk", "urn": u, "field": "f.g", "reason": "r1", "action": "warn", "enforcement": "advisory"},
         {"policy": "stk", "urn": stack, "field": "", "reason": "r2", "action": "warn", "enforcement": "advisory"},
     ]
-    assert out.remediations == [{"policy": "fix", "urn": b, "properties": {"token": "hunter2", "fixed": True}}]
-    assert out.remediation_changes == [{"policy": "fix", "urn": b, "changes": {"fixed": True}}]
+    fixed = {"token": "hunter2", "fixed": True, "note": "was hunter2"}
+    assert out.remediations == [{"policy": "fix", "urn": b, "properties": fixed}]
+    assert out.remediation_changes == [{"policy": "fix", "urn": b, "changes": {"fixed": True, "note": "was [secret]"}}]
+    default_aws = "urn:pulumi:dev::proj::pulumi:providers:aws::default"
+    assert double_pack.seen["args"] == [(b, True, default_aws), (u, False, default_aws)]
+    assert double_pack.seen["stack"] == [({"limit": 1}, True, True, default_aws, [])]
+    assert double_pack.seen["costs"] == ["not passed"]
     # Three enabled resource policies on two resources, one stack policy; the disabled one never runs.
     assert out.checks == 7
     assert double_pack.seen["configs"] == [{"limit": 2}, {"limit": 2}]
@@ -341,3 +352,29 @@ def test_evaluate_levels_come_from_the_config(double_pack: Any) -> None:
         ("adv", "mandatory", "b"),
         ("fix", "mandatory", "u"),
     ]
+
+
+def test_evaluate_plan_hands_the_priced_plan_to_the_pack(double_pack: Any) -> None:
+    cost = {"monthly_ceiling": 1.0, "items": []}
+    plan = _double_plan()
+    plan.derived = []
+    section = guard.evaluate_plan(plan, cost=cost)
+    assert section["pack"] == "double"
+    assert double_pack.seen["costs"] == [cost]
+    # No rendered objects: the pack's scope gets None, not an empty list.
+    assert double_pack.seen["derived"] == [None]
+
+
+def test_evaluate_a_pack_without_mark_scope_or_levels(double_pack: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An older pack: no UNDECIDED_MARK (nothing is read back as undecided), no derived_objects scope, and a
+    # policy without a level of its own gets the library's default, advisory.
+    monkeypatch.delattr(_Pack, "UNDECIDED_MARK")
+    monkeypatch.delattr(_Pack, "derived_objects")
+    double_pack._guardrails["res"].enforcement = None
+    plan = _double_plan()
+    plan.derived = []
+    out = guard.evaluate(plan)
+    assert [(v["policy"], v["enforcement"]) for v in out.violations[:2]] == [("res", "advisory"), ("adv", "advisory")]
+    assert "undecided" not in out.violations[1]
+    assert [u["action"] for u in out.undecided] == ["warn", "warn", "warn"]
+    assert double_pack.seen["derived"] == [None]
