@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from ..base import (
@@ -52,15 +53,21 @@ def _known(props: Any, key: str) -> str:
         return ""
 
 
-def _rules(resources: list[Any], b: Any) -> list[Any]:
+def _rules(resources: list[Any], b: Any) -> list[tuple[Any, Any]]:
     """Default-encryption rules of a bucket: inline on aws.s3.Bucket (``serverSideEncryptionConfiguration.rule``;
-    BucketV2's ``serverSideEncryptionConfigurations[].rules[]``) and from the separate resources."""
+    BucketV2's ``serverSideEncryptionConfigurations[].rules[]``) and from the separate resources, each with the
+    separate resource it comes from (None inline), so an unknown read inside a rule later names that resource."""
     # Inline forms (Bucket's single rule, BucketV2's lists) normalised to the separate resource's rule shape.
-    rules: list[Any] = list(s3_inline.sse_rules(b))
+    rules: list[tuple[Any, Any]] = [(None, r) for r in s3_inline.sse_rules(b)]
     for c in attached(resources, b, SSE, SSE_V2):
         with via(c):
-            rules.extend(maps(get(c.props, "rules")))
+            rules.extend((c, r) for r in maps(get(c.props, "rules")))
     return rules
+
+
+def _read(source: Any, rule: Any, *path: str) -> Any:
+    with via(source) if source is not None else contextlib.nullcontext():
+        return get(rule, *path)
 
 
 def validate(args: Any, report: StackReport, cfg: Config) -> None:
@@ -70,9 +77,9 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
             _check(_rules(args.resources, b), b, b.urn in log_targets, report, cfg)
 
 
-def _check(rules: list[Any], b: Any, log_target: bool, report: StackReport, cfg: Config) -> None:
+def _check(rules: list[tuple[Any, Any]], b: Any, log_target: bool, report: StackReport, cfg: Config) -> None:
     if log_target:
-        algorithms = {text(get(r, "applyServerSideEncryptionByDefault", "sseAlgorithm")) for r in rules}
+        algorithms = {text(_read(s, r, "applyServerSideEncryptionByDefault", "sseAlgorithm")) for s, r in rules}
         if "AES256" not in algorithms:
             report(
                 b.urn,
@@ -81,10 +88,10 @@ def _check(rules: list[Any], b: Any, log_target: bool, report: StackReport, cfg:
             )
         return
     good = [
-        r
-        for r in rules
-        if text(get(r, "applyServerSideEncryptionByDefault", "sseAlgorithm")) in ("aws:kms", "aws:kms:dsse")
-        and present(get(r, "applyServerSideEncryptionByDefault"), "kmsMasterKeyId")
+        (s, r)
+        for s, r in rules
+        if text(_read(s, r, "applyServerSideEncryptionByDefault", "sseAlgorithm")) in ("aws:kms", "aws:kms:dsse")
+        and present(_read(s, r, "applyServerSideEncryptionByDefault"), "kmsMasterKeyId")
     ]
     if not good:
         report(
@@ -93,7 +100,7 @@ def _check(rules: list[Any], b: Any, log_target: bool, report: StackReport, cfg:
             "Fix: add a BucketServerSideEncryptionConfiguration with sse_algorithm 'aws:kms', "
             "kms_master_key_id and bucket_key_enabled True.",
         )
-    elif cfg["requireBucketKey"] and not any(truthy(get(r, "bucketKeyEnabled")) for r in good):
+    elif cfg["requireBucketKey"] and not any(truthy(_read(s, r, "bucketKeyEnabled")) for s, r in good):
         report(
             b.urn,
             "uses SSE-KMS without the S3 bucket key, so every object write is a KMS call. "
