@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from gpucloud.catalog import get_catalog
 from gpucloud.prices.book import Figure, PriceBook, RegionalRates, load_snapshot
 
 
-def book(overlays: dict) -> PriceBook:  # type: ignore[type-arg]
+def book(overlays: dict[str, Any]) -> PriceBook:
     return PriceBook(load_snapshot(), get_catalog(), overlays)
 
 
@@ -48,7 +49,7 @@ def test_cache_only_region_derives_commitments_from_the_family_discount() -> Non
     src = "aws-price-list-api+family-discount"
     assert r.reserved_1y == Figure(round(1.2 * (1 - fam.reserved_1y), 6), src, "2026-11-01", True)
     assert r.reserved_3y == Figure(round(1.2 * (1 - fam.reserved_3y), 6), src, "2026-11-01", True)
-    assert r.reserved_1y.usd == 0.756  # type: ignore[union-attr]  # 1.2 x (1 - 0.37), g5's 1y discount
+    assert r.reserved_1y.usd == 0.756  # 1.2 x (1 - 0.37), g5's 1y discount
     assert r.spot_stats is None and "reserved_1y" not in r.reasons
 
 
