@@ -95,6 +95,22 @@ def mpi_operator_manifest(version: str) -> Path:
     return pinned.artifact_dir / "mpi-operator.yaml"
 
 
+def grafana_panel(
+    pid: int, title: str, expr: str, unit: str, x: int, y: int, legend: str, kind: str = "timeseries"
+) -> dict[str, Any]:
+    """One half-width Grafana panel on the dashboard's Prometheus datasource variable, legend as a table."""
+    return {
+        "id": pid,
+        "type": kind,
+        "title": title,
+        "datasource": {"type": "prometheus", "uid": "${datasource}"},
+        "gridPos": {"h": 8, "w": 12, "x": x, "y": y},
+        "fieldConfig": {"defaults": {"unit": unit}, "overrides": []},
+        "options": {"legend": {"displayMode": "table", "placement": "right"}},
+        "targets": [{"refId": "A", "expr": expr, "legendFormat": legend}],
+    }
+
+
 def grafana_dashboard_configmap(
     resource_name: str,
     name: str,

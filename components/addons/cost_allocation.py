@@ -17,7 +17,7 @@ from typing import Any
 import pulumi_kubernetes as k8s
 
 from components.addons.base import AddonsBase
-from components.addons.common import KPS_RELEASE, grafana_dashboard_configmap
+from components.addons.common import KPS_RELEASE, grafana_dashboard_configmap, grafana_panel
 from gpucloud import catalog
 
 # OpenCost's CSV columns, in its struct's order (csvutil header of `price`); EndTimestamp and Version are unused.
@@ -110,16 +110,7 @@ def team_cost_dashboard() -> dict[str, Any]:
     )
 
     def panel(pid: int, title: str, expr: str, unit: str, x: int, y: int, kind: str) -> dict[str, Any]:
-        return {
-            "id": pid,
-            "type": kind,
-            "title": title,
-            "datasource": {"type": "prometheus", "uid": "${datasource}"},
-            "gridPos": {"h": 8, "w": 12, "x": x, "y": y},
-            "fieldConfig": {"defaults": {"unit": unit}, "overrides": []},
-            "options": {"legend": {"displayMode": "table", "placement": "right"}},
-            "targets": [{"refId": "A", "expr": expr, "legendFormat": "{{namespace}}"}],
-        }
+        return grafana_panel(pid, title, expr, unit, x, y, "{{namespace}}", kind)
 
     return {
         "uid": "gpucloud-team-cost",

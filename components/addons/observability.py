@@ -23,6 +23,7 @@ from components.addons.common import (
     KPS_RELEASE,
     POD_IDENTITY_TRUST,
     grafana_dashboard_configmap,
+    grafana_panel,
 )
 from components.addons.devices import gpu_node_affinity
 from components.addons.storage import EbsStorageMixin
@@ -85,18 +86,7 @@ def gpu_alert_rules(addons: AddonsSpec) -> list[dict[str, Any]]:
 def gpu_dashboard() -> dict[str, Any]:
     """Grafana dashboard for the DCGM exporter: utilisation, memory, temperature, power, XID errors."""
 
-    def panel(pid: int, title: str, expr: str, unit: str, x: int, y: int, legend: str, kind: str = "timeseries"):
-        return {
-            "id": pid,
-            "type": kind,
-            "title": title,
-            "datasource": {"type": "prometheus", "uid": "${datasource}"},
-            "gridPos": {"h": 8, "w": 12, "x": x, "y": y},
-            "fieldConfig": {"defaults": {"unit": unit}, "overrides": []},
-            "options": {"legend": {"displayMode": "table", "placement": "right"}},
-            "targets": [{"refId": "A", "expr": expr, "legendFormat": legend}],
-        }
-
+    panel = grafana_panel
     sel = '{Hostname=~"$node", gpu=~"$gpu"}'
     per_gpu = "{{Hostname}} / GPU {{gpu}}"
     return {

@@ -15,7 +15,13 @@ from rich.table import Table
 from rich.tree import Tree
 
 from gpucloud.plan.model import UNKNOWN, UNKNOWN_OUTPUT
-from gpucloud.report.visual import mermaid_cost, mermaid_platform, platform_model, shorten_names
+from gpucloud.report.visual import (
+    mermaid_cost,
+    mermaid_platform,
+    outermost_component,
+    platform_model,
+    shorten_names,
+)
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 
@@ -267,18 +273,8 @@ def cost_by_component(report: Mapping[str, Any]) -> list[tuple[str, str, float, 
     by_urn = {r["urn"]: r for r in report.get("resources") or []}
     groups: dict[str, list[Any]] = {}
 
-    def owner(urn: str) -> Mapping[str, Any] | None:
-        node = by_urn.get(urn)
-        top = None
-        while node is not None:
-            if not node.get("custom") and node.get("type") != STACK_TYPE:
-                top = node
-            parent = node.get("parent")
-            node = by_urn.get(parent) if parent else None
-        return top
-
     for item in report["cost"].get("items") or []:
-        top = owner(str(item.get("urn")))
+        top = outermost_component(by_urn, str(item.get("urn")))
         key = top["urn"] if top is not None else str(item.get("urn"))
         label = (top["name"], top["type"]) if top is not None else (str(item.get("name")), str(item.get("type")))
         entry = groups.setdefault(key, [label[0], label[1], 0.0, 0.0])

@@ -67,7 +67,7 @@ def _gpus_per_node(instance_types: list[str]) -> int:
     return min(counts) if counts else 0
 
 
-def _owner(by_urn: Mapping[str, Mapping[str, Any]], urn: str) -> Mapping[str, Any] | None:
+def outermost_component(by_urn: Mapping[str, Mapping[str, Any]], urn: str) -> Mapping[str, Any] | None:
     """The outermost component (not the stack) above a resource, or None for a resource at the top."""
     node = by_urn.get(urn)
     top = None
@@ -88,7 +88,7 @@ def platform_model(report: Mapping[str, Any]) -> PlatformModel:
     pools = []
     for p in (report.get("conformance") or {}).get("pools") or []:
         urn = str(p.get("urn") or "")
-        top = _owner(by_urn, urn)
+        top = outermost_component(by_urn, urn)
         mine = items.get(urn) or []
         # A pool's items are its nodes (priced by market) and their volumes (storage): the mix counts nodes.
         mix: dict[str, float] = {}
