@@ -6,17 +6,35 @@ Inputs (nothing is fetched here):
   * ``US_LIST`` below: the list prices transcribed from the AWS pricing pages (aws.amazon.com/vpc/pricing,
     /ebs/pricing, /fsx/lustre/pricing, /ec2/pricing/on-demand, /cloudwatch/pricing) on 2025-06-01. The pages list
     one figure for US East (N. Virginia), US East (Ohio) and US West (Oregon); CloudWatch Logs was read for
-    N. Virginia only.
+    N. Virginia only. These win in those three regions.
   * ``--ebs-pricing FILE``: docs/ebs_pricing.json of cloudkeep-io/ebs-pricing, a daily dump of the AWS Price List API
     (service AmazonEC2, product families Storage, System Operation and Provisioned Throughput) for every region; pass
     the file's last_updated date with ``--ebs-date``. It gives EBS storage, gp3 IOPS/throughput and io1/io2 IOPS
-    where US_LIST has none (every region outside the three above).
+    where US_LIST has none (every region outside the three above). Without ``--ebs-pricing`` the EBS figures of the
+    existing service_rates.json (source ``cloudkeep-ebs``) are carried over unchanged (merge), so the other inputs
+    can be updated without that file.
+  * ``--aws-page-data DIR``: the lib/data directory of lamngockhuong/aws-price (MIT; commit 508fb45, 2025-11-05),
+    which commits verbatim copies of the JSON files the AWS pricing pages load
+    (https://b0.p.awsstatic.com/pricing/2.0/meteredUnitMaps/<service>/USD/current/<service>.json) and AWS's
+    locations.json (display name -> region code). Each file's ``manifest.hawkFilePublicationDate`` is its source's
+    date. Read from it, per region:
+      - pricing/natgateway.json: "Hourly charge for NAT Gateways" and "Charge for per GB data processed by
+        NatGateways";
+      - pricing/vpc.json: "Hourly charge for VPC Endpoints per Hrs" (interface endpoint, per AZ);
+      - pricing/cloudwatch.json: "Logs Collected Data Ingestion" (CloudWatch Logs standard ingestion);
+      - pricing/fsx.json: FSx for Lustre PERSISTENT_2 SSD 125/250/500/1000 and PERSISTENT_1 HDD 12/40. This file
+        keys its rates by opaque region-independent codes (RegionlessRateCode); ``FSX_LUSTRE_CODES`` names the ones
+        identified, and the build stops if their US figures stop matching US_LIST. SCRATCH_1/2, PERSISTENT_1 SSD and
+        backups could not be identified there and stay out;
+      - pricing/ec2-transformed.json: Linux On-Demand per instance type, the repository's own flattening of the
+        page's ec2.json (it keeps no manifest: pass its commit date with ``--ec2-date``).
+    The three US regions keep US_LIST's figures; where the page data disagrees with them, the build prints it.
 
 A region or item without a figure from one of these stays out of the file; the cost engine lists it as unpriced
 (`gpucloud prices refresh --region R` fills it from the Price List API).
 
 Run: python scripts/build_service_rates.py --ebs-pricing /path/to/ebs-pricing/docs/ebs_pricing.json \
-        --ebs-date 2022-02-10
+        --ebs-date 2022-02-10 --aws-page-data /path/to/aws-price/lib/data --ec2-date 2025-11-03
 """
 
 from __future__ import annotations
@@ -109,10 +127,166 @@ def _ebs(path: Path) -> dict[str, dict[str, float]]:
     return out
 
 
-def build(ebs_path: Path, ebs_date: str) -> dict[str, Any]:
+# AWS pricing-page data (--aws-page-data): file -> {rate key in the file -> gpucloud item}.
+PAGE_ITEMS: dict[str, dict[str, str]] = {
+    "natgateway": {
+        "Hourly charge for NAT Gateways": "nat_gateway_hour",
+        "Charge for per GB data processed by NatGateways": "nat_gateway_gb",
+    },
+    "vpc": {"Hourly charge for VPC Endpoints per Hrs": "interface_endpoint_az_hour"},
+    "cloudwatch": {"Logs Collected Data Ingestion": "cloudwatch_logs_ingest_gb"},
+}
+# fsx.json keys FSx rates by a RegionlessRateCode (the same code names the same product in every region). These six
+# were identified from the file itself: the file labels a group of four codes "SSD new" whose US figures are exactly
+# US_LIST's four PERSISTENT_2 tiers (0.145, 0.21, 0.34, 0.60; price rises with throughput), and a group "HDD New"
+# whose two codes without SSD cache are exactly US_LIST's PERSISTENT_1 HDD 12 and 40 tiers (0.025, 0.083; the other
+# two are those plus 20% SSD cache). The Tokyo PERSISTENT_2 figures also reproduce the hourly table of a 2022
+# ap-northeast-1 write-up ("FSx for Lustre Persistent 2 のスペック別利用料金", 2022-09-03: 1.2 TiB at 125/250/500/1000
+# MB/s/TiB = $0.31/0.46/0.77/1.39 an hour = 0.188/0.282/0.471/0.848 x 1200 / 730). build() checks the US figures.
+FSX_LUSTRE_CODES: dict[str, str] = {
+    "zgFPJ0cUYXdd2jLTiOuDcSYRtdFhYRqCjCbYd49h1Y8": "fsx_lustre:PERSISTENT_2:125:SSD",
+    "yMXUnsAV3uitn3E4G7Z25YOoTEwD6fTeQCq0JdEjw-0": "fsx_lustre:PERSISTENT_2:250:SSD",
+    "JCLdXKhp6UDel_cRam0smdbULMkLKcxzWLKN2kvL6Rs": "fsx_lustre:PERSISTENT_2:500:SSD",
+    "SJkcZfTtuEZ8xiIULvUsQp_CzFRvoWE-3TKzTnlPRVo": "fsx_lustre:PERSISTENT_2:1000:SSD",
+    "CFxfkVZ1WU8WUAHn6yAN9F-Euou_f7oxz0hmHgu8saE": "fsx_lustre:PERSISTENT_1:12:HDD",
+    "JZnWfFyH93RNLMmAmnNLcm6W3sazQFoPJN_90Ld8TdE": "fsx_lustre:PERSISTENT_1:40:HDD",
+}
+# The CPU types gpucloud prices (gpucloud.cost.rates.CPU_TYPES), as US_LIST names them.
+CPU_ITEMS = tuple(k for k in US_LIST if k.startswith("cpu:"))
+PAGE_SOURCE = "aws-page-data-{}"
+PAGE_REPO = "lamngockhuong/aws-price lib/data (MIT, commit 508fb45)"
+
+
+def _region_codes(data_dir: Path) -> dict[str, str]:
+    """Page display name ("EU (Ireland)") -> region code, for AWS Regions only (no Local or Wavelength Zones)."""
+    locations = json.loads((data_dir / "locations.json").read_text(encoding="utf-8"))
+    return {
+        name: entry["code"]
+        for name, entry in locations.items()
+        if entry.get("type") == "AWS Region" and _REGION.match(entry.get("code", ""))
+    }
+
+
+def _usd(text: str) -> float | None:
+    usd = round(float(text), 10)
+    return usd if usd > 0 else None
+
+
+def _page_file(data_dir: Path, name: str, keys: dict[str, str]) -> tuple[dict[str, dict[str, float]], str]:
+    """{region: {item: usd}} from one meteredUnitMaps file, and its publication date."""
+    doc = json.loads((data_dir / "pricing" / f"{name}.json").read_text(encoding="utf-8"))
+    codes = _region_codes(data_dir)
+    out: dict[str, dict[str, float]] = {}
+    for display, rates in doc["regions"].items():
+        region = codes.get(display)
+        if region is None:
+            continue
+        for key, rate in rates.items():
+            item = keys.get(key)
+            usd = _usd(rate["price"]) if item else None
+            if item and usd is not None:
+                out.setdefault(region, {})[item] = usd
+    return out, str(doc["manifest"]["hawkFilePublicationDate"])[:10]
+
+
+def _page_ec2(data_dir: Path) -> dict[str, dict[str, float]]:
+    """{region: {cpu item: usd}} from the repository's flattening of ec2.json: one Linux On-Demand row per type and
+    region, the region either a code or the display name lower-cased with spaces as dashes."""
+    codes = _region_codes(data_dir)
+    by_slug = {re.sub(r"\s+", "-", name.lower()): code for name, code in codes.items()}
+    out: dict[str, dict[str, float]] = {}
+    for row in json.loads((data_dir / "pricing" / "ec2-transformed.json").read_text(encoding="utf-8")):
+        region = row["region"] if row["region"] in codes.values() else by_slug.get(row["region"])
+        item = f"cpu:{row['attributes']['instanceType']}"
+        usd = _usd(row["pricePerUnit"])
+        if region is None or item not in CPU_ITEMS or usd is None or row["attributes"]["operatingSystem"] != "Linux":
+            continue
+        if out.get(region, {}).get(item, usd) != usd:
+            raise SystemExit(f"ec2-transformed.json: two prices for {item} in {region}")
+        out.setdefault(region, {})[item] = usd
+    return out
+
+
+def page_data(data_dir: Path, ec2_date: str) -> tuple[dict[str, dict[str, dict[str, Any]]], dict[str, Any]]:
+    """Per region, {item: {usd, source}} from the AWS pricing-page data, and the sources it names."""
+    regions: dict[str, dict[str, dict[str, Any]]] = {}
+    sources: dict[str, Any] = {}
+    files = {**PAGE_ITEMS, "fsx": FSX_LUSTRE_CODES}
+    for name, keys in files.items():
+        found, published = _page_file(data_dir, name, keys)
+        source = PAGE_SOURCE.format(name)
+        sources[source] = {
+            "as_of": published,
+            "note": f"AWS pricing-page data b0.p.awsstatic.com/pricing/2.0/meteredUnitMaps/"
+            f"{'ec2' if name == 'natgateway' else name}/USD/current/{name}.json (published {published}) as "
+            f"committed in {PAGE_REPO}.",
+        }
+        for region, items in found.items():
+            regions.setdefault(region, {}).update({k: {"usd": v, "source": source} for k, v in items.items()})
+    sources[PAGE_SOURCE.format("ec2")] = {
+        "as_of": ec2_date,
+        "note": "AWS pricing-page data b0.p.awsstatic.com/pricing/2.0/meteredUnitMaps/ec2/USD/current/ec2.json "
+        f"(Linux On-Demand) as flattened into pricing/ec2-transformed.json in {PAGE_REPO}; dated by that file's "
+        "commit.",
+    }
+    for region, items in _page_ec2(data_dir).items():
+        table = regions.setdefault(region, {})
+        table.update({k: {"usd": v, "source": PAGE_SOURCE.format("ec2")} for k, v in items.items()})
+    return regions, sources
+
+
+def us_differences(page: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+    """Where the page data's US figures differ from US_LIST (reported, never applied)."""
+    out = []
+    for region in US_REGIONS:
+        listed = {**US_LIST, **(US_EAST_1_ONLY if region == "us-east-1" else {})}
+        for item, entry in sorted(page.get(region, {}).items()):
+            if item in listed and entry["usd"] != listed[item]:
+                out.append(f"{region} {item}: US_LIST {listed[item]}, page data {entry['usd']}")
+    return out
+
+
+def _check_fsx_codes(page: dict[str, dict[str, dict[str, Any]]]) -> None:
+    """The FSx codes were identified by their US figures: stop if the data no longer bears that out."""
+    for region in US_REGIONS:
+        for item in FSX_LUSTRE_CODES.values():
+            got = page.get(region, {}).get(item, {}).get("usd")
+            if got != US_LIST[item]:
+                raise SystemExit(f"fsx.json: {item} in {region} is {got}, US_LIST {US_LIST[item]}: re-identify")
+
+
+def _existing_ebs() -> tuple[dict[str, dict[str, float]], str]:
+    """The EBS figures (source cloudkeep-ebs) and date of the current service_rates.json, for a merge."""
+    doc = json.loads(OUT.read_text(encoding="utf-8"))
+    ebs = {
+        region: {k: e["usd"] for k, e in table.items() if e["source"] == "cloudkeep-ebs"}
+        for region, table in doc["regions"].items()
+    }
+    return {r: t for r, t in ebs.items() if t}, str(doc["sources"]["cloudkeep-ebs"]["as_of"])
+
+
+def build(
+    ebs_path: Path | None,
+    ebs_date: str | None,
+    page_dir: Path | None = None,
+    ec2_date: str | None = None,
+) -> dict[str, Any]:
+    if ebs_path is None:
+        ebs, ebs_date = _existing_ebs()
+    else:
+        ebs = _ebs(ebs_path)
     regions: dict[str, dict[str, Any]] = {}
-    for region, items in _ebs(ebs_path).items():
+    for region, items in ebs.items():
         regions[region] = {k: {"usd": v, "source": "cloudkeep-ebs"} for k, v in items.items()}
+    page_sources: dict[str, Any] = {}
+    if page_dir is not None:
+        if ec2_date is None:
+            raise SystemExit("--aws-page-data needs --ec2-date (the commit date of pricing/ec2-transformed.json)")
+        page, page_sources = page_data(page_dir, ec2_date)
+        _check_fsx_codes(page)
+        for region, entries in page.items():
+            regions.setdefault(region, {}).update(entries)
+    # The three US regions: US_LIST wins over both dumps.
     for region in US_REGIONS:
         table = regions.setdefault(region, {})
         table.update({k: {"usd": v, "source": "aws-pricing-pages"} for k, v in US_LIST.items()})
@@ -132,6 +306,7 @@ def build(ebs_path: Path, ebs_date: str) -> dict[str, Any]:
                 "published daily by cloudkeep-io/ebs-pricing docs/ebs_pricing.json; gp3 throughput converted from "
                 "GiBps-month to MBps-month (/1024).",
             },
+            **dict(sorted(page_sources.items())),
         },
         "regions": {r: dict(sorted(e.items())) for r, e in sorted(regions.items())},
     }
@@ -151,10 +326,18 @@ def render(doc: dict[str, Any]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--ebs-pricing", type=Path, required=True)
-    parser.add_argument("--ebs-date", required=True)
+    parser.add_argument("--ebs-pricing", type=Path, help="cloudkeep-io/ebs-pricing docs/ebs_pricing.json")
+    parser.add_argument("--ebs-date", help="that file's last_updated date (with --ebs-pricing)")
+    parser.add_argument("--aws-page-data", type=Path, help="lamngockhuong/aws-price lib/data directory")
+    parser.add_argument("--ec2-date", help="commit date of its pricing/ec2-transformed.json (with --aws-page-data)")
     args = parser.parse_args()
-    doc = build(args.ebs_pricing, args.ebs_date)
+    if (args.ebs_pricing is None) != (args.ebs_date is None):
+        parser.error("--ebs-pricing and --ebs-date go together (omit both to keep the file's EBS figures)")
+    doc = build(args.ebs_pricing, args.ebs_date, args.aws_page_data, args.ec2_date)
+    if args.aws_page_data is not None:
+        page, _ = page_data(args.aws_page_data, args.ec2_date)
+        for line in us_differences(page):
+            print(f"differs (US_LIST kept): {line}")
     OUT.write_text(render(doc), encoding="utf-8")
     print(f"wrote {OUT}: {sum(len(v) for v in doc['regions'].values())} rates in {len(doc['regions'])} regions")
 

@@ -209,16 +209,24 @@ def test_service_rates_outside_their_regions_are_listed_not_borrowed() -> None:
            "name": "nat", "custom": True, "inputs": {}}  # fmt: skip
     eks = {"urn": "urn:x::aws:eks/cluster:Cluster::c", "type": "aws:eks/cluster:Cluster", "name": "c",
            "custom": True, "inputs": {"version": "1.35"}}  # fmt: skip
+    scratch = {"urn": "urn:x::aws:fsx/lustreFileSystem:LustreFileSystem::fs",
+               "type": "aws:fsx/lustreFileSystem:LustreFileSystem", "name": "fs", "custom": True,
+               "inputs": {"storageCapacity": 1200.0, "deploymentType": "SCRATCH_2"}}  # fmt: skip
     sys_ng = node_group("sys", "m7i.xlarge")
-    cost = price_resources([nat, eks, sys_ng], PricingOptions(region="eu-west-1", as_of=date(2026, 12, 1)))
-    assert [(i["name"], i["monthly"]) for i in cost["items"]] == [("c", 73.0)]
-    reasons = [u["reason"] for u in cost["unpriced"]]
-    assert reasons[0] == (
-        "no eu-west-1 list price for a NAT gateway in gpucloud's service rates (it holds us-east-1, us-east-2, "
-        "us-west-2); not priced at another region's rate: run `gpucloud prices refresh --region eu-west-1` to "
-        "fetch it from the AWS Price List"
-    )
-    assert reasons[2].startswith("no eu-west-1 list price for m7i.xlarge On-Demand in gpucloud's service rates")
+    cost = price_resources([nat, eks, scratch, sys_ng], PricingOptions(region="eu-west-1", as_of=date(2026, 12, 1)))
+    # eu-west-1's own rates (AWS pricing-page data): NAT 0.048 $/h x 730 = 35.04; m7i.xlarge 0.2247 $/h x 730 =
+    # 164.031. FSx for Lustre SCRATCH_2 has no eu-west-1 figure: listed with the reason, not priced at us-east-1's.
+    assert [(i["name"], i["unit_price"], i["monthly"]) for i in cost["items"]] == [
+        ("nat", 0.048, 35.04),
+        ("c", 0.1, 73.0),
+        ("sys", 0.2247, 164.03),
+    ]
+    reasons = [u["reason"] for u in cost["unpriced"] if not u["reason"].startswith("usage-billed")]
+    assert reasons == [
+        "no eu-west-1 list price for FSx for Lustre SCRATCH_2 SSD in gpucloud's service rates (it holds us-east-1, "
+        "us-east-2, us-west-2); not priced at another region's rate: run `gpucloud prices refresh --region "
+        "eu-west-1` to fetch it from the AWS Price List"
+    ]
     us = price_resources([sys_ng], PricingOptions(region="us-west-2"))
     assert us["items"][0]["unit_price"] == 0.2016
 
@@ -256,10 +264,13 @@ def test_dev_stack_copied_to_eu_west_1_is_priced_at_eu_west_1_rates(
     # dev-l4 lists g6.12xlarge and g6.24xlarge first; g6 is not sold in eu-west-1, so g5.12xlarge is priced.
     assert {i["instance_type"] for i in gpu_items} >= {"g5.12xlarge"}
     assert any("overrides g6.12xlarge, g6.24xlarge have no usable price in eu-west-1" in w for w in cost["warnings"])
-    # Region-varying service rates (NAT, EBS, FSx, CPU types) are listed, never priced at us-east-1 rates.
+    # Region-varying service rates (NAT, EBS, FSx, CPU types) are eu-west-1's or listed, never us-east-1's.
     assert all(i["region"] == "eu-west-1" for i in cost["items"])
     assert not any(i["unit_price"] == 0.045 and i["unit"] == "hour" for i in cost["items"])
-    assert any("no eu-west-1 list price for a NAT gateway" in u["reason"] for u in cost["unpriced"])
+    nat = next(i for i in cost["items"] if i["name"] == "gpucloud-dev-net-nat-eu-west-1a")
+    assert (nat["unit_price"], nat["monthly"]) == (0.048, 35.04)
+    assert not any("list price for a NAT gateway" in u["reason"] for u in cost["unpriced"])
+    assert any("no eu-west-1 list price for FSx for Lustre SCRATCH_2 SSD" in u["reason"] for u in cost["unpriced"])
 
 
 def test_get_price_book_is_cached() -> None:

@@ -52,10 +52,15 @@ def doc(usagetype: str, unit: str, usd: str, family: str = "", **attributes: str
 
 def test_every_shipped_figure_names_a_dated_source() -> None:
     shipped = json.loads(rates.SERVICE_RATES_FILE.read_text())
-    assert set(shipped["sources"]) == {"aws-pricing-pages", "cloudkeep-ebs"}
+    # Each AWS pricing-page data file is dated by its own manifest (hawkFilePublicationDate); ec2 by its commit.
     assert {k: v["as_of"] for k, v in shipped["sources"].items()} == {
         "aws-pricing-pages": "2025-06-01",
         "cloudkeep-ebs": "2022-02-10",
+        "aws-page-data-cloudwatch": "2025-09-23",
+        "aws-page-data-ec2": "2025-11-03",
+        "aws-page-data-fsx": "2025-10-16",
+        "aws-page-data-natgateway": "2025-10-28",
+        "aws-page-data-vpc": "2025-11-04",
     }
     for table in shipped["regions"].values():
         for item, entry in table.items():
@@ -78,12 +83,13 @@ def test_eu_and_ap_regions_hold_ebs_from_the_price_list_and_nothing_invented() -
         0.142,
         0.074,
     )
-    # No sourced NAT, endpoint, FSx or CPU figure outside the three US regions: absent, not borrowed.
-    absent = (rates.NAT_GATEWAY_HOUR, rates.INTERFACE_ENDPOINT_AZ_HOUR, "fsx_lustre:SCRATCH_2:-:SSD", "cpu:m7i.large")
+    # FSx scratch, PERSISTENT_1 SSD tiers and FSx backups have no sourced figure outside the three US regions (the
+    # page data's codes for them could not be identified): absent, not borrowed.
+    absent = ("fsx_lustre:SCRATCH_2:-:SSD", "fsx_lustre:SCRATCH_1:-:SSD", "fsx_lustre:PERSISTENT_1:50:SSD",
+              "fsx_lustre:PERSISTENT_1:200:SSD", rates.FSX_BACKUP_GB_MONTH)  # fmt: skip
     for item in absent:
         assert rates.shipped_regions(item) == ["us-east-1", "us-east-2", "us-west-2"]
         assert item not in eu and item not in tokyo
-    assert rates.shipped_regions(rates.CLOUDWATCH_LOGS_INGEST_GB) == ["us-east-1"]
     assert rates.region_rates("xx-nowhere-1") == {}
 
 
@@ -103,10 +109,10 @@ def test_item_keys_units_and_names() -> None:
     assert rates.describe("fsx_lustre:PERSISTENT_2:250:SSD") == "FSx for Lustre PERSISTENT_2 250 SSD"
     assert rates.describe("cpu:m5.large") == "EC2 m5.large On-Demand"
     assert rates.describe("nat_gateway_hour") == "NAT gateway"
-    assert rates.missing_reason("eu-north-1", "cpu:m7i.large", "m7i.large On-Demand") == (
-        "no eu-north-1 list price for m7i.large On-Demand in gpucloud's service rates (it holds us-east-1, "
-        "us-east-2, us-west-2); not priced at another region's rate: run `gpucloud prices refresh --region "
-        "eu-north-1` to fetch it from the AWS Price List"
+    assert rates.missing_reason("eu-north-1", "fsx_lustre:SCRATCH_2:-:SSD", "FSx for Lustre SCRATCH_2 SSD") == (
+        "no eu-north-1 list price for FSx for Lustre SCRATCH_2 SSD in gpucloud's service rates (it holds "
+        "us-east-1, us-east-2, us-west-2); not priced at another region's rate: run `gpucloud prices refresh "
+        "--region eu-north-1` to fetch it from the AWS Price List"
     )
     assert "(no region holds it)" in rates.missing_reason("eu-west-1", "ebs:io9", "EBS io9")
 
@@ -120,7 +126,10 @@ def test_table_lists_the_regions_own_rates() -> None:
         "source": rates.region_rates("eu-central-1")["ebs:gp3"].source,
         "as_of": "2022-02-10",
     }
-    assert "NAT gateway" not in rows and rows["KMS customer managed key"]["usd"] == 1.0
+    # eu-central-1's own NAT rate (0.052 $/h on the pricing-page data, 2025-10-28), not us-east-1's 0.045.
+    assert (rows["NAT gateway"]["usd"], rows["NAT gateway"]["as_of"]) == (0.052, "2025-10-28")
+    assert str(rows["NAT gateway"]["source"]).startswith("aws-page-data-natgateway: AWS pricing-page data")
+    assert rows["KMS customer managed key"]["usd"] == 1.0
     assert len(rows) == 4 + len(rates.region_rates("eu-central-1"))
     us = rates.table()
     assert [(r["item"], r["usd"], r["unit"]) for r in us][:7] == [
@@ -180,8 +189,12 @@ def test_refreshed_rates_overlay_the_shipped_table(tmp_path: Path) -> None:
     eu = rates.region_rates("eu-west-1", cache)
     assert eu["nat_gateway_hour"] == rates.Rate(0.048, "hour", "aws-price-list-api", "2026-08-02")
     assert eu["ebs:gp3"].usd == 0.0881 and eu["ebs:sc1"].usd == 0.0168
-    # Keys this gpucloud cannot price (a newer one's refresh) are skipped, and the ones after them still read.
-    assert not {"s3:standard", "alb_hour", "cpu:m5.large", "cpu:t3.large"} & set(eu)
+    # Keys this gpucloud cannot price (a newer one's refresh) are skipped, and the ones after them still read; a
+    # cache entry without a price or a date leaves the shipped figure (eu-west-1 page data: m5.large 0.107 $/h,
+    # t3.large 0.0912 $/h) in place.
+    assert not {"s3:standard", "alb_hour"} & set(eu)
+    assert (eu["cpu:m5.large"].usd, eu["cpu:t3.large"].usd) == (0.107, 0.0912)
+    assert eu["cpu:t3.large"].source.startswith("aws-page-data-ec2")
     # A later refresh of instance prices keeps the service rates.
     write_cache("eu-west-1", {"g5.xlarge": {"spot_usd": 0.4, "price_date": "2026-08-03"}}, "t2", cache)
     assert region_service_rates("eu-west-1", cache)["nat_gateway_hour"]["usd"] == 0.048
@@ -305,17 +318,25 @@ def _by_name(cost: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 # (region, gp3 $/GiB-month, gp3 throughput $/MBps-month, and the monthly figures they give: 100 GiB of system
-# root volumes, 200 GiB and 125 MB/s above baseline on the L40S spot group).
+# root volumes, 200 GiB and 125 MB/s above baseline on the L40S spot group; then the region's NAT gateway $/h and
+# m7i.large On-Demand $/h from the AWS pricing-page data, with one NAT gateway and two system nodes a month:
+# eu-west-1 0.048 x 730 = 35.04 and 2 x 0.11235 x 730 = 164.031; ap-northeast-1 0.062 x 730 = 45.26 and
+# 2 x 0.1302 x 730 = 190.092).
 @pytest.mark.parametrize(
-    ("region", "gp3", "tput", "monthly"),
-    [("eu-west-1", 0.088, 0.044, (8.8, 17.6, 5.5)), ("ap-northeast-1", 0.096, 0.048, (9.6, 19.2, 6.0))],
+    ("region", "gp3", "tput", "monthly", "nat", "m7i"),
+    [
+        ("eu-west-1", 0.088, 0.044, (8.8, 17.6, 5.5), (0.048, 35.04), (0.11235, 164.03)),
+        ("ap-northeast-1", 0.096, 0.048, (9.6, 19.2, 6.0), (0.062, 45.26), (0.1302, 190.09)),
+    ],
 )
-def test_dev_stack_elsewhere_prices_ebs_at_that_regions_rates(
+def test_dev_stack_elsewhere_prices_ebs_nat_and_nodes_at_that_regions_rates(
     dev_plans: dict[str, Any],
     region: str,
     gp3: float,
     tput: float,
     monthly: tuple[float, float, float],
+    nat: tuple[float, float],
+    m7i: tuple[float, float],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", "off")
@@ -332,13 +353,30 @@ def test_dev_stack_elsewhere_prices_ebs_at_that_regions_rates(
     assert items["gpucloud-dev-infer-l40s-spot root volumes (gp3)"]["monthly"] == monthly[1]
     spot = items["gpucloud-dev-infer-l40s-spot root volumes gp3 throughput above 125 MB/s"]
     assert (spot["unit_price"], spot["quantity"], spot["monthly"]) == (tput, 125, monthly[2])
-    # NAT, FSx for Lustre and the m7i.large system nodes have no sourced figure there: listed with the reason.
+    # The NAT gateway and the m7i.large system nodes are priced at the region's own rates, no longer unpriced.
+    gateway = items[f"gpucloud-dev-net-nat-{region}a"]
+    assert (gateway["region"], gateway["unit_price"], gateway["monthly"], gateway["rate_as_of"]) == (
+        region,
+        *nat,
+        "2025-10-28",
+    )
+    assert gateway["rate_source"].startswith("aws-page-data-natgateway: AWS pricing-page data")
+    nodes = items["gpucloud-dev-eks-system"]
+    assert (nodes["instance_type"], nodes["unit_price"], nodes["quantity"], nodes["monthly"]) == ("m7i.large", m7i[0],
+                                                                                                 2, m7i[1])  # fmt: skip
+    assert nodes["rate_as_of"] == "2025-11-03"
     reasons = {u["urn"].rsplit("::", 1)[-1]: u["reason"] for u in cost["unpriced"] if "usage-billed" not in u["reason"]}
-    tail = "(it holds us-east-1, us-east-2, us-west-2); not priced at another region's rate"
-    assert reasons[f"gpucloud-dev-net-nat-{region}a"].startswith(f"no {region} list price for a NAT gateway")
-    assert reasons["gpucloud-dev-storage-fsx-fs"].startswith(f"no {region} list price for FSx for Lustre SCRATCH_2 SSD")
-    assert reasons["gpucloud-dev-eks-system"].startswith(f"no {region} list price for m7i.large On-Demand")
-    assert all(tail in reasons[k] for k in (f"gpucloud-dev-net-nat-{region}a", "gpucloud-dev-eks-system"))
+    assert f"gpucloud-dev-net-nat-{region}a" not in reasons and "gpucloud-dev-eks-system" not in reasons
+    # NAT data processing is usage: listed with the region's own $/GB.
+    assert f"usage-billed: NAT data processing (${nat[0]}/GB in {region}) depends on traffic" in [
+        u["reason"] for u in cost["unpriced"]
+    ]
+    # FSx for Lustre SCRATCH_2 has no sourced figure outside the three US regions: listed with the reason.
+    assert reasons["gpucloud-dev-storage-fsx-fs"] == (
+        f"no {region} list price for FSx for Lustre SCRATCH_2 SSD in gpucloud's service rates (it holds us-east-1, "
+        f"us-east-2, us-west-2); not priced at another region's rate: run `gpucloud prices refresh --region {region}` "
+        "to fetch it from the AWS Price List"
+    )
     assert not any(i["unit"] == "hour" and i["unit_price"] in (0.045, 0.1008) for i in cost["items"])
 
 
@@ -393,10 +431,11 @@ def test_interface_endpoint_and_io2_priced_per_region() -> None:
         (0.125, 100, 12.5),
         (0.065, 1000, 65.0),
     ]
+    # eu-central-1: 0.012 $/AZ-hour (pricing-page data, 2025-11-04) x 2 subnets x 730 = 17.52.
     eu = price_resources([endpoint, vol], PricingOptions(region="eu-central-1", as_of=date(2026, 8, 1)))
-    assert [(i["unit_price"], i["monthly"]) for i in eu["items"]] == [(0.149, 14.9), (0.078, 78.0)]
-    assert eu["unpriced"][0]["reason"].startswith("no eu-central-1 list price for an interface endpoint")
-    assert eu["unpriced"][0]["unit"] == "hour"
+    assert [(i["unit_price"], i["monthly"]) for i in eu["items"]] == [(0.012, 17.52), (0.149, 14.9), (0.078, 78.0)]
+    reasons = [u["reason"] for u in eu["unpriced"]]
+    assert reasons == ["usage-billed: interface endpoint data processing is billed per GB"]
 
 
 def test_cli_refresh_reads_service_rates_by_default(
