@@ -22,10 +22,10 @@ Inputs (nothing is fetched here):
         NatGateways";
       - pricing/vpc.json: "Hourly charge for VPC Endpoints per Hrs" (interface endpoint, per AZ);
       - pricing/cloudwatch.json: "Logs Collected Data Ingestion" (CloudWatch Logs standard ingestion);
-      - pricing/fsx.json: FSx for Lustre PERSISTENT_2 SSD 125/250/500/1000 and PERSISTENT_1 HDD 12/40. This file
-        keys its rates by opaque region-independent codes (RegionlessRateCode); ``FSX_LUSTRE_CODES`` names the ones
-        identified, and the build stops if their US figures stop matching US_LIST. SCRATCH_1/2, PERSISTENT_1 SSD and
-        backups could not be identified there and stay out;
+      - pricing/fsx.json: FSx for Lustre PERSISTENT_2 SSD 125/250/500/1000, PERSISTENT_1 SSD 50/100/200 and
+        PERSISTENT_1 HDD 12/40. This file keys its rates by opaque region-independent codes (RegionlessRateCode);
+        ``FSX_LUSTRE_CODES`` names the ones identified, and the build stops if their US figures stop matching
+        US_LIST. SCRATCH_1/2 and backups could not be identified there and stay out;
       - pricing/ec2-transformed.json: Linux On-Demand per instance type, the repository's own flattening of the
         page's ec2.json (it keeps no manifest: pass its commit date with ``--ec2-date``).
     The three US regions keep US_LIST's figures; where the page data disagrees with them, the build prints it.
@@ -71,8 +71,10 @@ US_LIST: dict[str, float] = {
     "fsx_backup_gb_month": 0.05,
     "fsx_lustre:SCRATCH_1:-:SSD": 0.14,
     "fsx_lustre:SCRATCH_2:-:SSD": 0.14,
-    "fsx_lustre:PERSISTENT_1:50:SSD": 0.145,
-    "fsx_lustre:PERSISTENT_1:100:SSD": 0.21,
+    # PERSISTENT_1 SSD 50/100 read 0.145/0.21 until 2026-12-01: those are PERSISTENT_2's 125/250 figures copied into
+    # the wrong rows. The page data's three-tier "SSD old" group (see FSX_LUSTRE_CODES) lists 0.14/0.19/0.29 for it.
+    "fsx_lustre:PERSISTENT_1:50:SSD": 0.14,
+    "fsx_lustre:PERSISTENT_1:100:SSD": 0.19,
     "fsx_lustre:PERSISTENT_1:200:SSD": 0.29,
     "fsx_lustre:PERSISTENT_1:12:HDD": 0.025,
     "fsx_lustre:PERSISTENT_1:40:HDD": 0.083,
@@ -150,6 +152,11 @@ FSX_LUSTRE_CODES: dict[str, str] = {
     "SJkcZfTtuEZ8xiIULvUsQp_CzFRvoWE-3TKzTnlPRVo": "fsx_lustre:PERSISTENT_2:1000:SSD",
     "CFxfkVZ1WU8WUAHn6yAN9F-Euou_f7oxz0hmHgu8saE": "fsx_lustre:PERSISTENT_1:12:HDD",
     "JZnWfFyH93RNLMmAmnNLcm6W3sazQFoPJN_90Ld8TdE": "fsx_lustre:PERSISTENT_1:40:HDD",
+    # The group labelled "SSD old": three SSD tiers, the older deployment type. Only PERSISTENT_1 SSD has three
+    # throughput tiers (50/100/200 MB/s/TiB, FSx Lustre user guide), and its 200 tier is US_LIST's transcribed 0.29.
+    "xsOx6wDnGW5nuMTknw12rrHuFN6HEak26it34WIfSIw": "fsx_lustre:PERSISTENT_1:50:SSD",
+    "xCIN2wziEu7lzO5aqPEEXBmoLO9xvLz29dpzjUvZSPo": "fsx_lustre:PERSISTENT_1:100:SSD",
+    "tRaJtnmZyjmqgVlKNpbW3sqyU5Dj9aaDrx8Xua1dg7U": "fsx_lustre:PERSISTENT_1:200:SSD",
 }
 # The CPU types gpucloud prices (gpucloud.cost.rates.CPU_TYPES), as US_LIST names them.
 CPU_ITEMS = tuple(k for k in US_LIST if k.startswith("cpu:"))

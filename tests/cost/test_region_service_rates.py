@@ -57,6 +57,11 @@ PINNED = [
     ("eu-west-1", "cpu:t3.medium", 0.0456, "ec2", "2025-11-03"),
     ("eu-west-1", "fsx_lustre:PERSISTENT_2:125:SSD", 0.16, "fsx", "2025-10-16"),
     ("eu-west-1", "fsx_lustre:PERSISTENT_2:250:SSD", 0.231, "fsx", "2025-10-16"),
+    # PERSISTENT_1 SSD: the page data's three-tier "SSD old" group (us-east-1 0.14/0.19/0.29).
+    ("eu-west-1", "fsx_lustre:PERSISTENT_1:50:SSD", 0.154, "fsx", "2025-10-16"),
+    ("eu-west-1", "fsx_lustre:PERSISTENT_1:100:SSD", 0.209, "fsx", "2025-10-16"),
+    ("eu-west-1", "fsx_lustre:PERSISTENT_1:200:SSD", 0.319, "fsx", "2025-10-16"),
+    ("ap-northeast-1", "fsx_lustre:PERSISTENT_1:100:SSD", 0.234, "fsx", "2025-10-16"),
     ("eu-central-1", "nat_gateway_hour", 0.052, "natgateway", "2025-10-28"),
     ("eu-central-1", "interface_endpoint_az_hour", 0.012, "vpc", "2025-11-04"),
     ("eu-central-1", "cloudwatch_logs_ingest_gb", 0.63, "cloudwatch", "2025-09-23"),
@@ -102,6 +107,7 @@ def test_region_figure_is_the_pricing_page_datas(region: str, item: str, usd: fl
 def test_the_five_regions_hold_every_sourced_item_and_only_those() -> None:
     fsx = [rates.fsx_lustre_key("PERSISTENT_2", t, "SSD") for t in (125, 250, 500, 1000)]
     fsx += [rates.fsx_lustre_key("PERSISTENT_1", t, "HDD") for t in (12, 40)]
+    fsx += [rates.fsx_lustre_key("PERSISTENT_1", t, "SSD") for t in (50, 100, 200)]
     sourced = {rates.NAT_GATEWAY_HOUR, rates.NAT_GATEWAY_PER_GB, rates.INTERFACE_ENDPOINT_AZ_HOUR,
                rates.CLOUDWATCH_LOGS_INGEST_GB, *(rates.cpu_key(t) for t in rates.CPU_TYPES), *fsx}  # fmt: skip
     for region in FIVE:

@@ -83,10 +83,9 @@ def test_eu_and_ap_regions_hold_ebs_from_the_price_list_and_nothing_invented() -
         0.142,
         0.074,
     )
-    # FSx scratch, PERSISTENT_1 SSD tiers and FSx backups have no sourced figure outside the three US regions (the
-    # page data's codes for them could not be identified): absent, not borrowed.
-    absent = ("fsx_lustre:SCRATCH_2:-:SSD", "fsx_lustre:SCRATCH_1:-:SSD", "fsx_lustre:PERSISTENT_1:50:SSD",
-              "fsx_lustre:PERSISTENT_1:200:SSD", rates.FSX_BACKUP_GB_MONTH)  # fmt: skip
+    # FSx scratch and FSx backups have no sourced figure outside the three US regions (the page data's codes for
+    # them could not be identified): absent, not borrowed.
+    absent = ("fsx_lustre:SCRATCH_2:-:SSD", "fsx_lustre:SCRATCH_1:-:SSD", rates.FSX_BACKUP_GB_MONTH)
     for item in absent:
         assert rates.shipped_regions(item) == ["us-east-1", "us-east-2", "us-west-2"]
         assert item not in eu and item not in tokyo
