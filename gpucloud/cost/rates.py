@@ -175,10 +175,16 @@ def region_rates(region: str, cache_file: Path | None = None) -> dict[str, Rate]
     return out
 
 
+MISSING_REASON_REGIONS: Final = 4
+
+
 def missing_reason(region: str, item: str, what: str) -> str:
     """Why `item` has no price in `region`, and how to get one."""
     held = shipped_regions(item)
-    where = f"it holds {', '.join(held)}" if held else "no region holds it"
+    # Items held in 30-odd regions would make the reason a paragraph: name a few and count the rest.
+    shown = ", ".join(held[:MISSING_REASON_REGIONS])
+    more = len(held) - MISSING_REASON_REGIONS
+    where = f"it holds {shown}{f' and {more} more' if more > 0 else ''}" if held else "no region holds it"
     return (
         f"no {region} list price for {what} in gpucloud's service rates ({where}); not priced at another region's "
         f"rate: run `gpucloud prices refresh --region {region}` to fetch it from the AWS Price List"

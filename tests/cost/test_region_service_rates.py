@@ -134,8 +134,11 @@ def test_regions_without_ebs_data_get_page_figures_only() -> None:
     # Newer regions than the 2022 EBS dump: NAT and the rest from the page data, EBS still unpriced there.
     spain = rates.region_rates("eu-south-2")
     assert spain[rates.NAT_GATEWAY_HOUR].usd > 0 and rates.ebs_key("gp3") not in spain
+    # 24 regions hold EBS gp3: the reason names the first four and counts the other 20.
+    assert len(rates.shipped_regions("ebs:gp3")) == 24
     assert rates.missing_reason("eu-south-2", "ebs:gp3", "EBS gp3").startswith(
-        "no eu-south-2 list price for EBS gp3 in gpucloud's service rates (it holds af-south-1, "
+        "no eu-south-2 list price for EBS gp3 in gpucloud's service rates (it holds af-south-1, ap-east-1, "
+        "ap-northeast-1, ap-northeast-2 and 20 more); not priced at another region's rate"
     )
 
 
@@ -256,3 +259,17 @@ def test_build_without_the_ebs_dump_keeps_the_shipped_ebs_figures() -> None:
     for region, table in shipped["regions"].items():
         ebs = {k: e for k, e in table.items() if e["source"] == "cloudkeep-ebs"}
         assert {k: e for k, e in doc["regions"].get(region, {}).items() if e["source"] == "cloudkeep-ebs"} == ebs
+
+
+@pytest.mark.parametrize(
+    ("held", "where"),
+    [
+        (["r-1", "r-2", "r-3", "r-4"], "it holds r-1, r-2, r-3, r-4)"),
+        (["r-1", "r-2", "r-3", "r-4", "r-5"], "it holds r-1, r-2, r-3, r-4 and 1 more)"),
+    ],
+)
+def test_missing_reason_names_four_regions_then_counts(
+    monkeypatch: pytest.MonkeyPatch, held: list[str], where: str
+) -> None:
+    monkeypatch.setattr(rates, "shipped_regions", lambda item: held)
+    assert f"gpucloud's service rates ({where}; not priced" in rates.missing_reason("x-1", "ebs:gp3", "EBS gp3")
