@@ -1,4 +1,4 @@
-"""Per-team GPU cost after deploy: OpenCost priced from the catalog's dated prices, and a Grafana dashboard of
+"""Per-team GPU cost after deploy: OpenCost priced from the plan's dated per-region prices, and a Grafana dashboard of
 GPU-hours and dollars per team namespace.
 
 OpenCost allocates each node's hourly price to the pods on it by their requests. It gets the price from a CSV
@@ -19,6 +19,8 @@ import pulumi_kubernetes as k8s
 from components.addons.base import AddonsBase
 from components.addons.common import KPS_RELEASE, grafana_dashboard_configmap, grafana_panel
 from gpucloud import catalog
+from gpucloud.cost import rates
+from gpucloud.prices import book as price_book
 
 # OpenCost's CSV columns, in its struct's order (csvutil header of `price`); EndTimestamp and Version are unused.
 CSV_HEADER = (
@@ -40,12 +42,17 @@ TEAM_LABEL = "gpucloud.io/team"
 
 
 def _on_demand_hourly(instance_type: str, region: str) -> float | None:
-    """The catalog's dated on-demand $/h of a type in a region; None where the catalog has no such price."""
-    spec = catalog.get_catalog().find(instance_type)
-    if spec is None or spec.on_demand_usd is None:
-        return None
-    # The shipped catalog prices one region; another region's rate is never borrowed.
-    return spec.on_demand_usd if region == catalog.get_catalog().price_region else None
+    """The on-demand $/h the plan's cost section uses for a type in a region; None where it has no such price.
+
+    GPU and accelerator types come from the dated price book (snapshot plus local refresh cache), the CPU types of
+    system node groups from the per-region service rates: the two sources the cost engine reads. Another region's
+    rate is never borrowed.
+    """
+    if instance_type in catalog.get_catalog():
+        figure = price_book.region_rates(instance_type, region).on_demand
+        return figure.usd if figure is not None else None
+    listed = rates.region_rates(region).get(rates.cpu_key(instance_type))
+    return listed.usd if listed is not None else None
 
 
 def pricing_rows(
@@ -65,8 +72,8 @@ def pricing_rows(
         if hourly is None:
             unpriced.append(itype)
             continue
-        spec = catalog.get_catalog().get(itype)
-        gpus = spec.accelerator_count if spec.accelerator_kind == "gpu" else 0
+        spec = catalog.get_catalog().find(itype)
+        gpus = spec.accelerator_count if spec is not None and spec.accelerator_kind == "gpu" else 0
         gpu_part = hourly * gpu_share if gpus else 0.0
         base = {"EndTimestamp": "", "Region": region, "InstanceType": itype, "Version": ""}
         rows.append(
@@ -150,7 +157,7 @@ def team_cost_dashboard() -> dict[str, Any]:
 
 
 class CostAllocationMixin(AddonsBase):
-    """OpenCost with catalog prices, reading the in-cluster Prometheus, and the per-team cost dashboard."""
+    """OpenCost with the plan's prices, reading the in-cluster Prometheus, and the per-team cost dashboard."""
 
     def _cost_allocation(self) -> None:
         spec = self._config.addons.cost_allocation

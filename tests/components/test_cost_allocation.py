@@ -42,9 +42,17 @@ def test_pricing_rows_split_a_gpu_node_into_node_and_per_gpu_rows() -> None:
     assert len(rows) == 4
 
 
-def test_pricing_never_borrows_another_regions_rate_and_skips_unknown_types() -> None:
-    rows, unpriced = pricing_rows(["p5.48xlarge", "m7i.large"], "eu-west-1", 1.0)
-    assert (rows, unpriced) == ([], ["m7i.large", "p5.48xlarge"])
+def test_pricing_uses_the_regions_own_rates_and_never_borrows_another_regions() -> None:
+    rows, unpriced = pricing_rows(["p5.48xlarge", "m7i.large", "g5.12xlarge", "g6.xlarge", "x9.huge"], "eu-west-1", 1.0)
+    # The plan's eu-west-1 figures: g5.12xlarge $6.33167/h in the price book (us-east-1: $5.672), 4 GPUs at
+    # 1.5829175 each; m7i.large $0.11235/h in the service rates (us-east-1: $0.1008). p5.48xlarge and g6.xlarge are
+    # not sold in eu-west-1 per the snapshot's sources, x9.huge is no type at all: no row, never the US rate.
+    assert [(r["InstanceID"], r["AssetClass"], r["Region"], r["MarketPriceHourly"]) for r in rows] == [
+        ("g5.12xlarge", "node", "eu-west-1", "0.000000"),
+        ("g5.12xlarge", "gpu", "", "1.582917"),
+        ("m7i.large", "node", "eu-west-1", "0.112350"),
+    ]
+    assert unpriced == ["g6.xlarge", "p5.48xlarge", "x9.huge"]
 
 
 def test_pricing_csv_has_opencosts_header_and_parses_back() -> None:
