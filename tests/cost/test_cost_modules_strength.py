@@ -7,9 +7,12 @@ from datetime import date
 from types import SimpleNamespace
 from typing import Any
 
+import boto3
 import pytest
+from botocore.stub import Stubber
 
 from gpucloud.cost import CONFIG_KEY, PricingOptions, options_for, plan_resources, price_plan
+from gpucloud.cost.actual import actual_spend, compare, stack_filter
 from gpucloud.cost.diff import base_cost, cost_diff
 from gpucloud.cost.options import Commitment, PricingConfigError
 from gpucloud.plan.engine import PlanInputError
@@ -158,9 +161,9 @@ def test_cost_diff_defaults_missing_figures_to_zero() -> None:
             }
         ],
     }
-    # A removed item with figures only in its second line: 4.0 + 0.0 monthly, 0.0 + 6.0 ceiling.
-    removed = cost_diff({"monthly_ceiling": 1.0}, {"items": [{"urn": "legacy", "monthly": 4.0},
-                                                               {"urn": "legacy", "monthly_ceiling": 6.0}]})  # fmt: skip
+    # A removed item whose second line has no monthly figure: 4.0 + 0.0 monthly, 2.5 + 6.0 = 8.5 ceiling.
+    legacy = [{"urn": "legacy", "monthly": 4.0, "monthly_ceiling": 2.5}, {"urn": "legacy", "monthly_ceiling": 6.0}]
+    removed = cost_diff({"monthly_ceiling": 1.0}, {"items": legacy})
     assert removed["monthly_ceiling_delta"] == 1.0
     assert removed["items"] == [
         {
@@ -171,7 +174,7 @@ def test_cost_diff_defaults_missing_figures_to_zero() -> None:
             "base_monthly": 4.0,
             "monthly": 0.0,
             "monthly_delta": -4.0,
-            "monthly_ceiling_delta": -6.0,
+            "monthly_ceiling_delta": -8.5,
         }
     ]
 
@@ -404,3 +407,137 @@ def test_from_config_wants_a_whole_count_of_at_least_one(count: Any) -> None:
 def test_from_config_accepts_the_edges_of_discount_and_count() -> None:
     got = PricingOptions.from_config({"commitments": [{"match": "p5", "discount": 0.01, "count": 1}]})
     assert got.commitments == (Commitment(match="p5", discount=0.01, count=1),)
+
+
+# ---- gpucloud.cost.actual: Cost Explorer filter, paging and proration -----------------------------------------
+
+
+def _tag(key: str, value: str) -> dict[str, Any]:
+    return {"Tags": {"Key": key, "Values": [value], "MatchOptions": ["EQUALS"]}}
+
+
+def test_stack_filter_wraps_only_several_conditions() -> None:
+    # One tag is the Expression itself (Cost Explorer rejects an And of one).
+    assert stack_filter({"Project": "gpucloud"}) == _tag("Project", "gpucloud")
+    assert stack_filter({"GpuTeam": "vision"}, {}) == _tag("GpuTeam", "vision")
+    assert stack_filter({"GpuTeam": "vision"}, {"aws:eks:namespace": "vision"}) == {
+        "Or": [_tag("GpuTeam", "vision"), _tag("aws:eks:namespace", "vision")]
+    }
+    # Several pod tags: all of them, in key order.
+    pods = {"aws:eks:namespace": "vision", "aws:eks:cluster-name": "gpucloud-dev"}
+    assert stack_filter({"GpuTeam": "vision", "Env": "dev"}, pods) == {
+        "Or": [
+            {"And": [_tag("Env", "dev"), _tag("GpuTeam", "vision")]},
+            {"And": [_tag("aws:eks:cluster-name", "gpucloud-dev"), _tag("aws:eks:namespace", "vision")]},
+        ]
+    }
+    with pytest.raises(ValueError) as raised:
+        stack_filter({}, pods)
+    assert str(raised.value) == "no cost-allocation tags to filter on; give --tag KEY=VALUE"
+
+
+def _ce_client() -> Any:
+    return boto3.client("ce", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y")
+
+
+def _request(start: str, end: str, expression: dict[str, Any]) -> dict[str, Any]:
+    """The GetCostAndUsage request the Cost Explorer API reference describes for per-service unblended cost."""
+    return {
+        "TimePeriod": {"Start": start, "End": end},
+        "Granularity": "MONTHLY",
+        "Metrics": ["UnblendedCost"],
+        "Filter": expression,
+        "GroupBy": [{"Type": "DIMENSION", "Key": "SERVICE"}],
+    }
+
+
+def _group(service: str, amount: str, unit: str | None = "USD") -> dict[str, Any]:
+    metric = {"Amount": amount} if unit is None else {"Amount": amount, "Unit": unit}
+    return {"Keys": [service], "Metrics": {"UnblendedCost": metric}}
+
+
+EC2 = "Amazon Elastic Compute Cloud - Compute"
+
+
+def test_actual_spend_sums_before_rounding_and_lists_services_largest_first() -> None:
+    client = _ce_client()
+    expression = stack_filter({"Project": "gpucloud"})
+    request = _request("2026-10-01", "2026-12-01", expression)
+    with Stubber(client) as stub:
+        page_one = {
+            "ResultsByTime": [
+                {"Groups": [_group(EC2, "1000.004")], "Estimated": False},
+                {"Groups": [], "Estimated": False},
+            ],
+            "NextPageToken": "p2",
+        }
+        stub.add_response("get_cost_and_usage", page_one, request)
+        # The EKS group comes before FSx, though FSx cost more.
+        page_two = {
+            "ResultsByTime": [
+                {"Groups": [_group(EC2, "250.5"), _group("Amazon EKS", "36.0049"), _group("Amazon FSx", "99.254")]}
+            ]
+        }
+        stub.add_response("get_cost_and_usage", page_two, {**request, "NextPageToken": "p2"})
+        got = actual_spend(client, date(2026, 10, 1), date(2026, 12, 1), expression)
+    # EC2 1000.004 + 250.5 = 1250.504; total 1250.504 + 36.0049 + 99.254 = 1385.7629 -> 1385.76 (the rounded
+    # services would sum to 1385.75). No bucket says Estimated: true, so the figures are final.
+    assert got == {
+        "currency": "USD",
+        "total": 1385.76,
+        "by_service": {EC2: 1250.5, "Amazon FSx": 99.25, "Amazon EKS": 36.0},
+        "estimated": False,
+    }
+    assert list(got["by_service"]) == [EC2, "Amazon FSx", "Amazon EKS"]
+
+
+def test_actual_spend_keeps_the_last_unit_and_flags_any_estimated_bucket() -> None:
+    client = _ce_client()
+    expression = stack_filter({"Env": "dev"})
+    with Stubber(client) as stub:
+        buckets = [
+            {"Groups": [_group(EC2, "10", unit="EUR")], "Estimated": True},
+            {"Groups": [_group(EC2, "5", unit=None)], "Estimated": False},
+        ]
+        request = _request("2026-11-01", "2026-11-03", expression)
+        stub.add_response("get_cost_and_usage", {"ResultsByTime": buckets}, request)
+        got = actual_spend(client, date(2026, 11, 1), date(2026, 11, 3), expression)
+    # A metric without a unit keeps the one before it; one estimated bucket makes the whole figure estimated.
+    assert got == {"currency": "EUR", "total": 15.0, "by_service": {EC2: 15.0}, "estimated": True}
+
+
+def test_actual_spend_of_nothing_is_zero_dollars_and_a_bad_period_is_refused() -> None:
+    client = _ce_client()
+    expression = stack_filter({"Env": "dev"})
+    with Stubber(client) as stub:
+        stub.add_response("get_cost_and_usage", {}, _request("2026-11-01", "2026-11-02", expression))
+        got = actual_spend(client, date(2026, 11, 1), date(2026, 11, 2), expression)
+    assert got == {"currency": "USD", "total": 0.0, "by_service": {}, "estimated": False}
+    with pytest.raises(ValueError) as raised:
+        actual_spend(client, date(2026, 11, 3), date(2026, 11, 2), expression)
+    assert str(raised.value) == "the period must end after it starts: 2026-11-03 .. 2026-11-02"
+
+
+def test_compare_over_one_day_pins_every_field() -> None:
+    actual = {"currency": "USD", "total": 49.32, "by_service": {EC2: 49.32}, "estimated": True}
+    # 1 day = 24 h of a 730 h month: planned 1000 * 24 / 730 = 32.8767 -> 32.88; ceiling 1500 * 24 / 730 =
+    # 49.3151 -> 49.32; delta 49.32 - 32.88 = 16.44 = 50.0 % of the plan. Spending exactly the ceiling is not over.
+    got = compare(1000.0, 1500.0, actual, date(2026, 11, 1), date(2026, 11, 2))
+    assert got == {
+        "period": {"start": "2026-11-01", "end": "2026-11-02", "hours": 24},
+        "planned": 32.88,
+        "planned_ceiling": 49.32,
+        "actual": 49.32,
+        "delta": 16.44,
+        "delta_percent": 50.0,
+        "over_ceiling": False,
+        "currency": "USD",
+        "estimated": True,
+        "by_service": {EC2: 49.32},
+    }
+    assert compare(1000.0, 1500.0, {**actual, "total": 49.33}, date(2026, 11, 1), date(2026, 11, 2))["over_ceiling"]
+    # 15 days = 360 h: planned 1460 * 360 / 730 = 720; delta 10 = 1.3889 % -> 1.4 (one decimal).
+    assert (
+        compare(1460.0, 2920.0, {**actual, "total": 730.0}, date(2026, 11, 1), date(2026, 11, 16))["delta_percent"]
+        == 1.4
+    )
