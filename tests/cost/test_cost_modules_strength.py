@@ -3,7 +3,7 @@ inputs, so that each field, default and rounding is pinned by a value worked out
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from types import SimpleNamespace
 from typing import Any
 
@@ -359,6 +359,10 @@ def test_from_config_rejects_a_non_object_and_unknown_top_level_keys() -> None:
     assert _problems({"rootVolumes": "no", "asOf": "soon"}) == [
         "gpucloud:pricing.asOf: 'soon' is not an ISO date (YYYY-MM-DD)",
         "gpucloud:pricing.rootVolumes: must be true or false",
+    ]
+    # YAML reads an unquoted timestamp as a datetime: reported, not left to fail comparing with dates later.
+    assert _problems({"asOf": datetime(2026, 11, 15, 10, 0)}) == [
+        "gpucloud:pricing.asOf: datetime.datetime(2026, 11, 15, 10, 0) is not an ISO date (YYYY-MM-DD)"
     ]
 
 
