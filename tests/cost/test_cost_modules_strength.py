@@ -540,6 +540,8 @@ def test_compare_over_one_day_pins_every_field() -> None:
         "by_service": {EC2: 49.32},
     }
     assert compare(1000.0, 1500.0, {**actual, "total": 49.33}, date(2026, 11, 1), date(2026, 11, 2))["over_ceiling"]
+    # The delta is in cents even when the total handed in is not: 32.8849 - 32.88 = 0.0049 -> 0.0.
+    assert compare(1000.0, 1500.0, {**actual, "total": 32.8849}, date(2026, 11, 1), date(2026, 11, 2))["delta"] == 0.0
     # 15 days = 360 h: planned 1460 * 360 / 730 = 720; delta 10 = 1.3889 % -> 1.4 (one decimal).
     assert (
         compare(1460.0, 2920.0, {**actual, "total": 730.0}, date(2026, 11, 1), date(2026, 11, 16))["delta_percent"]
