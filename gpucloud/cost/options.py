@@ -76,7 +76,10 @@ class PricingOptions:
         raw_as_of = data.get("asOf")
         if raw_as_of is not None:
             try:
-                as_of = raw_as_of if isinstance(raw_as_of, date) else date.fromisoformat(str(raw_as_of))
+                # YAML reads an unquoted 2026-11-15 as a date, whose text is its ISO form, but 2026-11-15T10:00:00
+                # as a datetime, a date subclass that cannot be compared with the support calendar's dates: its
+                # text is no ISO date, so it is reported like any other bad value instead of failing in the engine.
+                as_of = date.fromisoformat(str(raw_as_of))
             except ValueError:
                 problems.append(f"{where}.asOf: {raw_as_of!r} is not an ISO date (YYYY-MM-DD)")
         raw = data.get("commitments") or []
