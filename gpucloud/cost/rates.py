@@ -217,18 +217,27 @@ EKS_DEFAULT_VERSION_SOURCE: Final = "EKS CreateCluster API: without a version, t
 EKS_TIER_WARNING_DAYS: Final = 60
 
 
+def _major_minor(version: str) -> tuple[int, int] | None:
+    """(1, 34) for "1.34" and "1.34.2" (EKS bills by minor version); None for what is not a version."""
+    try:
+        major, minor = (int(p) for p in version.split(".")[:2])
+    except ValueError:
+        return None
+    return major, minor
+
+
+_EKS_OLDEST: Final = min(tuple(int(p) for p in v.split(".")) for v in EKS_CALENDAR)
+
+
 def eks_in_extended_support(version: str, as_of: date) -> bool | None:
-    """True past the version's end of standard support, None when the calendar above lacks the version."""
-    end = EKS_END_OF_STANDARD_SUPPORT.get(version)
+    """True past the version's end of standard support, None for a version string that is not one."""
+    parsed = _major_minor(version)
+    if parsed is None:
+        return None
+    end = EKS_END_OF_STANDARD_SUPPORT.get(f"{parsed[0]}.{parsed[1]}")
     if end is None:
-        try:
-            major, minor = (int(p) for p in version.split(".")[:2])
-        except ValueError:
-            return None
-        oldest = min(EKS_END_OF_STANDARD_SUPPORT, key=lambda v: tuple(int(p) for p in v.split(".")))
-        o_major, o_minor = (int(p) for p in oldest.split("."))
         # Older than every listed version: long past standard support. Newer: assume standard.
-        return (major, minor) < (o_major, o_minor)
+        return parsed < _EKS_OLDEST
     return as_of > date.fromisoformat(end)
 
 

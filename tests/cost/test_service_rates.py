@@ -154,6 +154,13 @@ def test_eks_support_outside_the_release_calendar() -> None:
     assert rates.eks_in_extended_support("1.28", date(2024, 11, 27)) is True
     assert rates.eks_in_extended_support("latest", date(2026, 1, 1)) is None
     assert rates.eks_in_extended_support("1", date(2026, 1, 1)) is None
+    # A patch level is billed as its minor version: 1.28.0 is 1.28 (standard support ended 2024-11-26), 1.27.3 is
+    # older than the calendar, 1.35.1 is 1.35 (standard support until 2027-03-27).
+    assert rates.eks_in_extended_support("1.28.0", date(2024, 11, 27)) is True
+    assert rates.eks_in_extended_support("1.28.0", date(2024, 11, 26)) is False
+    assert rates.eks_in_extended_support("1.27.3", date(2020, 1, 1)) is True
+    assert rates.eks_in_extended_support("1.35.1", date(2027, 3, 27)) is False
+    assert rates.eks_in_extended_support("1.35.1", date(2027, 3, 28)) is True
 
 
 # --- the cache overlay ----------------------------------------------------------------------------------------------
