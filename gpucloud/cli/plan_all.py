@@ -249,9 +249,34 @@ def combine(results: list[StackResult]) -> dict[str, Any]:
             "monthly_ceiling": round(sum(float(r["cost"]["monthly_ceiling"]) for r in reports), 2),
             "mandatory_violations": sum(int(r["policies"]["mandatory_violations"]) for r in reports),
             "conformance_errors": sum(int((r.get("conformance") or {}).get("errors", 0)) for r in reports),
+            **_mix_summary(reports),
         },
         "stacks": [r.to_json() for r in results],
     }
+
+
+def _mix_summary(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """The stacks' capacity-mix savings added up (each stack's advice uses the same --mix-horizon); None when no
+    stack carries advice (--no-mix-advice, or every stack failed)."""
+    advice = [r["mix_advice"] for r in reports if r.get("mix_advice") is not None]
+    if not advice:
+        return {"mix_saving_usd": None, "mix_horizon_months": None, "mix_pools_advised": 0}
+    return {
+        "mix_saving_usd": round(sum(float(a["saving_usd"]) for a in advice), 2),
+        "mix_horizon_months": advice[0]["horizon_months"],
+        "mix_pools_advised": sum(int(a["advised"]) for a in advice),
+    }
+
+
+def _mix_line(summary: dict[str, Any]) -> str | None:
+    """The summary's one line on capacity-mix savings; none when no pool anywhere has advice (nothing to say)."""
+    if summary.get("mix_saving_usd") is None or not summary.get("mix_pools_advised"):
+        return None
+    months = summary["mix_horizon_months"]
+    return (
+        f"capacity-mix advice: ${summary['mix_saving_usd']:,.2f} saved over {months:g} months "
+        f"({summary['mix_pools_advised']} pools advised)"
+    )
 
 
 def _summary_rows(results: list[StackResult]) -> list[tuple[str, ...]]:
@@ -285,11 +310,15 @@ def combined_text(results: list[StackResult], combined: dict[str, Any], color: b
         else:
             parts.append(f"gpucloud: error: {r.error}\n")
         parts.append("\n")
-    rows = [HEADERS, *_summary_rows(results)]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(HEADERS))]
+    # The stack file is in each stack's "===" line above; leaving it out keeps the table inside 80 columns.
+    rows = [row[:1] + row[2:] for row in (HEADERS, *_summary_rows(results))]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     parts.append(f"=== {len(results)} stacks, exit {combined['exit_code']}\n")
     for row in rows:
         parts.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() + "\n")
+    mix = _mix_line(combined["summary"])
+    if mix is not None:
+        parts.append(mix + "\n")
     return "".join(parts)
 
 
@@ -301,7 +330,8 @@ def combined_markdown(results: list[StackResult], combined: dict[str, Any]) -> s
         f"## gpucloud plan: {s['stacks']} stacks, exit {combined['exit_code']}",
         "",
         f"Monthly ${s['monthly']:,.2f} (ceiling ${s['monthly_ceiling']:,.2f}); "
-        f"{s['mandatory_violations']} mandatory violations; {s['conformance_errors']} conformance errors.",
+        f"{s['mandatory_violations']} mandatory violations; {s['conformance_errors']} conformance errors."
+        + (f" {mix[0].upper()}{mix[1:]}." if (mix := _mix_line(s)) else ""),
         "",
         "| " + " | ".join(HEADERS) + " |",
         "|" + "---|" * len(HEADERS),

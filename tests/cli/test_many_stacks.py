@@ -15,7 +15,15 @@ import yaml
 
 from gpucloud.cli import main
 from gpucloud.cli.plan import resolve_policy_config
-from gpucloud.cli.plan_all import cost_estimate, default_jobs, usable_cores, warm_order, worst
+from gpucloud.cli.plan_all import (
+    _mix_line,
+    _mix_summary,
+    cost_estimate,
+    default_jobs,
+    usable_cores,
+    warm_order,
+    worst,
+)
 from gpucloud.report import validate_combined
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -119,6 +127,11 @@ def test_plan_all_combined_json(combined: dict) -> None:
     # Each stack is judged by its own config: prod has policies/configs/prod.json, the others none.
     assert by_id["plat/prod"]["policy_config"].endswith("policies/configs/prod.json")
     assert by_id["plat/dev"]["policy_config"] == "none (no policies/configs/<stack>.json or <environment>.json)"
+    # The summary adds up the stacks' capacity-mix savings (same --mix-horizon, default 12 months).
+    reports = [s["report"] for s in combined["stacks"]]
+    assert combined["summary"]["mix_saving_usd"] == round(sum(r["mix_advice"]["saving_usd"] for r in reports), 2)
+    assert combined["summary"]["mix_horizon_months"] == 12
+    assert combined["summary"]["mix_pools_advised"] == sum(r["mix_advice"]["advised"] for r in reports)
     team = by_id["team-t1/dev"]["report"]
     bucket = next(r for r in team["resources"] if r["type"] == "aws:sns/topic:Topic")
     assert bucket["inputs"]["tags"] == {"Team": "from-dev"}  # the offline answer, keyed without an org
@@ -146,8 +159,10 @@ def test_plan_all_text_markdown_and_sarif(capsys: pytest.CaptureFixture[str], re
     assert "=== plat/dev (stacks/Pulumi.dev.yaml; policy config: none (no policies" in text
     lines = text.splitlines()
     assert lines[-5] == "=== 3 stacks, exit 1"
-    assert lines[-4].split() == ["stack", "stack", "file", "exit", "monthly", "mandatory", "conformance", "errors"]
-    assert lines[-2].split()[:3] == ["plat/prod", "stacks/Pulumi.prod.yaml", "1"]
+    # The summary table leaves the stack file to each stack's "===" line: 80 columns hold it.
+    assert lines[-4].split() == ["stack", "exit", "monthly", "mandatory", "conformance", "errors"]
+    assert lines[-2].split() == ["plat/prod", "1", "$0.00", "1", "0"]
+    assert max(len(line) for line in lines[-4:]) <= 80
     code, markdown, _ = run_cli(capsys, "plan", "--all", "--root", str(repo), "--format", "markdown")
     assert code == 1
     assert markdown.startswith("## gpucloud plan: 3 stacks, exit 1\n")
@@ -371,3 +386,34 @@ def test_python_dash_m_gpucloud() -> None:
         [sys.executable, "-m", "gpucloud", "--version"], capture_output=True, text=True, cwd=ROOT, check=False
     )
     assert (proc.returncode, proc.stdout) == (0, "gpucloud 0.1.0\n")
+
+
+def _advice(saving: float, advised: int, horizon: float = 12) -> dict:
+    return {"mix_advice": {"saving_usd": saving, "advised": advised, "horizon_months": horizon}}
+
+
+def test_mix_summary_adds_the_stacks_savings_and_says_when_there_is_none() -> None:
+    # 1,320,263.10 + 0.006 + 2,000.00 = 1,322,263.106: 1,322,263.11 to the cent. A stack without advice (a failed
+    # plan) adds nothing.
+    reports = [_advice(1_320_263.10, 3), _advice(0.006, 0), _advice(2_000.0, 1), {"cost": {}}]
+    assert _mix_summary(reports) == {"mix_saving_usd": 1_322_263.11, "mix_horizon_months": 12, "mix_pools_advised": 4}
+    assert (
+        _mix_line(_mix_summary(reports)) == "capacity-mix advice: $1,322,263.11 saved over 12 months (4 pools advised)"
+    )
+    assert (
+        _mix_line(_mix_summary([_advice(10.0, 1, 36)]))
+        == "capacity-mix advice: $10.00 saved over 36 months (1 pools advised)"
+    )
+    # Advice everywhere already optimal: the JSON says $0 over the horizon, the text says nothing.
+    assert _mix_line(_mix_summary([_advice(0.0, 0)])) is None
+    none = _mix_summary([{"cost": {}}])
+    assert none == {"mix_saving_usd": None, "mix_horizon_months": None, "mix_pools_advised": 0}
+    assert _mix_line(none) is None
+
+
+def test_no_mix_advice_leaves_the_combined_saving_null(capsys: pytest.CaptureFixture[str], repo: Path) -> None:
+    code, out, _ = run_cli(capsys, "plan", "--all", "--root", str(repo), "--format", "json", "--no-mix-advice")
+    assert code == 1
+    result = json.loads(out)
+    validate_combined(result)
+    assert (result["summary"]["mix_saving_usd"], result["summary"]["mix_pools_advised"]) == (None, 0)
