@@ -123,8 +123,8 @@ def _pools(cost: Mapping[str, Any], by_urn: Mapping[str, Mapping[str, Any]], cat
         resource = by_urn.get(urn) or {}
         pool = _mark([resource], POOL_KEY)
         key = (f"pool:{pool}" if pool else urn, itype)
-        # A Pulumi URN ends in "::<name>".
-        name = pool or str(resource.get("name") or urn.split("::")[-1])
+        # urn:pulumi:<stack>::<project>::<type>::<name>, where the name itself may hold "::".
+        name = pool or str(resource.get("name") or urn.split("::", 3)[-1])
         group = groups.setdefault(key, {"name": name, "urns": [], "items": [], "un": []})
         if urn not in group["urns"]:
             group["urns"].append(urn)

@@ -220,14 +220,17 @@ def test_karpenter_labels_and_a_ceiling_type_without_nodes() -> None:
 
 
 def test_instance_tags_mark_the_pool_and_a_nameless_resource_is_named_by_its_urn() -> None:
+    # The URN's name part is everything after the type, "::" included.
     instance = {
-        "urn": "urn:pulumi:s::p::aws:ec2/instance:Instance::render-1",
+        "urn": "urn:pulumi:s::p::aws:ec2/instance:Instance::render::1",
         "type": "aws:ec2/instance:Instance",
         "custom": True,
         "inputs": {"instanceType": "g6e.12xlarge", "tags": {"gpucloud.io/workload": "rendering"}},
     }
-    (entry,) = advise([instance])["pools"]
-    assert (entry["pool"], entry["coupling"], entry["workload"]) == ("render-1", "independent", "rendering")
+    named = node_group("x", "g5.12xlarge", 1) | {"urn": f"urn:pulumi:s::p::{NG}::train::a", "name": "train::a"}
+    pools = advise([instance, named])["pools"]
+    assert [p["pool"] for p in pools] == ["render::1", "train::a"]
+    assert (pools[0]["coupling"], pools[0]["workload"]) == ("independent", "rendering")
 
 
 def test_price_book_without_the_type_gives_the_books_reason() -> None:
