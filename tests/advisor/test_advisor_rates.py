@@ -108,3 +108,11 @@ def test_hourly_price_prefers_on_demand_and_says_when_there_is_none() -> None:
     assert hourly_price(CATALOG.get("p5.48xlarge"), CATALOG) == (55.04, "on-demand")
     unsold = replace(CATALOG.get("g5.xlarge"), on_demand=False, on_demand_usd=None)
     assert hourly_price(unsold, CATALOG) == (None, "no price")
+
+
+def test_a_market_marked_not_sold_has_no_rate_even_with_a_figure() -> None:
+    # The module's rule: a market that is not sold is None, whatever figure the record still carries.
+    spec = replace(CATALOG.get("p5.48xlarge"), on_demand=False, capacity_block=False)
+    assert (spec.on_demand_usd, spec.capacity_block_usd) == (55.04, 41.528)
+    rates = node_rates(spec, CATALOG)
+    assert (rates.on_demand, rates.capacity_block, rates.reserved_1y, rates.reserved_3y) == (None, None, None, None)
