@@ -38,7 +38,7 @@ from gpucloud.advisor.mix import (
     optimise,
     price_split,
 )
-from gpucloud.advisor.rates import BUCKET_LABEL, bucket_rate_per_hour
+from gpucloud.advisor.rates import bucket_rate_per_hour
 from gpucloud.catalog import Catalog, get_catalog
 from gpucloud.prices.book import PriceBook, get_price_book, load_snapshot
 
@@ -74,7 +74,6 @@ def validate_horizon(months: Any) -> float:
 
 @dataclass(frozen=True, slots=True)
 class _Pool:
-    key: str
     name: str
     instance_type: str
     urns: tuple[str, ...]
@@ -116,15 +115,16 @@ def _pools(cost: Mapping[str, Any], by_urn: Mapping[str, Mapping[str, Any]], cat
     groups: dict[tuple[str, str], dict[str, Any]] = {}
 
     def add(entry: Mapping[str, Any], kind: str) -> None:
-        itype = entry.get("instance_type")
-        spec = catalog.find(itype) if isinstance(itype, str) else None
+        itype = str(entry.get("instance_type"))
+        spec = catalog.find(itype)
         if spec is None or spec.accelerator_count <= 0:
             return
         urn = str(entry.get("urn"))
         resource = by_urn.get(urn) or {}
-        pool = _mark([resource], POOL_KEY) if resource else ""
-        key = (f"pool:{pool}" if pool else urn, str(itype))
-        name = pool or str(resource.get("name") or urn.rsplit("::", 1)[-1])
+        pool = _mark([resource], POOL_KEY)
+        key = (f"pool:{pool}" if pool else urn, itype)
+        # urn:pulumi:<stack>::<project>::<type>::<name>, where the name itself may hold "::".
+        name = pool or str(resource.get("name") or urn.split("::", 3)[-1])
         group = groups.setdefault(key, {"name": name, "urns": [], "items": [], "un": []})
         if urn not in group["urns"]:
             group["urns"].append(urn)
@@ -139,7 +139,7 @@ def _pools(cost: Mapping[str, Any], by_urn: Mapping[str, Mapping[str, Any]], cat
     # pool of its own; a pool with no nodes at all keeps one entry that says so.
     busy = {k[0] for k, g in groups.items() if any(i.get("quantity") for i in g["items"]) or g["un"]}
     return [
-        _Pool(k[0], g["name"], k[1], tuple(g["urns"]), tuple(g["items"]), tuple(g["un"]))
+        _Pool(g["name"], k[1], tuple(g["urns"]), tuple(g["items"]), tuple(g["un"]))
         for k, g in groups.items()
         if k[0] not in busy or any(i.get("quantity") for i in g["items"]) or g["un"]
     ]
@@ -151,17 +151,15 @@ def _node_rates(instance_type: str, region: str, book: PriceBook, catalog: Catal
     if found.on_demand is None and found.spot is None and found.capacity_block is None:
         return found.reason("on_demand")
     bucket = catalog.family_pricing(catalog.get(instance_type).family).spot_interruption_bucket
-    spot = found.spot
+    # Only the rates and the interruption rate: the optimiser reads nothing else, and the entry reports none of
+    # NodeRates' sources (they stay at their defaults).
     return NodeRates(
         on_demand=found.on_demand.usd if found.on_demand else None,
-        spot=spot.usd if spot else None,
+        spot=found.spot.usd if found.spot else None,
         reserved_1y=found.reserved_1y.usd if found.reserved_1y else None,
         reserved_3y=found.reserved_3y.usd if found.reserved_3y else None,
         capacity_block=found.capacity_block.usd if found.capacity_block else None,
         interruption_rate_per_hour=bucket_rate_per_hour(bucket),
-        spot_source=spot.source if spot else found.reason("spot"),
-        interruption_source=f"Spot Advisor bucket {bucket} ({BUCKET_LABEL[bucket]} a month)",
-        price_date=found.on_demand.as_of if found.on_demand else None,
     )
 
 
@@ -188,27 +186,28 @@ def _tolerance(mark: str, spot_share: float) -> tuple[Tolerance, str]:
     return "medium", "unmarked: the gpucloud mix default, at most half the nodes on spot"
 
 
-def _current(pool: _Pool) -> tuple[dict[str, int], dict[str, float], float]:
-    """The pool's split today (optimiser kinds), the hourly rate of its reserved kinds, and its monthly cost."""
+def _current(pool: _Pool) -> tuple[dict[str, int], dict[str, Any], float]:
+    """The pool's split today (optimiser kinds), the hourly rate of its reserved kinds (by NodeRates field), and
+    its monthly cost."""
     split = dict.fromkeys(KINDS, 0)
-    reserved_rate: dict[str, float] = {}
+    reserved_rate: dict[str, Any] = {}
     for item in pool.items:
         count = int(item.get("quantity") or 0)
         pricing = str(item.get("pricing"))
         if pricing == "reserved":
             # The engine names the commitment's term in the rate source ("...+3y ri"); a discount given
             # directly in gpucloud:pricing has no term and counts as the default 1y.
-            kind = "reserved_3y" if "+3y" in str(item.get("rate_source") or "") else "reserved_1y"
-            reserved_rate[kind] = float(item.get("unit_price") or 0.0)
+            kind = "reserved_3y" if "+3y" in str(item.get("rate_source")) else "reserved_1y"
+            reserved_rate[kind] = float(item["unit_price"])
         else:
             kind = _MARKET_KIND.get(pricing, "on_demand")
         split[kind] += count
-    monthly = round(sum(float(i.get("monthly") or 0.0) for i in pool.items), 2)
+    monthly = round(sum(float(i["monthly"]) for i in pool.items), 2)
     return split, reserved_rate, monthly
 
 
 def _describe(split: Mapping[str, int]) -> str:
-    return " + ".join(f"{n} {KIND_LABEL[k]}" for k, n in split.items() if n) or "no nodes"
+    return " + ".join(f"{n} {KIND_LABEL[k]}" for k, n in split.items() if n)
 
 
 def _money(value: float) -> float:
@@ -224,8 +223,7 @@ def _pool_advice(
     catalog: Catalog,
 ) -> dict[str, Any]:
     workload = _mark(resources, WORKLOAD_KEY)
-    kind = workload or "training"
-    coupling: Coupling = "independent" if kind in _INDEPENDENT_WORKLOADS else "synchronous"
+    coupling: Coupling = "independent" if workload in _INDEPENDENT_WORKLOADS else "synchronous"
     split, reserved_rate, monthly = _current(pool)
     nodes = sum(split.values())
     spot_share = split["spot"] / nodes if nodes else 0.0
@@ -235,7 +233,7 @@ def _pool_advice(
         "resources": list(pool.urns),
         "instance_type": pool.instance_type,
         "nodes": nodes,
-        "workload": kind if workload else "training (unmarked)",
+        "workload": workload or "training (unmarked)",
         "coupling": coupling,
         "tolerance": tolerance,
         "tolerance_from": tolerance_from,
@@ -247,7 +245,7 @@ def _pool_advice(
         "saving_percent": None,
     }
     if pool.unpriced:
-        entry["nodes"] = nodes + sum(int(u.get("nodes") or 0) for u in pool.unpriced)
+        entry["nodes"] = nodes + sum(int(u["nodes"]) for u in pool.unpriced)
         entry["reason"] = f"not priced in {region}: {pool.unpriced[0].get('reason')}"
         return entry
     if nodes == 0:
@@ -260,16 +258,12 @@ def _pool_advice(
     if isinstance(rates, str):
         entry["reason"] = rates
         return entry
-    req = MixRequest(
-        pool.instance_type, nodes, horizon, tolerance, coupling=coupling, pool_name=pool.name, workload=kind
-    )
+    # The pool's name and workload only name a `gpucloud mix` NodePool fragment, which the advice does not write.
+    req = MixRequest(pool.instance_type, nodes, horizon, tolerance, coupling=coupling)
     try:
         result = _optimum(req, rates, region, book)
-        current_rates = replace(
-            rates,
-            reserved_1y=reserved_rate.get("reserved_1y", rates.reserved_1y),
-            reserved_3y=reserved_rate.get("reserved_3y", rates.reserved_3y),
-        )
+        # Today's commitments cost what the plan was priced at (the kinds it holds); the book's rates otherwise.
+        current_rates = replace(rates, **reserved_rate)
         current = price_split(split, current_rates, req, result["rate"], "current")
     except MixInputError as exc:
         entry["reason"] = str(exc)

@@ -28,9 +28,11 @@ class NodeRates:
     reserved_3y: float | None
     capacity_block: float | None
     interruption_rate_per_hour: float
-    spot_source: str
-    interruption_source: str
-    price_date: str | None
+    # Where the spot price, the interruption rate and the On-Demand price come from: `gpucloud mix` prints them;
+    # the plan's mix advice reports none of them and leaves them empty.
+    spot_source: str = ""
+    interruption_source: str = ""
+    price_date: str | None = None
 
 
 def capacity_block_hours(hours: float) -> float:
