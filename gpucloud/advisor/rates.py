@@ -72,7 +72,11 @@ def node_rates(spec: InstanceSpec, catalog: Catalog, region: str = "us-east-1") 
         # Intermediate sizes (g5.2xlarge ... g6e.24xlarge) are priced by the regional price book, not the catalog.
         od, price_date = _book_on_demand(spec.instance_type, region)
     spot: float | None = None
-    spot_source = "not sold on spot"
+    # Sold on spot but with neither a refreshed price nor an On-Demand price to estimate one from: say that, not
+    # "not sold" (p5e.48xlarge has no On-Demand SKU; a size may have no price in the region).
+    spot_source = (
+        "no spot price: no refreshed price and no On-Demand rate to estimate from" if spec.spot else "not sold on spot"
+    )
     if spec.spot and spec.spot_usd is not None:
         spot, spot_source = spec.spot_usd, f"refreshed spot price ({spec.spot_price_date})"
     elif spec.spot and od is not None:

@@ -102,6 +102,11 @@ def test_capacity_block_only_type() -> None:
     rates = node_rates(CATALOG.get("p5e.48xlarge"), CATALOG)
     assert (rates.on_demand, rates.reserved_1y, rates.reserved_3y, rates.capacity_block) == (None, None, None, 47.76)
     assert hourly_price(CATALOG.get("p5e.48xlarge"), CATALOG) == (47.76, "capacity-block")
+    # The catalog marks p5e as sold on spot; with no price to estimate from it is unpriced, not "not sold".
+    assert (rates.spot, rates.spot_source) == (
+        None,
+        "no spot price: no refreshed price and no On-Demand rate to estimate from",
+    )
 
 
 def test_hourly_price_prefers_on_demand_and_says_when_there_is_none() -> None:
