@@ -151,7 +151,9 @@ def test_service_item_tolerates_documents_without_parts() -> None:
     assert service_item({"product": {"attributes": {"usagetype": "EU-NatGateway-Hours"}}}) is None
     nat = {
         "product": {"attributes": {"usagetype": "EU-NatGateway-Hours"}},
-        "terms": {"OnDemand": {"T": {}, "U": {"priceDimensions": {"U0": {"unit": "Hrs"}, "U1": hrs("0.048")}}}},
+        "terms": {
+            "OnDemand": {"T": {}, "U": {"priceDimensions": {"U0": {"unit": "Hrs"}, "U1": hrs(""), "U2": hrs("0.048")}}}
+        },
     }
     assert service_item(nat) == ("nat_gateway_hour", 0.048)
     # Storage in "GB-month" as well as "GB-Mo"; an EBS SKU with no volumeApiName is not a volume type.
@@ -259,9 +261,9 @@ def spot_row(itype: str, az: str, price: str, hours_ago: float) -> dict[str, Any
     }
 
 
-def stub_spot(stub: Stubber, types: list[str], lookback: timedelta, pages: list[list[dict[str, Any]]]) -> None:
+def stub_spot(stub: Stubber, types: list[str], lookback: timedelta, pages: list[list[dict[str, Any]] | None]) -> None:
     for i, rows in enumerate(pages):
-        answer: dict[str, Any] = {"SpotPriceHistory": rows}
+        answer: dict[str, Any] = {} if rows is None else {"SpotPriceHistory": rows}
         params: dict[str, Any] = {
             "InstanceTypes": types,
             "ProductDescriptions": ["Linux/UNIX"],
@@ -278,7 +280,8 @@ def stub_spot(stub: Stubber, types: list[str], lookback: timedelta, pages: list[
 def test_fetch_spot_takes_each_azs_latest_price_and_window_statistics() -> None:
     ec2 = client("ec2")
     stub = Stubber(ec2)
-    pages = [
+    pages: list[list[dict[str, Any]] | None] = [
+        None,  # a page without SpotPriceHistory
         [
             spot_row("g5.xlarge", "us-east-1a", "0.5000001", 2),
             spot_row("g5.xlarge", "us-east-1a", "0.40", 1),
@@ -336,6 +339,16 @@ def test_fetch_availability_lists_sorted_zones_per_requested_type() -> None:
             "Filters": [{"Name": "instance-type", "Values": ["g5.xlarge", "p5.48xlarge"]}],
         },
     )
+    # A page with no offerings at all, then the rest.
+    stub.add_response(
+        "describe_instance_type_offerings",
+        {"NextToken": "page2"},
+        {
+            "LocationType": "availability-zone",
+            "NextToken": "page1",
+            "Filters": [{"Name": "instance-type", "Values": ["g5.xlarge", "p5.48xlarge"]}],
+        },
+    )
     stub.add_response(
         "describe_instance_type_offerings",
         {
@@ -347,7 +360,7 @@ def test_fetch_availability_lists_sorted_zones_per_requested_type() -> None:
         },
         {
             "LocationType": "availability-zone",
-            "NextToken": "page1",
+            "NextToken": "page2",
             "Filters": [{"Name": "instance-type", "Values": ["g5.xlarge", "p5.48xlarge"]}],
         },
     )
@@ -370,7 +383,7 @@ def block(fee: str | None, hours: int | None = 24, currency: str | None = "USD")
     return offer
 
 
-def stub_blocks(stub: Stubber, itype: str, offers: list[dict[str, Any]] | str) -> None:
+def stub_blocks(stub: Stubber, itype: str, offers: list[dict[str, Any]] | str | None) -> None:
     params = {
         "InstanceType": itype,
         "InstanceCount": 1,
@@ -380,6 +393,8 @@ def stub_blocks(stub: Stubber, itype: str, offers: list[dict[str, Any]] | str) -
     }
     if isinstance(offers, str):
         stub.add_client_error("describe_capacity_block_offerings", offers, "no blocks", 400, expected_params=params)
+    elif offers is None:
+        stub.add_response("describe_capacity_block_offerings", {}, params)
     else:
         offers = [{**o, "InstanceType": itype} for o in offers]
         stub.add_response("describe_capacity_block_offerings", {"CapacityBlockOfferings": offers}, params)
@@ -402,6 +417,9 @@ def test_fetch_capacity_blocks_cheapest_usd_hourly_rate_and_skipped_error_codes(
     # p5en: 1000.0001 / 24 = 41.66667083... -> 41.666671 (6 decimals).
     stub_blocks(stub, "p5en.48xlarge", [block("1000.0001")])
     stub_blocks(stub, "trn2.48xlarge", [])
+    stub_blocks(stub, "p6-b200.48xlarge", None)  # an answer without CapacityBlockOfferings
+    # Any positive fee is a rate: 0.48 / 24 = 0.02.
+    stub_blocks(stub, "p5.4xlarge", [block("0.48")])
     stub.activate()
     types = [
         "p5.48xlarge",
@@ -411,13 +429,31 @@ def test_fetch_capacity_blocks_cheapest_usd_hourly_rate_and_skipped_error_codes(
         "p5e.48xlarge",
         "p5en.48xlarge",
         "trn2.48xlarge",
+        "p6-b200.48xlarge",
+        "p5.4xlarge",
     ]
     assert fetch_capacity_blocks(ec2, types, NOW) == {
         "p5.48xlarge": 39.6,
         "p5e.48xlarge": 39.6,
         "p5en.48xlarge": 41.666671,
+        "p5.4xlarge": 0.02,
     }
     stub.assert_no_pending_responses()
+
+
+class Failing:
+    def __init__(self, exc: Exception) -> None:
+        self.exc = exc
+
+    def describe_capacity_block_offerings(self, **kwargs: Any) -> Any:
+        raise self.exc
+
+
+def test_fetch_capacity_blocks_raises_an_error_without_a_code() -> None:
+    exc = ClientError({}, "DescribeCapacityBlockOfferings")
+    with pytest.raises(ClientError) as err:
+        fetch_capacity_blocks(Failing(exc), ["p5.48xlarge"], NOW)
+    assert err.value is exc
 
 
 def test_fetch_capacity_blocks_raises_other_errors() -> None:
