@@ -617,3 +617,64 @@ def test_refresh_with_capacity_blocks_on_but_no_eligible_type_asks_no_offerings(
     )
     assert (result["cache_file"], result["missing_on_demand"]) == (None, ["g5.xlarge"])
     assert not (tmp_path / "p.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("step", "what", "operation"),
+    [
+        ("pricing", "price refresh (Price List API)", "GetProducts"),
+        ("services", "price refresh (Price List API, service rates)", "GetProducts"),
+        ("spot", "price refresh (spot price history)", "DescribeSpotPriceHistory"),
+        ("availability", "price refresh (instance type offerings)", "DescribeInstanceTypeOfferings"),
+        ("capacity_blocks", "price refresh (Capacity Block offerings)", "DescribeCapacityBlockOfferings"),
+    ],
+)
+def test_refresh_names_the_step_aws_denied(step: str, what: str, operation: str, tmp_path: Path) -> None:
+    """Each step runs alone (the EC2 client is made for any one of them) and a denial names that step."""
+    from gpucloud.preflight.aws import AwsAccessError
+
+    pricing, ec2 = client("pricing"), client("ec2")
+    pstub, stub = Stubber(pricing), Stubber(ec2)
+    if step == "pricing":
+        pstub.add_client_error("get_products", "AccessDeniedException", "no pricing:GetProducts", 400)
+    else:
+        stub_products(pstub, "p5.48xlarge", "us-east-1", [[]])
+        if step == "services":
+            pstub.add_client_error("get_products", "AccessDeniedException", "no pricing:GetProducts", 400)
+        else:
+            method = {"spot": "describe_spot_price_history", "availability": "describe_instance_type_offerings",
+                      "capacity_blocks": "describe_capacity_block_offerings"}[step]  # fmt: skip
+            stub.add_client_error(method, "UnauthorizedOperation", "not allowed", 403)
+    pstub.activate()
+    stub.activate()
+    flags = {k: k == step for k in ("spot", "availability", "capacity_blocks", "services")}
+    with pytest.raises(AwsAccessError) as err:
+        refresh("us-east-1", ["p5.48xlarge"], clients=lambda s, r: pricing if s == "pricing" else ec2, now=NOW,
+                cache_file=tmp_path / "p.json", **flags)  # fmt: skip
+    assert str(err.value).startswith(f"{what}: AWS denied {operation} (")
+
+
+def test_refresh_defaults_to_now_in_utc_and_a_fractional_spot_window(tmp_path: Path) -> None:
+    """A type outside the catalog (m7i.large) is never asked for Capacity Blocks; half a day of spot history."""
+    pricing, ec2 = client("pricing"), client("ec2")
+    pstub, stub = Stubber(pricing), Stubber(ec2)
+    stub_products(pstub, "m7i.large", "us-east-1", [[box_doc("m7i.large", "0.1008", "0.0635")]])
+    pstub.activate()
+    before = datetime.now(UTC)
+    stub.add_response("describe_spot_price_history", {"SpotPriceHistory": []})
+    stub.activate()
+    result = refresh("us-east-1", ["m7i.large"], clients=lambda s, r: pricing if s == "pricing" else ec2,
+                     cache_file=tmp_path / "p.json", spot_days=0.5, availability=False)  # fmt: skip
+    stub.assert_no_pending_responses()
+    stamp = datetime.fromisoformat(result["refreshed_at"])
+    assert stamp.utcoffset() == timedelta(0) and before - timedelta(seconds=1) <= stamp <= datetime.now(UTC)
+    (row,) = result["prices"]
+    assert (row["on_demand_usd"], row["reserved_1y_usd"], row["reserved_3y_usd"]) == (0.1008, 0.0635, None)
+    data = load_cache(tmp_path / "p.json")
+    assert data is not None
+    assert data["regions"]["us-east-1"]["m7i.large"] == {
+        "on_demand_usd": 0.1008,
+        "reserved_1y_usd": 0.0635,
+        "price_date": stamp.date().isoformat(),
+        "price_source": "aws-price-list-api",
+    }
