@@ -220,3 +220,10 @@ def test_region_rates_reads_the_shipped_book_and_the_configured_cache(
         assert get_price_book() is get_price_book()
     finally:
         get_price_book.cache_clear()
+
+
+def test_family_derivations_round_to_six_decimals() -> None:
+    cached = {"on_demand_usd": 1.2345678, "price_date": "2026-11-01", "price_source": "aws-price-list-api"}
+    r = PriceBook(TINY, get_catalog(), {"mx-central-1": {"g5.xlarge": cached}}).rates("g5.xlarge", "mx-central-1")
+    # 1.2345678 x 0.63 = 0.77777771, x 0.365 = 0.45061725, x 0.415 = 0.51234564 (g5: 1y 37 %, 3y 63.5 %, spot 58.5 %).
+    assert (r.reserved_1y.usd, r.reserved_3y.usd, r.spot.usd) == (0.777778, 0.450617, 0.512346)  # type: ignore[union-attr]
