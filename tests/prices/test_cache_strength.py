@@ -5,6 +5,7 @@ by hand from the file shape documented in gpucloud/prices/cache.py."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,16 @@ def test_load_cache_is_memoised_per_file_version(tmp_path: Path) -> None:
     assert load_cache(path) is first
     cache_file(tmp_path, {"eu-west-1": {}})  # a longer file: a new size, so a new memo key
     assert load_cache(path) == {"schema": SCHEMA, "regions": {"eu-west-1": {}}}
+
+
+def test_load_cache_memo_tells_files_of_equal_size_and_time_apart(tmp_path: Path) -> None:
+    one = cache_file(tmp_path, {"us-east-1": {}})
+    two = write(tmp_path / "other.json", {"schema": SCHEMA, "regions": {"us-west-2": {}}})
+    os.utime(one, (1_700_000_000, 1_700_000_000))
+    os.utime(two, (1_700_000_000, 1_700_000_000))
+    assert one.stat().st_size == two.stat().st_size
+    assert load_cache(one) == {"schema": SCHEMA, "regions": {"us-east-1": {}}}
+    assert load_cache(two) == {"schema": SCHEMA, "regions": {"us-west-2": {}}}
 
 
 def test_corrupt_cache_warns_once_at_the_caller(tmp_path: Path) -> None:
