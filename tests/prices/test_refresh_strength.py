@@ -220,9 +220,11 @@ def test_service_filters_lead_with_the_region() -> None:
 # --- GetProducts through the Stubber --------------------------------------------------------------------------------
 
 
-def stub_products(stub: Stubber, itype: str, region: str, pages: list[list[str]]) -> None:
+def stub_products(stub: Stubber, itype: str, region: str, pages: list[list[str] | None]) -> None:
     for i, entries in enumerate(pages):
-        answer: dict[str, Any] = {"FormatVersion": "aws_v1", "PriceList": entries}
+        answer: dict[str, Any] = {"FormatVersion": "aws_v1"}
+        if entries is not None:  # None: an answer without PriceList
+            answer["PriceList"] = entries
         params: dict[str, Any] = {
             "ServiceCode": "AmazonEC2",
             "Filters": price_list_filters(itype, region),
@@ -240,7 +242,7 @@ def test_fetch_price_list_follows_pages_and_omits_types_without_a_price() -> Non
     stub = Stubber(pricing)
     host = json.dumps({"product": {"attributes": {"usagetype": "HostUsage:g5"}}, "terms": {}})
     stub_products(stub, "g5.xlarge", "eu-west-1", [[host], [box_doc("g5.xlarge", "1.123", "0.7075", "0.4853")]])
-    stub_products(stub, "g6.xlarge", "eu-west-1", [[]])
+    stub_products(stub, "g6.xlarge", "eu-west-1", [None])
     stub_products(stub, "g6e.xlarge", "eu-west-1", [[box_doc("g6e.xlarge", None, "1.2")]])
     stub.activate()
     found = fetch_price_list(pricing, "eu-west-1", ["g5.xlarge", "g6.xlarge", "g6e.xlarge"])
@@ -292,25 +294,27 @@ def test_fetch_spot_takes_each_azs_latest_price_and_window_statistics() -> None:
             spot_row("g5.xlarge", "us-east-1c", "0.0", 0.5),
             spot_row("g5.xlarge", "us-east-1d", "0.4512347", 0.5),
             spot_row("g6.xlarge", "us-east-1a", "0.3", 4),
+            spot_row("g6.xlarge", "us-east-1a", "0.35", 4),  # the same time: the first row answered stands
         ],
     ]
-    stub_spot(stub, ["g5.xlarge", "g6.xlarge"], timedelta(hours=12), pages)
+    stub_spot(stub, ["g5.xlarge", "g6.xlarge"], timedelta(hours=8), pages)
     stub.activate()
-    found = fetch_spot(ec2, ["g5.xlarge", "g6.xlarge"], NOW, timedelta(hours=12))
+    found = fetch_spot(ec2, ["g5.xlarge", "g6.xlarge"], NOW, timedelta(hours=8))
     stub.assert_no_pending_responses()
     # g5: latest per AZ a 0.40 (1 h ago beats 2 h), b 0.60 (1 h beats 3 h), d 0.4512347; c's zero is no price.
     # Median of 0.40, 0.4512347, 0.60 = 0.4512347 -> 0.451235. Samples 0.5000001, 0.40, 0.60, 0.70, 0.4512347:
-    # min 0.40, median 0.5000001 -> 0.5, max 0.70, 5 samples, 12 h = 0.5 days.
+    # min 0.40, median 0.5000001 -> 0.5, max 0.70, 5 samples, 8 h = 0.333 days.
+    # g6: two samples, median (0.3 + 0.35) / 2 = 0.325.
     assert found == {
         "g5.xlarge": {
             "spot_usd": 0.451235,
             "by_az": {"us-east-1a": 0.4, "us-east-1b": 0.6, "us-east-1d": 0.4512347},
-            "stats": {"min": 0.4, "median": 0.5, "max": 0.7, "samples": 5, "days": 0.5},
+            "stats": {"min": 0.4, "median": 0.5, "max": 0.7, "samples": 5, "days": 0.333},
         },
         "g6.xlarge": {
             "spot_usd": 0.3,
             "by_az": {"us-east-1a": 0.3},
-            "stats": {"min": 0.3, "median": 0.3, "max": 0.3, "samples": 1, "days": 0.5},
+            "stats": {"min": 0.3, "median": 0.325, "max": 0.35, "samples": 2, "days": 0.333},
         },
     }
     assert list(found["g5.xlarge"]["by_az"]) == ["us-east-1a", "us-east-1b", "us-east-1d"]
