@@ -12,6 +12,7 @@ worked out by hand in a comment."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -670,12 +671,14 @@ def test_refresh_defaults_to_now_in_utc_and_a_fractional_spot_window(tmp_path: P
     result = refresh("us-east-1", ["m7i.large"], clients=lambda s, r: pricing if s == "pricing" else ec2,
                      cache_file=tmp_path / "p.json", spot_days=0.5, availability=False)  # fmt: skip
     stub.assert_no_pending_responses()
+    # Whole seconds with the UTC offset, in the result and the cache alike.
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", result["refreshed_at"])
     stamp = datetime.fromisoformat(result["refreshed_at"])
     assert stamp.utcoffset() == timedelta(0) and before - timedelta(seconds=1) <= stamp <= datetime.now(UTC)
     (row,) = result["prices"]
     assert (row["on_demand_usd"], row["reserved_1y_usd"], row["reserved_3y_usd"]) == (0.1008, 0.0635, None)
     data = load_cache(tmp_path / "p.json")
-    assert data is not None
+    assert data is not None and data["refreshed_at"] == result["refreshed_at"]
     assert data["regions"]["us-east-1"]["m7i.large"] == {
         "on_demand_usd": 0.1008,
         "reserved_1y_usd": 0.0635,
