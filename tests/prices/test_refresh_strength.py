@@ -499,7 +499,8 @@ def test_refresh_accepts_the_longest_spot_window(tmp_path: Path) -> None:
         capacity_blocks=False,
         availability=False,
     )
-    assert result["prices"][0]["spot_stats"]["days"] == 90.0
+    (row,) = result["prices"]
+    assert (row["spot_usd"], row["spot_by_az"], row["spot_stats"]["days"]) == (0.41, {"us-east-1a": 0.41}, 90.0)
     # Spot only: the entry names the spot API alone.
     data = load_cache(tmp_path / "p.json")
     assert data is not None
