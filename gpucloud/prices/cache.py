@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -99,17 +99,6 @@ def region_prices(region: str, path: Path | None = None) -> dict[str, dict[str, 
         clean = {k: v for k, v in entry.items() if v is not None}
         if any(k in clean for k in _PRICE_KEYS) or "availability_zones" in clean:
             out[str(itype)] = clean
-    return out
-
-
-def catalog_overrides(region: str, instance_types: Iterable[str], path: Path | None = None) -> dict[str, Any]:
-    """On-Demand and spot entries in the shape `Catalog.with_prices` takes, limited to `instance_types`."""
-    known = set(instance_types)
-    keep = ("on_demand_usd", "spot_usd", "price_date", "price_source")
-    out: dict[str, Any] = {}
-    for itype, entry in region_prices(region, path).items():
-        if itype in known and ("on_demand_usd" in entry or "spot_usd" in entry):
-            out[itype] = {k: entry[k] for k in keep if k in entry}
     return out
 
 

@@ -88,10 +88,6 @@ def on_demand_from_price_list(items: Iterable[str | Mapping[str, Any]]) -> float
     return None
 
 
-def fetch_on_demand(pricing: Any, region: str, instance_types: Sequence[str]) -> dict[str, float]:
-    return {t: p["on_demand"] for t, p in fetch_price_list(pricing, region, instance_types).items() if "on_demand" in p}
-
-
 def fetch_price_list(pricing: Any, region: str, instance_types: Sequence[str]) -> dict[str, dict[str, float]]:
     """Per type: ``on_demand`` and the Reserved ``1yr`` / ``3yr`` No Upfront hourly rates the Price List has."""
     out: dict[str, dict[str, float]] = {}

@@ -4,12 +4,16 @@ Family discounts are read from the shipped catalog; snapshot figures from the sn
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
-from gpucloud.catalog import get_catalog
-from gpucloud.prices.book import Figure, PriceBook, RegionalRates, load_snapshot
+import pytest
+
+from gpucloud.catalog import Catalog, get_catalog
+from gpucloud.prices.book import Figure, PriceBook, RegionalRates, get_price_book, load_snapshot, region_rates
+from gpucloud.prices.cache import write_cache
 
 
 def book(overlays: dict[str, Any]) -> PriceBook:
@@ -117,3 +121,109 @@ def test_snapshot_from_a_path_and_its_commitment_basis(tmp_path: Path) -> None:
         .commitment_basis["reserved_1y"]
         .startswith("1-year Standard Reserved Instance, No Upfront")
     )
+
+
+# A hand-written snapshot: each figure below is read from it, or derived from it with the shipped family discounts
+# (g5: spot 0.585, 3y 0.635 off On-Demand; p5: 1y 0.39, 3y 0.635, spot 0.535).
+TINY = {
+    "schema": "gpucloud.prices.snapshot/v1",
+    "sources": {"s1": {"as_of": "2026-01-01"}, "s2": {"note": "undated"}},
+    "regions": {
+        "us-east-1": {
+            "g5.xlarge": {
+                "on_demand": {"usd": 1, "source": "s1"},
+                "capacity_block": {"usd": "2", "source": "s1"},
+                "reserved_1y": {"usd": 0.5, "source": "s2"},
+            },
+            "p5.48xlarge": {"on_demand": {"usd": 50.0, "source": "unlisted"}, "capacity_block": ["x"]},
+        }
+    },
+}
+
+
+def test_snapshot_figures_their_sources_and_dates() -> None:
+    b = PriceBook(TINY, get_catalog(), {})
+    assert (b.regions, b.sources, b.commitment_basis) == (("us-east-1",), TINY["sources"], {})
+    g5 = b.rates("g5.xlarge", "us-east-1")
+    assert g5.on_demand == Figure(1.0, "s1", "2026-01-01")
+    assert g5.reserved_1y == Figure(0.5, "s2", None)
+    # 1 x (1 - 0.635) = 0.365 and 1 x (1 - 0.585) = 0.415, dated like the On-Demand figure they come from.
+    assert g5.reserved_3y == Figure(0.365, "s1+family-discount", "2026-01-01", True)
+    assert g5.spot == Figure(0.415, "s1+family-spot-discount", "2026-01-01", True)
+    assert g5.capacity_block is None  # a string is not a rate
+    assert g5.reasons == {"capacity_block": "g5.xlarge is not offered through Capacity Blocks"}
+    p5 = b.rates("p5.48xlarge", "us-east-1")
+    assert p5.on_demand == Figure(50.0, "unlisted", None)
+    # 50 x (1 - 0.39) = 30.5, 50 x (1 - 0.635) = 18.25, 50 x (1 - 0.535) = 23.25.
+    assert p5.reserved_1y == Figure(30.5, "unlisted+family-discount", None, True)
+    assert p5.reserved_3y == Figure(18.25, "unlisted+family-discount", None, True)
+    assert p5.spot == Figure(23.25, "unlisted+family-spot-discount", None, True)
+    assert p5.reasons == {
+        "capacity_block": "no Capacity Block rate for p5.48xlarge in us-east-1 in the shipped snapshot; "
+        "run `gpucloud prices refresh --region us-east-1` (DescribeCapacityBlockOfferings)"
+    }
+    assert (p5.spot_stats, p5.availability_zones) == (None, None)
+
+
+def test_type_missing_from_a_priced_region_names_the_refresh_to_run() -> None:
+    r = PriceBook(TINY, get_catalog(), {}).rates("g6.xlarge", "us-east-1")
+    missing = (
+        "g6.xlarge has no price in us-east-1 in the shipped snapshot (not sold there per its sources); "
+        "run `gpucloud prices refresh --region us-east-1 --types g6.xlarge` to check"
+    )
+    assert (r.on_demand, r.spot, r.reserved_1y, r.reserved_3y, r.capacity_block) == (None,) * 5
+    assert r.reasons == {
+        "on_demand": missing,
+        "capacity_block": "g6.xlarge is not offered through Capacity Blocks",
+        "reserved_1y": missing,
+        "reserved_3y": missing,
+        "spot": missing,
+    }
+
+
+def test_overlay_for_another_region_leaves_this_one_alone() -> None:
+    b = PriceBook(TINY, get_catalog(), {"eu-west-1": {"g5.xlarge": {"on_demand_usd": 9.0, "price_date": "d"}}})
+    assert b.rates("g5.xlarge", "us-east-1").on_demand == Figure(1.0, "s1", "2026-01-01")
+
+
+def test_spot_cache_figure_wins_over_the_family_discount() -> None:
+    cached = {"spot_usd": 0.3, "price_date": "2026-11-01", "price_source": "ec2-spot-price-history"}
+    r = PriceBook(TINY, get_catalog(), {"us-east-1": {"g5.xlarge": cached}}).rates("g5.xlarge", "us-east-1")
+    assert r.spot == Figure(0.3, "ec2-spot-price-history", "2026-11-01")
+    assert r.on_demand == Figure(1.0, "s1", "2026-01-01")
+
+
+def test_type_not_sold_as_spot_gets_no_spot_figure() -> None:
+    """A catalog in which g5.xlarge is not sold as spot: neither a cached spot price nor the family discount."""
+    shipped = get_catalog()
+    specs = [dataclasses.replace(s, spot=False) if s.instance_type == "g5.xlarge" else s for s in shipped]
+    catalog = Catalog(specs, shipped.families.values())
+    cached = {"spot_usd": 0.3, "price_date": "2026-11-01"}
+    r = PriceBook(TINY, catalog, {"us-east-1": {"g5.xlarge": cached}}).rates("g5.xlarge", "us-east-1")
+    assert r.spot is None
+    assert r.reasons["spot"] == "g5.xlarge is not sold as spot"
+    assert r.on_demand == Figure(1.0, "s1", "2026-01-01")
+
+
+def test_region_rates_reads_the_shipped_book_and_the_configured_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", "off")
+    get_price_book.cache_clear()
+    try:
+        assert region_rates("g5.xlarge", "us-east-1").on_demand == Figure(1.006, "vantage", "2026-01-21")
+        cache = tmp_path / "prices.json"
+        write_cache("us-east-1", {"g5.xlarge": {"on_demand_usd": 1.1, "price_date": "2026-11-01"}}, "t0", cache)
+        monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", str(cache))
+        get_price_book.cache_clear()
+        assert region_rates("g5.xlarge", "us-east-1").on_demand == Figure(1.1, "price-cache", "2026-11-01")
+        assert get_price_book() is get_price_book()
+    finally:
+        get_price_book.cache_clear()
+
+
+def test_family_derivations_round_to_six_decimals() -> None:
+    cached = {"on_demand_usd": 1.2345678, "price_date": "2026-11-01", "price_source": "aws-price-list-api"}
+    r = PriceBook(TINY, get_catalog(), {"mx-central-1": {"g5.xlarge": cached}}).rates("g5.xlarge", "mx-central-1")
+    # 1.2345678 x 0.63 = 0.77777771, x 0.365 = 0.45061725, x 0.415 = 0.51234564 (g5: 1y 37 %, 3y 63.5 %, spot 58.5 %).
+    assert (r.reserved_1y.usd, r.reserved_3y.usd, r.spot.usd) == (0.777778, 0.450617, 0.512346)  # type: ignore[union-attr]
