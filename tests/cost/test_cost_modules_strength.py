@@ -239,18 +239,18 @@ def test_options_for_reads_the_pricing_object_and_the_stack_region() -> None:
 
 
 def test_price_plan_prices_and_diffs_with_the_stack_options() -> None:
-    # eu-west-1 on 2026-12-01: the EKS cluster is in standard support, $0.10/h * 730 h = $73.00; gpucloud holds
-    # no eu-west-1 NAT gateway rate, so the NAT gateway is listed unpriced on both sides and is not a change.
+    # eu-west-1 on 2026-12-01: the EKS cluster is in standard support, $0.10/h * 730 h = $73.00; the NAT gateway is
+    # on both sides at eu-west-1's $0.048/h * 730 h = $35.04, so it is not a change.
     nat = _record(NAT, "nat", {"subnetId": "subnet-1"})
     eks = _record(EKS, "c", {"version": "1.35"})
     config = {"aws:region": "eu-west-1", CONFIG_KEY: {"asOf": "2026-12-01"}}
     plan = Plan(project="gpucloud", stack="dev", resources=[eks, nat], config=config)
     base = {"resources": [{**nat.to_json(), "propertyDependencies": {}}]}
     cost = price_plan(plan, compare=base)
-    assert (cost["region"], cost["as_of"], cost["monthly"]) == ("eu-west-1", "2026-12-01", 73.0)
+    assert (cost["region"], cost["as_of"], cost["monthly"]) == ("eu-west-1", "2026-12-01", 108.04)
     assert cost["diff"] == {
-        "base_monthly": 0.0,
-        "base_monthly_ceiling": 0.0,
+        "base_monthly": 35.04,
+        "base_monthly_ceiling": 35.04,
         "monthly_delta": 73.0,
         "monthly_ceiling_delta": 73.0,
         "items": [
