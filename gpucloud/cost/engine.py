@@ -1253,10 +1253,10 @@ def _karpenter_count(limits: Mapping[str, Any], spec: Any) -> int | None:
         elif key == "memory":
             per_node = spec.memory_gib * 2**30 if spec is not None else 0.0
         elif key in _GPU_RESOURCES:
-            per_node = float(spec.accelerator_count) if spec is not None and _gpu_resource(spec) == key else 0.0
             if spec is None or _gpu_resource(spec) != key:
                 # A type without this device consumes none of the limit; it is bounded only by the others.
                 continue
+            per_node = float(spec.accelerator_count)
         else:
             continue
         if per_node > 0:
@@ -1326,12 +1326,14 @@ def _karpenter_match(itype: str, spec: Any, key: str, op: str, values: Sequence[
         return True
     if op == "DoesNotExist":
         return False
-    if op in ("Gt", "Lt") and values:
+    # Gte and Lte: Karpenter 1.12's NodePool CRD (vendor/upstream/charts/karpenter-1.12.1) allows them next to Gt
+    # and Lt; before, they admitted every type carrying the label, whatever its value.
+    if op in ("Gt", "Lt", "Gte", "Lte") and values:
         try:
             number, bound = float(label), float(values[0])
         except ValueError:
             return True
-        return number > bound if op == "Gt" else number < bound
+        return {"Gt": number > bound, "Lt": number < bound, "Gte": number >= bound, "Lte": number <= bound}[op]
     return True
 
 
