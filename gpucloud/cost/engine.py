@@ -794,7 +794,8 @@ class _Pricer:
                 abs_only = abs_only or _get(o, "instanceRequirements") is not None
         types = [t for t in named if isinstance(t, str) and not _is_unknown(t)]
         if not types:
-            lt, _ = self.launch_template(r, "launchTemplateConfigs", {"id": None})
+            # An empty spec: only a template the configs depend on can match (names and ids are per config).
+            lt, _ = self.launch_template(r, "launchTemplateConfigs", {})
             itype = _get((lt or {}).get("inputs"), "instanceType")
             if isinstance(itype, str) and not _is_unknown(itype):
                 types = [itype]

@@ -243,6 +243,10 @@ def test_fleet_type_sources_and_reasons() -> None:
             fleet("mixed", overrides("p9.48xlarge", UNKNOWN, "g6e.xlarge")),
             # p5e.48xlarge has no On-Demand or spot rate (Capacity Blocks only): it counts as $0 against g5.
             fleet("cb-only", overrides("p5e.48xlarge", "g5.xlarge")),
+            # A CPU type has an On-Demand rate but no spot estimate: $0.2016 still beats the $0 of p5e.48xlarge.
+            fleet("cpu", overrides("m7i.xlarge", "p5e.48xlarge")),
+            # An unknown override names no type, so the template the configs depend on does.
+            fleet("unk-override", overrides(UNKNOWN), [lt["urn"]]),
             fleet("abs", [{"overrides": [{"instanceRequirements": {"vcpuCount": {"min": 4.0}}}]},
                           {"overrides": [{"instanceType": "p9.48xlarge"}]}]),
             fleet("unpriced", overrides("p9.48xlarge")),
@@ -257,6 +261,8 @@ def test_fleet_type_sources_and_reasons() -> None:
         ("typed", "g5.xlarge", "on-demand"),
         ("mixed", "g6e.xlarge", "on-demand"),
         ("cb-only", "g5.xlarge", "on-demand"),
+        ("cpu", "m7i.xlarge", "on-demand"),
+        ("unk-override", "g5.2xlarge", "on-demand"),
     ]
     no_type = (
         "instance type unknown: no priced instance type in the fleet's specifications, overrides or launch template"
@@ -916,3 +922,20 @@ def test_pool_capacity_types_and_requirement_values() -> None:
     ]
     only_unknown = price_resources([pool("u", [capacity(UNKNOWN), types_in("g5.xlarge")], {"cpu": "4"}, 1)], US)
     assert karpenter_rows(only_unknown)[0][1] == "on-demand"  # Karpenter's default capacity type
+
+
+def test_unpriceable_instances_list_their_node_and_market() -> None:
+    od_box = res(INSTANCE, "od", {"instanceType": "x2iedn.32xlarge"})
+    block = res(
+        INSTANCE, "cb", {"instanceType": "p9.48xlarge", "instanceMarketOptions": {"marketType": "capacity-block"}}
+    )
+    spot = res(SPOT_REQUEST, "sp", {"instanceType": "p9.48xlarge"})
+    cost = price_resources([od_box, block, spot], US)
+    not_ec2 = "'p9.48xlarge' is not an EC2 instance type"
+    assert [{k: v for k, v in u.items() if k != "urn"} for u in cost["unpriced"]] == [
+        {"reason": "x2iedn.32xlarge is not in the gpucloud catalog or the cost rate table; run `gpucloud prices "
+         "refresh --region us-east-1 --types x2iedn.32xlarge` to price it", "instance_type": "x2iedn.32xlarge",
+         "market": "on-demand", "nodes": 1, "max_nodes": 1},
+        {"reason": not_ec2, "instance_type": "p9.48xlarge", "market": "capacity-block", "nodes": 1, "max_nodes": 1},
+        {"reason": not_ec2, "instance_type": "p9.48xlarge", "market": "spot", "nodes": 1, "max_nodes": 1},
+    ]  # fmt: skip
