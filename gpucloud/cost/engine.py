@@ -825,8 +825,9 @@ class _Pricer:
         itype = self._fleet_type(r, [], _get(inputs, "launchTemplateConfigs"))
         if itype is None:
             return
-        # EC2 Fleet fills the target beyond the explicit on-demand/spot shares with the default capacity type.
-        default = str(_get(tcs, "defaultTargetCapacityType", "on-demand"))
+        # EC2 Fleet fills the target beyond the explicit on-demand/spot shares with the default capacity type
+        # (on-demand when absent or not one gpucloud knows; str() keeps an odd value hashable).
+        default = str(_get(tcs, "defaultTargetCapacityType"))
         rest = max(total - od - spot, 0)
         shares = {"on-demand": od, "spot": spot, "capacity-block": 0}
         shares[default if default in shares else "on-demand"] += rest

@@ -22,6 +22,7 @@ from gpucloud.cost.engine import (
     _karpenter_match,
     classify,
 )
+from gpucloud.prices.book import PriceBook, load_snapshot
 
 STACK = "urn:pulumi:test::proj::pulumi:pulumi:Stack"
 US = PricingOptions(region="us-east-1", as_of=date(2026, 8, 1))
@@ -768,6 +769,10 @@ def test_karpenter_count_per_limit() -> None:
     assert _karpenter_count({"amd.com/gpu": "2", "pods": "10", "cpu": "lots"}, g5) is None
     assert _karpenter_count({"aws.amazon.com/neuron": "4"}, spec("inf2.xlarge")) == 4
     assert _karpenter_count({"amd.com/gpu": "2"}, spec("g4ad.xlarge")) == 2
+    # Each unusable limit is passed over, not the end of the list.
+    assert _karpenter_count({"cpu": "lots", "memory": "32Gi"}, g5) == 2
+    assert _karpenter_count({"amd.com/gpu": "2", "cpu": "8"}, g5) == 2
+    assert _karpenter_count({"pods": "10", "cpu": "8"}, g5) == 2
     assert _karpenter_count({"nvidia.com/gpu": "2", "cpu": "8"}, None) is None
     assert _karpenter_count({}, g5) is None
 
@@ -939,3 +944,34 @@ def test_unpriceable_instances_list_their_node_and_market() -> None:
         {"reason": not_ec2, "instance_type": "p9.48xlarge", "market": "capacity-block", "nodes": 1, "max_nodes": 1},
         {"reason": not_ec2, "instance_type": "p9.48xlarge", "market": "spot", "nodes": 1, "max_nodes": 1},
     ]  # fmt: skip
+
+
+def test_one_gpu_types_make_a_gpu_pool() -> None:
+    cost = price_resources([pool("one", [types_in("g5.xlarge")], None, 0)], US)
+    assert cost["unbounded"][0]["reason"].startswith("UNBOUNDED CEILING: Karpenter GPU NodePool one sets no limits")
+
+
+def refreshed_spot(itype: str, usd: float) -> PriceBook:
+    """The shipped prices plus one refreshed us-east-1 spot price (as `gpucloud prices refresh` writes it)."""
+    refresh = {"spot_usd": usd, "price_date": "2026-08-02", "price_source": "ec2-spot-price-history"}
+    return PriceBook(load_snapshot(), get_catalog(), {"us-east-1": {itype: refresh}})
+
+
+def test_refreshed_spot_prices_carry_their_own_date() -> None:
+    book = refreshed_spot("g5.xlarge", 0.4)
+    spot_pool = pool("s", [capacity("spot"), types_in("g5.xlarge")], {"cpu": "8"}, 1)
+    cost = price_resources([spot_pool], US, book=book)
+    assert karpenter_rows(cost) == [("g5.xlarge", "spot", 1, 2, 0.4, "ec2-spot-price-history", "2026-08-02")]
+
+
+def test_fleet_prices_a_spot_only_type_by_its_spot_rate() -> None:
+    # p5e.48xlarge has no On-Demand rate; with a refreshed $30 spot price it is the dearest type named.
+    book = refreshed_spot("p5e.48xlarge", 30.0)
+    tcs = {"totalTargetCapacity": 2.0, "defaultTargetCapacityType": "spot"}
+    fleet = res(
+        FLEET,
+        "f",
+        {"targetCapacitySpecification": tcs, "launchTemplateConfigs": overrides("g5.xlarge", "p5e.48xlarge")},
+    )
+    cost = price_resources([fleet], US, book=book)
+    assert rows(cost) == [("f", "p5e.48xlarge", "spot", 2, 2, 30.0, 43800.0, 43800.0)]  # 2 x $30 x 730
