@@ -975,3 +975,22 @@ def test_fleet_prices_a_spot_only_type_by_its_spot_rate() -> None:
     )
     cost = price_resources([fleet], US, book=book)
     assert rows(cost) == [("f", "p5e.48xlarge", "spot", 2, 2, 30.0, 43800.0, 43800.0)]  # 2 x $30 x 730
+
+
+def test_pool_without_a_type_list_admits_the_cpu_rate_table() -> None:
+    family = {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["m7i"]}
+    cost = price_resources([pool("m", [family], None, 1)], US)
+    # Every m7i size in the CPU rate table; the expected node on the cheapest, m7i.large at $0.1008.
+    assert karpenter_rows(cost) == [("m7i.large", "on-demand", 1, 0, 0.1008, PAGES, "2025-06-01")]
+    assert cost["unbounded"][0]["reason"].startswith(
+        "UNBOUNDED CEILING: Karpenter NodePool m sets no limits that bound m7i.2xlarge, m7i.4xlarge, m7i.large, "
+        "m7i.xlarge: it can"
+    )
+
+
+def test_unknown_requirement_values_are_dropped() -> None:
+    cost = price_resources([pool("u", [types_in(UNKNOWN, "p9.48xlarge")], {"cpu": "8"}, 1)], US)
+    assert reasons(cost) == [
+        ("u", "Karpenter NodePool admits no instance type gpucloud can price in us-east-1: 'p9.48xlarge' is not an "
+              "EC2 instance type")
+    ]  # fmt: skip
