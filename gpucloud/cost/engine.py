@@ -786,12 +786,9 @@ class _Pricer:
     def _fleet_type(self, r: Mapping[str, Any], specs: list[Any], configs: Any) -> str | None:
         """The dearest priced type a fleet names (its ceiling): launch specifications, override types, else the
         template's; None (after a skip) when only attribute-based requirements or unknown types name them."""
-        named: list[Any] = [_get(s, "instanceType") for s in specs]
-        abs_only = False
-        for cfg in configs if isinstance(configs, list) else []:
-            for o in _get(cfg, "overrides") or []:
-                named.append(_get(o, "instanceType"))
-                abs_only = abs_only or _get(o, "instanceRequirements") is not None
+        overrides = [o for cfg in (configs if isinstance(configs, list) else []) for o in _get(cfg, "overrides") or []]
+        named: list[Any] = [_get(s, "instanceType") for s in specs] + [_get(o, "instanceType") for o in overrides]
+        abs_only = any(_get(o, "instanceRequirements") is not None for o in overrides)
         types = [t for t in named if isinstance(t, str) and not _is_unknown(t)]
         if not types:
             # An empty spec: only a template the configs depend on can match (names and ids are per config).

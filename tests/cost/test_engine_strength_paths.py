@@ -199,6 +199,8 @@ def test_ec2_fleet_shares_by_default_capacity_type() -> None:
             # An unrecognised default type fills the rest On-Demand; explicit shares beyond the total add no rest.
             fleet("odd", {"totalTargetCapacity": 3.0, "spotTargetCapacity": 1.0, "defaultTargetCapacityType": "x"}),
             fleet("over", {"totalTargetCapacity": 1.0, "onDemandTargetCapacity": 1.0, "spotTargetCapacity": 1.0}),
+            # Spot by default and no explicit shares: all of it spot, none On-Demand.
+            fleet("spot", {"totalTargetCapacity": 2.0, "defaultTargetCapacityType": "spot"}),
             # No default type: On-Demand; no explicit shares: all of it.
             fleet("plain", {"totalTargetCapacity": 2.0}, ("g4dn.12xlarge", "g5.xlarge")),
             fleet("unk", {"totalTargetCapacity": 2.0, "onDemandTargetCapacity": UNKNOWN}),
@@ -218,6 +220,7 @@ def test_ec2_fleet_shares_by_default_capacity_type() -> None:
         ("odd", "p5.48xlarge", "spot", 1, 1, s, hourly(1, s), hourly(1, s)),
         ("over", "p5.48xlarge", "on-demand", 1, 1, p5, hourly(1, p5), hourly(1, p5)),
         ("over", "p5.48xlarge", "spot", 1, 1, s, hourly(1, s), hourly(1, s)),
+        ("spot", "p5.48xlarge", "spot", 2, 2, s, hourly(2, s), hourly(2, s)),
         ("plain", "g4dn.12xlarge", "on-demand", 2, 2, g4, hourly(2, g4), hourly(2, g4)),
     ]
     assert reasons(cost) == [(n, "targetCapacitySpecification is unknown at preview") for n in
