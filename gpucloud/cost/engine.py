@@ -909,10 +909,9 @@ class _Pricer:
 
     def eks_cluster(self, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
         version = _get(inputs, "version")
-        support = _get(inputs, "upgradePolicy.supportType", "EXTENDED")
+        # Only STANDARD opts out of extended support: absent, unknown or EXTENDED all mean EKS's default, EXTENDED.
+        support = _get(inputs, "upgradePolicy.supportType")
         name = str(r.get("name"))
-        if _is_unknown(support):
-            support = "EXTENDED"
         log_types = _get(inputs, "enabledClusterLogTypes")
         if isinstance(log_types, list) and log_types:
             self.skip(
