@@ -1065,7 +1065,6 @@ class _Pricer:
         rate = self.service_rate(r, rates.ebs_key(vol), f"EBS {vol} storage")
         if rate is None:
             return
-        label = f" ({vol})" if name else ""
         self.add(
             r,
             pricing="storage",
@@ -1074,7 +1073,7 @@ class _Pricer:
             unit_price=rate.usd,
             unit="GiB-month",
             rate=rate,
-            name=f"{name}{label}" if name else None,
+            name=f"{name} ({vol})" if name else None,
         )
         base = name or str(r.get("name"))
         wanted: list[tuple[str, int, str]] = []
