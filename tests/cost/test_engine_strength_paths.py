@@ -997,3 +997,41 @@ def test_unknown_requirement_values_are_dropped() -> None:
         ("u", "Karpenter NodePool admits no instance type gpucloud can price in us-east-1: 'p9.48xlarge' is not an "
               "EC2 instance type")
     ]  # fmt: skip
+
+
+def test_spot_pool_ranks_types_by_spot_not_on_demand_rates() -> None:
+    # A refreshed $0.10 spot price makes g6e.xlarge the cheapest spot node though its On-Demand rate ($1.861) is
+    # above g5.xlarge's ($1.006); the ceiling (2 nodes each under cpu 8) is the dearer spot type, g5.xlarge.
+    book = refreshed_spot("g6e.xlarge", 0.1)
+    cost = price_resources([pool("s", [capacity("spot"), types_in("g5.xlarge", "g6e.xlarge")], {"cpu": "8"}, 1)], US,
+                           book=book)  # fmt: skip
+    s = spot_estimate("g5.xlarge")
+    assert karpenter_rows(cost) == [
+        ("g6e.xlarge", "spot", 1, 0, 0.1, "ec2-spot-price-history", "2026-08-02"),
+        ("g5.xlarge", "spot", 0, 2, s, "vantage+family-spot-discount", "2026-01-21"),
+    ]
+
+
+def test_volume_performance_without_a_regional_rate_is_listed(monkeypatch: pytest.MonkeyPatch) -> None:
+    shipped = rates.region_rates
+
+    def without_gp3_iops(region: str, cache_file: Any = None) -> dict[str, rates.Rate]:
+        table = shipped(region, cache_file)
+        table.pop("ebs_iops:gp3")
+        return table
+
+    # A table that holds gp3 storage and throughput but not gp3 IOPS (as a partial refresh could leave it).
+    monkeypatch.setattr(rates, "region_rates", without_gp3_iops)
+    vol = res(VOLUME, "v", {"size": 100.0, "type": "gp3", "iops": 4000.0, "throughput": 250.0})
+    cost = price_resources([vol], US)
+    assert [(i["name"], i["quantity"], i["monthly"]) for i in cost["items"]] == [
+        ("v", 100, 8.0),  # 100 GiB x $0.08
+        ("v gp3 throughput above 125 MB/s", 125, 5.0),  # 125 MB/s x $0.04
+    ]
+    assert cost["unpriced"] == [
+        {
+            "urn": vol["urn"],
+            "reason": rates.missing_reason("us-east-1", "ebs_iops:gp3", "EBS gp3 IOPS above 3,000"),
+            "unit": "IOPS-month",
+        }
+    ]
