@@ -1297,19 +1297,12 @@ def _karpenter_label(itype: str, spec: Any, key: str) -> str | None:
     return None
 
 
-# Requirement keys that do not narrow the instance types (placement, OS, architecture of the AMI family).
-_NEUTRAL_KEYS: Final = frozenset(
-    {"topology.kubernetes.io/zone", "kubernetes.io/os", "kubernetes.io/arch", "karpenter.sh/capacity-type"}
-)
-
-
 def _karpenter_match(itype: str, spec: Any, key: str, op: str, values: Sequence[str]) -> bool:
     """Whether a type satisfies one requirement; a key gpucloud cannot evaluate admits the type (the ceiling
     errs high)."""
-    if key in _NEUTRAL_KEYS or key.startswith("gpucloud.io/"):
-        return True
     if key not in _KNOWN_KEYS or (spec is None and key in _SPEC_KEYS):
-        # A label gpucloud cannot evaluate for this type admits it: the ceiling errs high, never low.
+        # A label gpucloud cannot evaluate for this type admits it: the ceiling errs high, never low. Keys that
+        # do not narrow the types at all (zone, OS, architecture, capacity type, gpucloud.io/ labels) land here.
         return True
     label = _karpenter_label(itype, spec, key)
     if label is None:
@@ -1319,8 +1312,6 @@ def _karpenter_match(itype: str, spec: Any, key: str, op: str, values: Sequence[
         return label in values
     if op == "NotIn":
         return label not in values
-    if op == "Exists":
-        return True
     if op == "DoesNotExist":
         return False
     # Gte and Lte: Karpenter 1.12's NodePool CRD (vendor/upstream/charts/karpenter-1.12.1) allows them next to Gt
@@ -1331,6 +1322,7 @@ def _karpenter_match(itype: str, spec: Any, key: str, op: str, values: Sequence[
         except ValueError:
             return True
         return {"Gt": number > bound, "Lt": number < bound, "Gte": number >= bound, "Lte": number <= bound}[op]
+    # Exists (the type has the label), and an operator gpucloud does not know, admit the type.
     return True
 
 
