@@ -490,8 +490,9 @@ def test_eks_standard_policy_warns_of_the_automatic_upgrade() -> None:
 def test_eks_without_a_version() -> None:
     cost = price_resources([eks("c", enabledClusterLogTypes=[])], US)
     (item,) = cost["items"]
-    assert (item["quantity"], item["max_quantity"], item["unit_price"], item["monthly"], item["monthly_ceiling"]) == (
-        1, 6, 0.1, 73.0, 438.0,  # the ceiling at $0.60/h is 6 x the standard $0.10/h
+    assert (item["pricing"], item["quantity"], item["max_quantity"], item["unit_price"], item["monthly"],
+            item["monthly_ceiling"]) == (
+        "fixed", 1, 6, 0.1, 73.0, 438.0,  # the ceiling at $0.60/h is 6 x the standard $0.10/h
     )  # fmt: skip
     assert item["rate_source"] == f"{EKS_SOURCE}; version: {rates.EKS_DEFAULT_VERSION_SOURCE}"
     assert item["rate_as_of"] == "2025-06-01"
