@@ -29,6 +29,14 @@ US = PricingOptions(region="us-east-1", as_of=date(2026, 8, 1))
 SNAP: dict[str, Any] = json.loads(resources.files("gpucloud.prices").joinpath("snapshot.json").read_text())
 SERVICE: dict[str, Any] = json.loads(rates.SERVICE_RATES_FILE.read_text())
 PAGES = f"aws-pricing-pages: {SERVICE['sources']['aws-pricing-pages']['note']}"  # the shipped table's source
+# An AWS (ISO-B) region the shipped service-rate table holds nothing for.
+NOWHERE = "us-isob-east-1"
+
+
+def service(item: str, region: str = "us-east-1") -> float:
+    usd: float = SERVICE["regions"][region][item]["usd"]
+    return usd
+
 
 INSTANCE = "aws:ec2/instance:Instance"
 SPOT_REQUEST = "aws:ec2/spotInstanceRequest:SpotInstanceRequest"
@@ -362,9 +370,9 @@ def test_lustre_tiers_defaults_and_reasons() -> None:
 
     cost = price_resources(
         [
-            fs("default", storageCapacity=1200.0),  # SCRATCH_1 SSD: 1200 GiB x $0.14 = $168
+            fs("default", storageCapacity=1200.0),  # SCRATCH_1 SSD
             fs("p1", storageCapacity=2400.0, deploymentType="PERSISTENT_1", perUnitStorageThroughput=50.0,
-               automaticBackupRetentionDays=0.0),  # 2400 x $0.145 = $348; no backups kept
+               automaticBackupRetentionDays=0.0),  # no backups kept
             fs("unk-cap", storageCapacity=UNKNOWN),
             fs("unk-dep", storageCapacity=1200.0, deploymentType=UNKNOWN),
             fs("unk-storage", storageCapacity=1200.0, storageType=UNKNOWN),
@@ -373,10 +381,12 @@ def test_lustre_tiers_defaults_and_reasons() -> None:
         ],
         US,
     )  # fmt: skip
+    scratch, p1 = service("fsx_lustre:SCRATCH_1:-:SSD"), service("fsx_lustre:PERSISTENT_1:50:SSD")  # per GiB-month
     assert [(i["name"], i["pricing"], i["quantity"], i["max_quantity"], i["unit_price"], i["unit"], i["monthly"],
              i["monthly_ceiling"], i["rate_source"], i["rate_as_of"]) for i in cost["items"]] == [
-        ("default", "storage", 1200, 1200, 0.14, "GiB-month", 168.0, 168.0, PAGES, "2025-06-01"),
-        ("p1", "storage", 2400, 2400, 0.145, "GiB-month", 348.0, 348.0, PAGES, "2025-06-01"),
+        ("default", "storage", 1200, 1200, scratch, "GiB-month", round(1200 * scratch, 2), round(1200 * scratch, 2),
+         PAGES, "2025-06-01"),
+        ("p1", "storage", 2400, 2400, p1, "GiB-month", round(2400 * p1, 2), round(2400 * p1, 2), PAGES, "2025-06-01"),
     ]  # fmt: skip
     assert reasons(cost) == [
         ("unk-cap", "storageCapacity/deploymentType are unknown at preview"),
@@ -519,12 +529,13 @@ def test_eks_log_types_reason_in_each_region() -> None:
             "unit": "GB ingested",
         }
     ]
-    ohio = price_resources([cluster], PricingOptions(region="us-east-2", as_of=date(2026, 8, 1)))
-    assert ohio["unpriced"][0]["reason"] == (
+    assert NOWHERE not in SERVICE["regions"]
+    elsewhere = price_resources([cluster], PricingOptions(region=NOWHERE, as_of=date(2026, 8, 1)))
+    assert elsewhere["unpriced"][0]["reason"] == (
         "usage-billed: control plane logs (api, scheduler) are billed by GB ingested into CloudWatch Logs "
-        "(no us-east-2 rate in gpucloud's service rates) and stored"
+        f"(no {NOWHERE} rate in gpucloud's service rates) and stored"
     )
-    assert ohio["monthly"] == 73.0
+    assert elsewhere["monthly"] == 73.0  # one EKS list price in every region
 
 
 # --- NAT, EIP, endpoints, KMS ------------------------------------------------------------------------------------
@@ -567,15 +578,16 @@ def test_network_items_in_full() -> None:
 def test_network_items_in_a_region_without_their_rates() -> None:
     nat = res(NAT, "nat", {})
     ep = res(ENDPOINT, "ep", {"vpcEndpointType": "Interface", "subnetIds": ["a"]})
-    cost = price_resources([nat, ep, res("aws:ec2/eip:Eip", "ip", {})], PricingOptions(region="af-south-1"))
-    # The public IPv4 rate is one list price everywhere; NAT and endpoint hours are not held for af-south-1.
+    assert NOWHERE not in SERVICE["regions"]
+    cost = price_resources([nat, ep, res("aws:ec2/eip:Eip", "ip", {})], PricingOptions(region=NOWHERE))
+    # The public IPv4 rate is one list price everywhere; NAT and endpoint hours are not held for the region.
     assert [i["name"] for i in cost["items"]] == ["ip"]
     assert cost["unpriced"] == [
-        {"urn": nat["urn"], "reason": rates.missing_reason("af-south-1", rates.NAT_GATEWAY_HOUR, "a NAT gateway"),
+        {"urn": nat["urn"], "reason": rates.missing_reason(NOWHERE, rates.NAT_GATEWAY_HOUR, "a NAT gateway"),
          "unit": "hour"},
-        {"urn": nat["urn"], "reason": "usage-billed: NAT data processing (no af-south-1 rate in gpucloud's service "
+        {"urn": nat["urn"], "reason": f"usage-billed: NAT data processing (no {NOWHERE} rate in gpucloud's service "
          "rates) depends on traffic", "unit": "GB"},
-        {"urn": ep["urn"], "reason": rates.missing_reason("af-south-1", rates.INTERFACE_ENDPOINT_AZ_HOUR,
+        {"urn": ep["urn"], "reason": rates.missing_reason(NOWHERE, rates.INTERFACE_ENDPOINT_AZ_HOUR,
                                                           "an interface endpoint"), "unit": "hour"},
     ]  # fmt: skip
 
