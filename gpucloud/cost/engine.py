@@ -786,15 +786,13 @@ class _Pricer:
     def _fleet_type(self, r: Mapping[str, Any], specs: list[Any], configs: Any) -> str | None:
         """The dearest priced type a fleet names (its ceiling): launch specifications, override types, else the
         template's; None (after a skip) when only attribute-based requirements or unknown types name them."""
-        named: list[Any] = [_get(s, "instanceType") for s in specs]
-        abs_only = False
-        for cfg in configs if isinstance(configs, list) else []:
-            for o in _get(cfg, "overrides") or []:
-                named.append(_get(o, "instanceType"))
-                abs_only = abs_only or _get(o, "instanceRequirements") is not None
+        overrides = [o for cfg in (configs if isinstance(configs, list) else []) for o in _get(cfg, "overrides") or []]
+        named: list[Any] = [_get(s, "instanceType") for s in specs] + [_get(o, "instanceType") for o in overrides]
+        abs_only = any(_get(o, "instanceRequirements") is not None for o in overrides)
         types = [t for t in named if isinstance(t, str) and not _is_unknown(t)]
         if not types:
-            lt, _ = self.launch_template(r, "launchTemplateConfigs", {"id": None})
+            # An empty spec: only a template the configs depend on can match (names and ids are per config).
+            lt, _ = self.launch_template(r, "launchTemplateConfigs", {})
             itype = _get((lt or {}).get("inputs"), "instanceType")
             if isinstance(itype, str) and not _is_unknown(itype):
                 types = [itype]
@@ -824,8 +822,9 @@ class _Pricer:
         itype = self._fleet_type(r, [], _get(inputs, "launchTemplateConfigs"))
         if itype is None:
             return
-        # EC2 Fleet fills the target beyond the explicit on-demand/spot shares with the default capacity type.
-        default = str(_get(tcs, "defaultTargetCapacityType", "on-demand"))
+        # EC2 Fleet fills the target beyond the explicit on-demand/spot shares with the default capacity type
+        # (on-demand when absent or not one gpucloud knows; str() keeps an odd value hashable).
+        default = str(_get(tcs, "defaultTargetCapacityType"))
         rest = max(total - od - spot, 0)
         shares = {"on-demand": od, "spot": spot, "capacity-block": 0}
         shares[default if default in shares else "on-demand"] += rest
@@ -910,10 +909,9 @@ class _Pricer:
 
     def eks_cluster(self, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
         version = _get(inputs, "version")
-        support = _get(inputs, "upgradePolicy.supportType", "EXTENDED")
+        # Only STANDARD opts out of extended support: absent, unknown or EXTENDED all mean EKS's default, EXTENDED.
+        support = _get(inputs, "upgradePolicy.supportType")
         name = str(r.get("name"))
-        if _is_unknown(support):
-            support = "EXTENDED"
         log_types = _get(inputs, "enabledClusterLogTypes")
         if isinstance(log_types, list) and log_types:
             self.skip(
@@ -1067,7 +1065,6 @@ class _Pricer:
         rate = self.service_rate(r, rates.ebs_key(vol), f"EBS {vol} storage")
         if rate is None:
             return
-        label = f" ({vol})" if name else ""
         self.add(
             r,
             pricing="storage",
@@ -1076,7 +1073,7 @@ class _Pricer:
             unit_price=rate.usd,
             unit="GiB-month",
             rate=rate,
-            name=f"{name}{label}" if name else None,
+            name=f"{name} ({vol})" if name else None,
         )
         base = name or str(r.get("name"))
         wanted: list[tuple[str, int, str]] = []
@@ -1253,10 +1250,10 @@ def _karpenter_count(limits: Mapping[str, Any], spec: Any) -> int | None:
         elif key == "memory":
             per_node = spec.memory_gib * 2**30 if spec is not None else 0.0
         elif key in _GPU_RESOURCES:
-            per_node = float(spec.accelerator_count) if spec is not None and _gpu_resource(spec) == key else 0.0
             if spec is None or _gpu_resource(spec) != key:
                 # A type without this device consumes none of the limit; it is bounded only by the others.
                 continue
+            per_node = float(spec.accelerator_count)
         else:
             continue
         if per_node > 0:
@@ -1300,19 +1297,12 @@ def _karpenter_label(itype: str, spec: Any, key: str) -> str | None:
     return None
 
 
-# Requirement keys that do not narrow the instance types (placement, OS, architecture of the AMI family).
-_NEUTRAL_KEYS: Final = frozenset(
-    {"topology.kubernetes.io/zone", "kubernetes.io/os", "kubernetes.io/arch", "karpenter.sh/capacity-type"}
-)
-
-
 def _karpenter_match(itype: str, spec: Any, key: str, op: str, values: Sequence[str]) -> bool:
     """Whether a type satisfies one requirement; a key gpucloud cannot evaluate admits the type (the ceiling
     errs high)."""
-    if key in _NEUTRAL_KEYS or key.startswith("gpucloud.io/"):
-        return True
     if key not in _KNOWN_KEYS or (spec is None and key in _SPEC_KEYS):
-        # A label gpucloud cannot evaluate for this type admits it: the ceiling errs high, never low.
+        # A label gpucloud cannot evaluate for this type admits it: the ceiling errs high, never low. Keys that
+        # do not narrow the types at all (zone, OS, architecture, capacity type, gpucloud.io/ labels) land here.
         return True
     label = _karpenter_label(itype, spec, key)
     if label is None:
@@ -1322,16 +1312,17 @@ def _karpenter_match(itype: str, spec: Any, key: str, op: str, values: Sequence[
         return label in values
     if op == "NotIn":
         return label not in values
-    if op == "Exists":
-        return True
     if op == "DoesNotExist":
         return False
-    if op in ("Gt", "Lt") and values:
+    # Gte and Lte: Karpenter 1.12's NodePool CRD (vendor/upstream/charts/karpenter-1.12.1) allows them next to Gt
+    # and Lt; before, they admitted every type carrying the label, whatever its value.
+    if op in ("Gt", "Lt", "Gte", "Lte") and values:
         try:
             number, bound = float(label), float(values[0])
         except ValueError:
             return True
-        return number > bound if op == "Gt" else number < bound
+        return {"Gt": number > bound, "Lt": number < bound, "Gte": number >= bound, "Lte": number <= bound}[op]
+    # Exists (the type has the label), and an operator gpucloud does not know, admit the type.
     return True
 
 
