@@ -363,7 +363,9 @@ class _Pricer:
             cached = self._cpu_cache.get(instance_type, {})
             listed = self._service.get(rates.cpu_key(instance_type))
             on_demand = cached.get("on_demand_usd", listed.usd if listed else None)
-            from_cache = "on_demand_usd" in cached or listed is None
+            refreshed = (str(cached.get("price_source")), str(cached.get("price_date")))
+            # (source, as_of) of the rate table's On-Demand figure when the cache does not override it.
+            table = None if "on_demand_usd" in cached or listed is None else (listed.source, listed.as_of)
             result = InstanceRates(
                 on_demand,
                 cached.get("spot_usd"),
@@ -375,8 +377,10 @@ class _Pricer:
                     f"estimated; run `gpucloud prices refresh --region {self.region} --types {instance_type}`",
                     "capacity_block": f"{instance_type} is not offered through Capacity Blocks",
                 },
-                source=str(cached.get("price_source")) if from_cache or listed is None else listed.source,
-                as_of=str(cached.get("price_date")) if from_cache or listed is None else listed.as_of,
+                source=(table or refreshed)[0],
+                as_of=(table or refreshed)[1],
+                # A refreshed spot price beside the table's On-Demand rate names the refresh, not the table.
+                origins={"spot": refreshed} if table and "spot_usd" in cached else {},
             )
         elif not is_valid_ec2_instance_type(instance_type):
             result = f"{instance_type!r} is not an EC2 instance type"
