@@ -239,7 +239,8 @@ def _quantity(value: Any) -> float | None:
     if isinstance(value, int | float):
         return float(value) if math.isfinite(value) and value >= 0 else None
     text = str(value).strip()
-    for suffix in sorted(_QUANTITY_SUFFIX, key=len, reverse=True):
+    # No suffix ends another ("Gi" and "G" differ in their last letter), so the order they are tried in is free.
+    for suffix in _QUANTITY_SUFFIX:
         if text.endswith(suffix):
             try:
                 number = float(text[: -len(suffix)])
@@ -687,7 +688,7 @@ class _Pricer:
             self.skip(r, "the launch template's instanceType is unknown at preview")
             return
         market = {"spot": "spot", "capacity-block": "capacity-block"}.get(
-            str(_get(lt_inputs, "instanceMarketOptions.marketType", "")), "on-demand"
+            str(_get(lt_inputs, "instanceMarketOptions.marketType")), "on-demand"
         )
         self.fleet(r, itype, market, desired, maximum, self.reservations_of(lt, "capacityReservationSpecification"))
         self.root_volumes(r, _get(lt_inputs, "blockDeviceMappings"), desired, maximum)

@@ -659,3 +659,9 @@ def test_auto_scaling_group_launch_template_markets_reservations_and_volumes() -
         ("odg", "p5.48xlarge", "on-demand", 1, 2, p5),
         ("odg root volumes (gp3)", None, "storage", 400, 600, 0.08),
     ]
+
+
+def test_mixed_default_distribution_keeps_a_large_group_all_on_demand() -> None:
+    # 100 % above a base of 0: all 101 nodes On-Demand (101 x 100 / 100 = 101 exactly), none on spot.
+    cost = price_resources([mixed("big", 101.0, 120.0, None)], US)
+    assert rows(cost) == [("big", "g5.xlarge", "on-demand", 101, 120, od("g5.xlarge"))]
