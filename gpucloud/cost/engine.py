@@ -115,7 +115,6 @@ class InstanceRates:
     on_demand: float | None
     spot: float | None
     capacity_block: float | None
-    spot_estimated: bool
     # Why a market has no rate (keys as in gpucloud.prices.book.MARKETS).
     reasons: Mapping[str, str] = field(default_factory=dict)
     # The published 1-year rate (Standard RI, No Upfront) in the region, when the snapshot or a refresh has one.
@@ -188,7 +187,6 @@ def _from_book(found: RegionalRates) -> InstanceRates:
         on_demand.usd if on_demand else None,
         spot.usd if spot else None,
         found.capacity_block.usd if found.capacity_block else None,
-        bool(spot and spot.estimated),
         reasons=dict(found.reasons),
         reserved_1y=published_1y.usd if published_1y else None,
         source=first.source if first else None,
@@ -371,7 +369,6 @@ class _Pricer:
                 on_demand,
                 cached.get("spot_usd"),
                 None,
-                False,
                 reasons={
                     "on_demand": f"no On-Demand price for {instance_type} in {self.region}",
                     "spot": f"no spot price for {instance_type} in {self.region}: CPU spot prices are not "

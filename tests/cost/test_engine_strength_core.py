@@ -665,3 +665,29 @@ def test_mixed_default_distribution_keeps_a_large_group_all_on_demand() -> None:
     # 100 % above a base of 0: all 101 nodes On-Demand (101 x 100 / 100 = 101 exactly), none on spot.
     cost = price_resources([mixed("big", 101.0, 120.0, None)], US)
     assert rows(cost) == [("big", "g5.xlarge", "on-demand", 101, 120, od("g5.xlarge"))]
+
+
+def test_stated_region_and_date_win_over_the_plans() -> None:
+    plan = [provider("default_7_0_0", "eu-west-1"), ng("n", "g5.xlarge", 2.0, 2.0)]
+    cost = price_resources(plan, PricingOptions(region="us-west-2", as_of=date(2026, 8, 1)))
+    assert (cost["region"], cost["as_of"], cost["warnings"]) == ("us-west-2", "2026-08-01", [])
+    item = cost["items"][0]
+    assert (item["region"], item["unit_price"]) == ("us-west-2", od("g5.xlarge", "us-west-2"))
+    # Whole-number quantities stay integers in the output (JSON 2, not 2.0).
+    assert [type(item[k]) for k in ("quantity", "max_quantity")] == [int, int]
+    assert price_resources(plan)["region"] == "eu-west-1"
+
+
+def test_each_market_names_the_source_and_date_of_its_own_figure() -> None:
+    snap = SNAP["regions"]["us-east-1"]["p5.48xlarge"]
+    dated = {name: src["as_of"] for name, src in SNAP["sources"].items()}
+    nodes = [ng("od", "p5.48xlarge"), ng("cb", "p5.48xlarge", capacityType="CAPACITY_BLOCK"),
+             ng("g5", "g5.xlarge")]  # fmt: skip
+    cost = price_resources(nodes, US)
+    od_src, cb_src = snap["on_demand"]["source"], snap["capacity_block"]["source"]
+    g5_src = SNAP["regions"]["us-east-1"]["g5.xlarge"]["on_demand"]["source"]
+    assert sourced(cost) == [
+        ("p5.48xlarge", "on-demand", snap["on_demand"]["usd"], od_src, dated[od_src]),
+        ("p5.48xlarge", "capacity-block", snap["capacity_block"]["usd"], cb_src, dated[cb_src]),
+        ("g5.xlarge", "on-demand", od("g5.xlarge"), g5_src, dated[g5_src]),
+    ]
