@@ -575,8 +575,8 @@ class _Pricer:
         if not self.options.root_volumes or not isinstance(mappings, list) or (desired == 0 and maximum == 0):
             return
         for mapping in mappings:
-            ebs = mapping.get("ebs") if isinstance(mapping, Mapping) else None
-            size = _count(_get(ebs, "volumeSize")) if isinstance(ebs, Mapping) else None
+            ebs = _get(mapping, "ebs")  # _get reads None for a mapping that is not an object
+            size = _count(_get(ebs, "volumeSize"))
             if not size:
                 continue  # the AMI's snapshot size applies: small, and unknown here
             vol = _get(ebs, "volumeType")

@@ -691,3 +691,29 @@ def test_each_market_names_the_source_and_date_of_its_own_figure() -> None:
         ("p5.48xlarge", "capacity-block", snap["capacity_block"]["usd"], cb_src, dated[cb_src]),
         ("g5.xlarge", "on-demand", od("g5.xlarge"), g5_src, dated[g5_src]),
     ]
+
+
+def test_root_volume_provisioned_iops_scale_with_nodes() -> None:
+    lt = res(LT, "lt", {"blockDeviceMappings": [{"ebs": {"volumeSize": 100.0, "volumeType": "gp3", "iops": 4000.0}},
+                                                "not-a-mapping", {"ebs": "not-a-mapping"}]})  # fmt: skip
+    group = res(NG, "ng", {"instanceTypes": ["g5.xlarge"], "scalingConfig": {"desiredSize": 2.0, "maxSize": 3.0},
+                           "launchTemplate": {"id": UNKNOWN}}, {"launchTemplate": [lt["urn"]]})  # fmt: skip
+    cost = price_resources([lt, group], US)
+    # gp3 includes 3,000 IOPS: 1,000 above it per node at $0.005/IOPS-month; 100 GiB at $0.08/GiB-month per node.
+    assert [(i["name"], i["quantity"], i["max_quantity"], i["monthly"], i["monthly_ceiling"]) for i in cost["items"]][
+        1:
+    ] == [
+        ("ng root volumes (gp3)", 200, 300, 16.0, 24.0),
+        ("ng root volumes gp3 IOPS above 3,000", 2000, 3000, 10.0, 15.0),
+    ]
+
+
+def test_malformed_or_dangling_dependencies_do_not_break_the_lookup() -> None:
+    lt = res(LT, "lt", {"instanceType": "g5.xlarge"})
+    dangling = group_on("dangling", {"id": UNKNOWN}, {"launchTemplate": ["urn:not-in-plan", lt["urn"]]})
+    listed = {**group_on("listed", {"id": UNKNOWN}), "propertyDependencies": [lt["urn"]]}
+    cost = price_resources([lt, dangling, listed], US)
+    assert rows(cost) == [("dangling", "g5.xlarge", "on-demand", 1, 1, od("g5.xlarge"))]
+    assert reasons(cost) == [
+        "instance type unknown: the launch template could not be matched to a resource in this program"
+    ]
