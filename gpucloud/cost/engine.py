@@ -636,6 +636,9 @@ class _Pricer:
             # Managed node groups launch the first listed type first (prioritized On-Demand); spot spreads
             # over the list, which the first type's price approximates for a same-shape list.
             instance_type = types[0]
+        elif _is_unknown(types):
+            # A list computed at preview is an unknown type (reported below), never the EKS default.
+            instance_type = types
         elif lt is not None:
             instance_type = _get(lt.get("inputs"), "instanceType")
         elif lt_spec is None:

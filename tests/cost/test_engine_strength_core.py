@@ -568,6 +568,7 @@ def test_node_group_sizes_capacity_types_and_instance_types() -> None:
         ng("cap", "g5.xlarge", capacityType="RESERVED"),
         ng("cap-unknown", "g5.xlarge", capacityType=UNKNOWN),
         ng("type-unknown", UNKNOWN),
+        res(NG, "list-unknown", {"instanceTypes": UNKNOWN, "scalingConfig": {"desiredSize": 1.0, "maxSize": 1.0}}),
         # The listed type wins over the template's; the template still brings its root volumes.
         res(NG, "listed", {"instanceTypes": ["g5.xlarge", "g6.xlarge"], "launchTemplate": {"id": UNKNOWN},
                            "scalingConfig": {"desiredSize": 1.0, "maxSize": 2.0}}, {"launchTemplate": [lt["urn"]]}),
@@ -588,6 +589,7 @@ def test_node_group_sizes_capacity_types_and_instance_types() -> None:
         "scalingConfig.desiredSize/maxSize are unknown at preview",
         "capacityType 'RESERVED' is unknown at preview or not ON_DEMAND/SPOT/CAPACITY_BLOCK",
         f"capacityType {UNKNOWN!r} is unknown at preview or not ON_DEMAND/SPOT/CAPACITY_BLOCK",
+        "instance type is unknown at preview (instanceTypes / launch template instanceType)",
         "instance type is unknown at preview (instanceTypes / launch template instanceType)",
         "instance type is unknown at preview (instanceTypes / launch template instanceType)",
         "instance type unknown: None",
