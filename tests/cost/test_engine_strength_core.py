@@ -719,3 +719,60 @@ def test_malformed_or_dangling_dependencies_do_not_break_the_lookup() -> None:
     assert reasons(cost) == [
         "instance type unknown: the launch template could not be matched to a resource in this program"
     ]
+
+
+def test_nodes_all_inside_a_reservation_add_nothing_even_without_an_on_demand_price() -> None:
+    # p5e.48xlarge has no On-Demand price; both nodes sit in the reservation, which carries the (unpriced) bill.
+    cr = res(CR, "cr", {"instanceType": "p5e.48xlarge", "instanceCount": 2.0})
+    lt = res(LT, "lt", {"instanceType": "p5e.48xlarge"}, {"capacityReservationSpecification": [cr["urn"]]})
+    group = res(NG, "ng", {"scalingConfig": {"desiredSize": 2.0, "maxSize": 2.0}, "launchTemplate": {"id": UNKNOWN}},
+                {"launchTemplate": [lt["urn"]]})  # fmt: skip
+    cost = price_resources([cr, lt, group], US)
+    assert cost["items"] == []
+    assert [u["urn"] for u in cost["unpriced"]] == [cr["urn"]]
+
+
+def test_usage_billed_and_billed_but_unrated_types_are_listed_with_their_unit() -> None:
+    bucket = res("aws:s3/bucket:Bucket", "data", {})
+    db = res("aws:rds/instance:Instance", "db", {"instanceClass": "db.r6g.large"})
+    free = res("aws:rds/parameterGroup:ParameterGroup", "pg", {})  # in the free-type list: no entry at all
+    cost = price_resources([bucket, db, free], US)
+    assert cost["unpriced"] == [
+        {"urn": bucket["urn"], "unit": "GB-month",
+         "reason": "usage-billed: S3 is billed by stored GB, requests and transfer, not by the bucket"},
+        {"urn": db["urn"], "unit": "instance-hour",
+         "reason": "billed, no rate in gpucloud: RDS instances are billed per instance-hour plus storage"},
+    ]  # fmt: skip
+
+
+def test_reservations_are_known_before_any_group_is_priced() -> None:
+    # The group comes first in the plan; its node still lands in the reservation listed after it.
+    cr = res(CR, "cr", {"instanceType": "g5.xlarge", "instanceCount": 1.0})
+    lt = res(LT, "lt", {"instanceType": "g5.xlarge"}, {"capacityReservationSpecification": [cr["urn"]]})
+    group = res(NG, "ng", {"scalingConfig": {"desiredSize": 1.0, "maxSize": 2.0}, "launchTemplate": {"id": UNKNOWN}},
+                {"launchTemplate": [lt["urn"]]})  # fmt: skip
+    cost = price_resources([group, lt, cr], US)
+    assert [(i["name"], i["quantity"], i["max_quantity"]) for i in cost["items"]] == [("ng", 0, 1), ("cr", 1, 1)]
+
+
+def test_a_priced_item_in_full() -> None:
+    options = PricingOptions.from_config({"commitments": [{"match": "g5", "term": "3y", "count": 1}]})
+    group = ng("gpu", "g5.xlarge", 3.0, 5.0, capacityType="SPOT")
+    reserved = ng("res", "g5.xlarge", 2.0, 2.0)
+    cost = price_resources([group, reserved], PricingOptions(commitments=options.commitments, region="us-east-1"))
+    s = spot_estimate("g5.xlarge")
+    three_y = round(od("g5.xlarge") * (1 - get_catalog().family_pricing("g5").reserved_3y), 6)
+    base = {"type": NG, "instance_type": "g5.xlarge", "unit": "hour", "region": "us-east-1"}
+    assert cost["items"] == [
+        {**base, "urn": group["urn"], "name": "gpu", "pricing": "spot", "quantity": 3, "max_quantity": 5,
+         "unit_price": s, "monthly": round(3 * s * 730, 2), "monthly_ceiling": round(5 * s * 730, 2),
+         "rate_source": "vantage+family-spot-discount", "rate_as_of": "2026-01-21"},
+        {**base, "urn": reserved["urn"], "name": "res", "pricing": "reserved", "quantity": 1, "max_quantity": 1,
+         "unit_price": three_y, "monthly": round(three_y * 730, 2), "monthly_ceiling": round(three_y * 730, 2),
+         "rate_source": "vantage+3y ri", "rate_as_of": "2026-01-21"},
+        {**base, "urn": reserved["urn"], "name": "res", "pricing": "on-demand", "quantity": 1, "max_quantity": 1,
+         "unit_price": od("g5.xlarge"), "monthly": 734.38, "monthly_ceiling": 734.38,
+         "rate_source": "vantage", "rate_as_of": "2026-01-21"},
+    ]  # fmt: skip
+    # 3 x 0.41749 x 730 = 914.3031 and 5 x 0.41749 x 730 = 1523.8385, rounded to cents.
+    assert (cost["items"][0]["monthly"], cost["items"][0]["monthly_ceiling"]) == (914.3, 1523.84)
