@@ -138,17 +138,13 @@ def _parts(path: str) -> tuple[str, ...]:
 
 
 def _get(inputs: Any, path: str, default: Any = None) -> Any:
+    """The value at a dotted path of object keys (no path here indexes a list), or `default`."""
     value = inputs
     for part in _parts(path):
         # dict first: engine-view inputs are plain dicts, and ABC isinstance checks dominate a big plan's time.
-        if type(value) is dict or isinstance(value, Mapping):
-            if part not in value:
-                return default
-            value = value[part]
-        elif type(value) is list and part.isdigit() and int(part) < len(value):
-            value = value[int(part)]
-        else:
+        if not (type(value) is dict or isinstance(value, Mapping)) or part not in value:
             return default
+        value = value[part]
     return value
 
 
