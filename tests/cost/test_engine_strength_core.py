@@ -14,7 +14,7 @@ import pytest
 
 from gpucloud.catalog import get_catalog
 from gpucloud.cost import PricingOptions, price_resources
-from gpucloud.cost.engine import UNKNOWN, _quantity
+from gpucloud.cost.engine import UNKNOWN, _count, _num, _quantity
 
 STACK = "urn:pulumi:test::proj::pulumi:pulumi:Stack"
 NG = "aws:eks/nodeGroup:NodeGroup"
@@ -100,6 +100,20 @@ def test_quantity_parses_kubernetes_quantities(value: Any, expected: float | Non
     assert got == expected
     if expected is not None:
         assert isinstance(got, float)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(True, None), (0.0, 0), (2.6, 3), ("3", 3), ("3.0", 3), ("abc", None), (-1.0, None), (float("inf"), None),
+     (None, None), (UNKNOWN, None), ([1], None)],
+)  # fmt: skip
+def test_count_reads_whole_non_negative_sizes(value: Any, expected: int | None) -> None:
+    got = _count(value)
+    assert got == expected and type(got) is type(expected)
+
+
+def test_num_keeps_whole_numbers_integers() -> None:
+    assert [(_num(v), type(_num(v))) for v in (2.0, 3, 2.5)] == [(2, int), (3, int), (2.5, float)]
 
 
 def test_region_of_the_default_provider_wins_over_an_explicit_one() -> None:
