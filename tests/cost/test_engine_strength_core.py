@@ -25,6 +25,9 @@ CR = "aws:ec2/capacityReservation:CapacityReservation"
 PROVIDER = "pulumi:providers:aws"
 US = PricingOptions(region="us-east-1", as_of=date(2026, 8, 1))
 SNAP: dict[str, Any] = json.loads(resources.files("gpucloud.prices").joinpath("snapshot.json").read_text())
+SHIPPED_RATES: dict[str, Any] = json.loads(
+    resources.files("gpucloud.prices").joinpath("service_rates.json").read_text()
+)
 
 
 def od(itype: str, region: str = "us-east-1") -> float:
@@ -283,10 +286,6 @@ def test_mixed_reads_the_launch_template_type_reservation_and_root_volumes() -> 
 
 # --- rates for types outside the catalog -------------------------------------------------------------------------
 
-SHIPPED_RATES: dict[str, Any] = json.loads(
-    resources.files("gpucloud.prices").joinpath("service_rates.json").read_text()
-)
-
 
 def shipped_cpu(itype: str) -> tuple[float, str, str]:
     """The shipped table's On-Demand rate for a CPU type in us-east-1, with its source text and date."""
@@ -464,24 +463,25 @@ def test_root_volumes_of_a_group_at_zero_desired_count_in_the_ceiling() -> None:
 
 
 def test_nat_gateway_outside_the_rate_table_is_listed_with_both_reasons() -> None:
+    # us-isob-east-1 (an isolated partition) is in no region of the shipped rate table.
     nat = res("aws:ec2/natGateway:NatGateway", "nat", {})
-    cost = price_resources([nat], PricingOptions(region="eu-central-1"))
+    cost = price_resources([nat], PricingOptions(region="us-isob-east-1"))
     assert cost["items"] == []
-    assert cost["unpriced"] == [
-        {
-            "urn": nat["urn"],
-            "reason": "no eu-central-1 list price for a NAT gateway in gpucloud's service rates (it holds us-east-1, "
-            "us-east-2, us-west-2); not priced at another region's rate: run `gpucloud prices refresh --region "
-            "eu-central-1` to fetch it from the AWS Price List",
-            "unit": "hour",
-        },
-        {
-            "urn": nat["urn"],
-            "reason": "usage-billed: NAT data processing (no eu-central-1 rate in gpucloud's service rates) depends "
-            "on traffic",
-            "unit": "GB",
-        },
-    ]
+    hourly, per_gb = cost["unpriced"]
+    # The wording of the missing-rate reason belongs to gpucloud.cost.rates; here: region, item, fix and unit.
+    assert (hourly["urn"], hourly["unit"]) == (nat["urn"], "hour")
+    assert hourly["reason"].startswith(
+        "no us-isob-east-1 list price for a NAT gateway in gpucloud's service rates (it holds "
+    )
+    assert hourly["reason"].endswith(
+        "run `gpucloud prices refresh --region us-isob-east-1` to fetch it from the AWS Price List"
+    )
+    assert per_gb == {
+        "urn": nat["urn"],
+        "reason": "usage-billed: NAT data processing (no us-isob-east-1 rate in gpucloud's service rates) depends on "
+        "traffic",
+        "unit": "GB",
+    }
     west = price_resources([nat], PricingOptions(region="us-west-2"))
     item = west["items"][0]
     # $0.045/hour x 730 hours; fixed items have the same quantity and ceiling.
