@@ -296,12 +296,13 @@ def shipped_cpu(itype: str) -> tuple[float, str, str]:
 
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A refreshed price cache: m7i.xlarge (rate table type) with spot only, c6a.large (in no table) with both
-    prices, c6a.xlarge with spot only."""
+    """A refreshed price cache: m7i.xlarge (rate table type) with spot only, m7i.large with On-Demand, c6a.large
+    (in no table) with both prices, c6a.xlarge with spot only."""
     path = tmp_path / "prices.json"
     refreshed = {"price_date": "2026-08-02", "price_source": "ec2-spot-price-history"}
     path.write_text(json.dumps({"schema": "gpucloud.prices/v1", "regions": {"us-east-1": {
         "m7i.xlarge": {"spot_usd": 0.09, **refreshed},
+        "m7i.large": {"on_demand_usd": 0.112, "price_date": "2026-08-03", "price_source": "aws-price-list-api"},
         "c6a.large": {"on_demand_usd": 0.0765, "spot_usd": 0.03, "price_date": "2026-08-03",
                       "price_source": "aws-price-list-api"},
         "c6a.xlarge": {"spot_usd": 0.06, **refreshed},
@@ -327,6 +328,7 @@ def test_cached_cpu_prices(cache: Path) -> None:
     nodes = [
         ng("a", "m7i.xlarge"),
         ng("b", "m7i.xlarge", capacityType="SPOT"),
+        ng("l", "m7i.large"),
         ng("c", "c6a.large"),
         ng("d", "c6a.large", capacityType="SPOT"),
         ng("e", "c6a.xlarge"),
@@ -338,13 +340,14 @@ def test_cached_cpu_prices(cache: Path) -> None:
     assert sourced(cost) == [
         ("m7i.xlarge", "on-demand", usd, source, as_of),
         ("m7i.xlarge", "spot", 0.09, "ec2-spot-price-history", "2026-08-02"),
+        ("m7i.large", "on-demand", 0.112, "aws-price-list-api", "2026-08-03"),  # the refresh overrides the table
         ("c6a.large", "on-demand", 0.0765, "aws-price-list-api", "2026-08-03"),
         ("c6a.large", "spot", 0.03, "aws-price-list-api", "2026-08-03"),
     ]
     assert cost["unpriced"] == [
-        {"urn": nodes[4]["urn"], "reason": "no On-Demand price for c6a.xlarge in us-east-1",
+        {"urn": nodes[5]["urn"], "reason": "no On-Demand price for c6a.xlarge in us-east-1",
          "instance_type": "c6a.xlarge", "market": "on-demand", "nodes": 1, "max_nodes": 1},
-        {"urn": nodes[5]["urn"], "reason": "c6a.xlarge is not offered through Capacity Blocks",
+        {"urn": nodes[6]["urn"], "reason": "c6a.xlarge is not offered through Capacity Blocks",
          "instance_type": "c6a.xlarge", "market": "capacity-block", "nodes": 1, "max_nodes": 1},
     ]  # fmt: skip
 
