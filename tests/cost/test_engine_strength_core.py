@@ -793,3 +793,10 @@ def test_a_priced_item_in_full() -> None:
     ]  # fmt: skip
     # 3 x 0.41749 x 730 = 914.3031 and 5 x 0.41749 x 730 = 1523.8385, rounded to cents.
     assert (cost["items"][0]["monthly"], cost["items"][0]["monthly_ceiling"]) == (914.3, 1523.84)
+
+
+def test_a_catalog_of_the_callers_own_is_priced_from_the_shipped_snapshot() -> None:
+    from gpucloud.catalog import Catalog
+
+    cost = price_resources([ng("n", "g5.xlarge", capacityType="SPOT")], US, catalog=Catalog.load())
+    assert rows(cost) == [("n", "g5.xlarge", "spot", 1, 1, spot_estimate("g5.xlarge"))]
