@@ -373,8 +373,9 @@ class _Pricer:
                 },
                 source=(table or refreshed)[0],
                 as_of=(table or refreshed)[1],
-                # A refreshed spot price beside the table's On-Demand rate names the refresh, not the table.
-                origins={"spot": refreshed} if table and "spot_usd" in cached else {},
+                # A spot price only ever comes from the refresh, so it names the refresh even beside the table's
+                # On-Demand rate.
+                origins={"spot": refreshed},
             )
         elif not is_valid_ec2_instance_type(instance_type):
             result = f"{instance_type!r} is not an EC2 instance type"

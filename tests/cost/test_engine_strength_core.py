@@ -323,6 +323,13 @@ def test_cpu_type_from_the_rate_table_carries_the_tables_source() -> None:
     assert sourced(cost) == [("m7i.xlarge", "on-demand", usd, source, as_of)]
 
 
+def test_cpu_type_without_a_table_rate_in_the_region_says_which_regions_have_one() -> None:
+    cost = price_resources([ng("sys", "m7i.xlarge")], PricingOptions(region="us-isob-east-1"))
+    assert reasons(cost)[0].startswith(
+        "no us-isob-east-1 list price for m7i.xlarge On-Demand in gpucloud's service rates (it holds "
+    )
+
+
 def test_cached_cpu_prices(cache: Path) -> None:
     usd, source, as_of = shipped_cpu("m7i.xlarge")
     nodes = [
