@@ -807,3 +807,19 @@ def test_a_catalog_of_the_callers_own_is_priced_from_the_shipped_snapshot() -> N
 
     cost = price_resources([ng("n", "g5.xlarge", capacityType="SPOT")], US, catalog=Catalog.load())
     assert rows(cost) == [("n", "g5.xlarge", "spot", 1, 1, spot_estimate("g5.xlarge"))]
+
+
+def test_a_counted_commitment_is_shared_out_separately_at_desired_and_at_max_sizes() -> None:
+    options = PricingOptions.from_config({"commitments": [{"match": "g5", "term": "3y", "count": 3}]})
+    opts = PricingOptions(commitments=options.commitments, region="us-east-1")
+    cost = price_resources([ng("a", "g5.xlarge", 1.0, 3.0), ng("b", "g5.xlarge", 3.0, 3.0)], opts)
+    # 3 instances covered. Desired sizes: a takes 1, b the other 2 (its 3rd node On-Demand). Max sizes: a takes all
+    # 3, so b's 3 are On-Demand.
+    assert [(i["name"], i["pricing"], i["quantity"], i["max_quantity"]) for i in cost["items"]] == [
+        ("a", "reserved", 1, 3),
+        ("b", "reserved", 2, 0),
+        ("b", "on-demand", 1, 3),
+    ]
+    uncounted = PricingOptions.from_config({"commitments": [{"match": "g5", "term": "3y"}]})
+    scaled_in = price_resources([ng("c", "g5.xlarge", 0.0, 1.0)], PricingOptions(commitments=uncounted.commitments))
+    assert [(i["pricing"], i["quantity"], i["max_quantity"]) for i in scaled_in["items"]] == [("reserved", 0, 1)]
