@@ -823,3 +823,28 @@ def test_a_counted_commitment_is_shared_out_separately_at_desired_and_at_max_siz
     uncounted = PricingOptions.from_config({"commitments": [{"match": "g5", "term": "3y"}]})
     scaled_in = price_resources([ng("c", "g5.xlarge", 0.0, 1.0)], PricingOptions(commitments=uncounted.commitments))
     assert [(i["pricing"], i["quantity"], i["max_quantity"]) for i in scaled_in["items"]] == [("reserved", 0, 1)]
+
+
+def test_unpriced_nodes_carry_their_type_market_and_counts() -> None:
+    unknown, cpu_spot = ng("u", "p9.x", 1.0, 2.0), ng("s", "m7i.xlarge", 2.0, 3.0, capacityType="SPOT")
+    cost = price_resources([unknown, cpu_spot], US)
+    assert cost["unpriced"] == [
+        {"urn": unknown["urn"], "reason": "'p9.x' is not an EC2 instance type", "instance_type": "p9.x",
+         "market": "on-demand", "nodes": 1, "max_nodes": 2},
+        {"urn": cpu_spot["urn"], "reason": "no spot price for m7i.xlarge in us-east-1: CPU spot prices are not "
+         "estimated; run `gpucloud prices refresh --region us-east-1 --types m7i.xlarge`",
+         "instance_type": "m7i.xlarge", "market": "spot", "nodes": 2, "max_nodes": 3},
+    ]  # fmt: skip
+
+
+def test_a_reservation_keeps_the_room_the_first_group_left() -> None:
+    cr = res(CR, "cr", {"instanceType": "g5.xlarge", "instanceCount": 3.0})
+    lt = res(LT, "lt", {"instanceType": "g5.xlarge"}, {"capacityReservationSpecification": [cr["urn"]]})
+    groups = [
+        res(NG, n, {"scalingConfig": {"desiredSize": size, "maxSize": size}, "launchTemplate": {"id": UNKNOWN}},
+            {"launchTemplate": [lt["urn"]]})
+        for n, size in (("one", 1.0), ("three", 3.0))
+    ]  # fmt: skip
+    cost = price_resources([cr, lt, *groups], US)
+    # 3 reserved: "one" uses 1, "three" the remaining 2, so 1 of its nodes is On-Demand.
+    assert [(i["name"], i["quantity"], i["max_quantity"]) for i in cost["items"]] == [("cr", 3, 3), ("three", 1, 1)]
