@@ -494,6 +494,9 @@ def test_nat_gateway_outside_the_rate_table_is_listed_with_both_reasons() -> Non
     }
     west = price_resources([nat], PricingOptions(region="us-west-2"))
     item = west["items"][0]
+    entry = SHIPPED_RATES["regions"]["us-west-2"]["nat_gateway_hour"]
+    origin = SHIPPED_RATES["sources"][entry["source"]]
+    assert (item["rate_source"], item["rate_as_of"]) == (f"{entry['source']}: {origin['note']}", origin["as_of"])
     # $0.045/hour x 730 hours; fixed items have the same quantity and ceiling.
     assert (item["region"], item["unit"], item["quantity"], item["max_quantity"], item["unit_price"]) == (
         "us-west-2", "hour", 1, 1, 0.045)  # fmt: skip
