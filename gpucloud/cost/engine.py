@@ -115,7 +115,6 @@ class InstanceRates:
     on_demand: float | None
     spot: float | None
     capacity_block: float | None
-    spot_estimated: bool
     # Why a market has no rate (keys as in gpucloud.prices.book.MARKETS).
     reasons: Mapping[str, str] = field(default_factory=dict)
     # The published 1-year rate (Standard RI, No Upfront) in the region, when the snapshot or a refresh has one.
@@ -139,17 +138,13 @@ def _parts(path: str) -> tuple[str, ...]:
 
 
 def _get(inputs: Any, path: str, default: Any = None) -> Any:
+    """The value at a dotted path of object keys (no path here indexes a list), or `default`."""
     value = inputs
     for part in _parts(path):
         # dict first: engine-view inputs are plain dicts, and ABC isinstance checks dominate a big plan's time.
-        if type(value) is dict or isinstance(value, Mapping):
-            if part not in value:
-                return default
-            value = value[part]
-        elif type(value) is list and part.isdigit() and int(part) < len(value):
-            value = value[int(part)]
-        else:
+        if not (type(value) is dict or isinstance(value, Mapping)) or part not in value:
             return default
+        value = value[part]
     return value
 
 
@@ -188,7 +183,6 @@ def _from_book(found: RegionalRates) -> InstanceRates:
         on_demand.usd if on_demand else None,
         spot.usd if spot else None,
         found.capacity_block.usd if found.capacity_block else None,
-        bool(spot and spot.estimated),
         reasons=dict(found.reasons),
         reserved_1y=published_1y.usd if published_1y else None,
         source=first.source if first else None,
@@ -239,7 +233,8 @@ def _quantity(value: Any) -> float | None:
     if isinstance(value, int | float):
         return float(value) if math.isfinite(value) and value >= 0 else None
     text = str(value).strip()
-    for suffix in sorted(_QUANTITY_SUFFIX, key=len, reverse=True):
+    # No suffix ends another ("Gi" and "G" differ in their last letter), so the order they are tried in is free.
+    for suffix in _QUANTITY_SUFFIX:
         if text.endswith(suffix):
             try:
                 number = float(text[: -len(suffix)])
@@ -363,20 +358,24 @@ class _Pricer:
             cached = self._cpu_cache.get(instance_type, {})
             listed = self._service.get(rates.cpu_key(instance_type))
             on_demand = cached.get("on_demand_usd", listed.usd if listed else None)
-            from_cache = "on_demand_usd" in cached or listed is None
+            refreshed = (str(cached.get("price_source")), str(cached.get("price_date")))
+            # (source, as_of) of the rate table's On-Demand figure when the cache does not override it.
+            table = None if "on_demand_usd" in cached or listed is None else (listed.source, listed.as_of)
             result = InstanceRates(
                 on_demand,
                 cached.get("spot_usd"),
                 None,
-                False,
                 reasons={
                     "on_demand": f"no On-Demand price for {instance_type} in {self.region}",
                     "spot": f"no spot price for {instance_type} in {self.region}: CPU spot prices are not "
                     f"estimated; run `gpucloud prices refresh --region {self.region} --types {instance_type}`",
                     "capacity_block": f"{instance_type} is not offered through Capacity Blocks",
                 },
-                source=str(cached.get("price_source")) if from_cache or listed is None else listed.source,
-                as_of=str(cached.get("price_date")) if from_cache or listed is None else listed.as_of,
+                source=(table or refreshed)[0],
+                as_of=(table or refreshed)[1],
+                # A spot price only ever comes from the refresh, so it names the refresh even beside the table's
+                # On-Demand rate.
+                origins={"spot": refreshed},
             )
         elif not is_valid_ec2_instance_type(instance_type):
             result = f"{instance_type!r} is not an EC2 instance type"
@@ -573,8 +572,8 @@ class _Pricer:
         if not self.options.root_volumes or not isinstance(mappings, list) or (desired == 0 and maximum == 0):
             return
         for mapping in mappings:
-            ebs = mapping.get("ebs") if isinstance(mapping, Mapping) else None
-            size = _count(_get(ebs, "volumeSize")) if isinstance(ebs, Mapping) else None
+            ebs = _get(mapping, "ebs")  # _get reads None for a mapping that is not an object
+            size = _count(_get(ebs, "volumeSize"))
             if not size:
                 continue  # the AMI's snapshot size applies: small, and unknown here
             vol = _get(ebs, "volumeType")
@@ -634,6 +633,9 @@ class _Pricer:
             # Managed node groups launch the first listed type first (prioritized On-Demand); spot spreads
             # over the list, which the first type's price approximates for a same-shape list.
             instance_type = types[0]
+        elif _is_unknown(types):
+            # A list computed at preview is an unknown type (reported below), never the EKS default.
+            instance_type = types
         elif lt is not None:
             instance_type = _get(lt.get("inputs"), "instanceType")
         elif lt_spec is None:
@@ -683,7 +685,7 @@ class _Pricer:
             self.skip(r, "the launch template's instanceType is unknown at preview")
             return
         market = {"spot": "spot", "capacity-block": "capacity-block"}.get(
-            str(_get(lt_inputs, "instanceMarketOptions.marketType", "")), "on-demand"
+            str(_get(lt_inputs, "instanceMarketOptions.marketType")), "on-demand"
         )
         self.fleet(r, itype, market, desired, maximum, self.reservations_of(lt, "capacityReservationSpecification"))
         self.root_volumes(r, _get(lt_inputs, "blockDeviceMappings"), desired, maximum)
