@@ -195,9 +195,9 @@ def _current(pool: _Pool) -> tuple[dict[str, int], dict[str, Any], float]:
         count = int(item.get("quantity") or 0)
         pricing = str(item.get("pricing"))
         if pricing == "reserved":
-            # The engine names the commitment's term in the rate source ("...+3y ri"); a discount given
-            # directly in gpucloud:pricing has no term and counts as the default 1y.
-            kind = "reserved_3y" if "+3y" in str(item.get("rate_source")) else "reserved_1y"
+            # The engine records the commitment behind a reserved item, its term included (also when the
+            # discount itself was given in gpucloud:pricing).
+            kind = "reserved_3y" if (item.get("commitment") or {}).get("term") == "3y" else "reserved_1y"
             reserved_rate[kind] = float(item["unit_price"])
         else:
             kind = _MARKET_KIND.get(pricing, "on_demand")

@@ -324,8 +324,13 @@ class _Pricer:
         rate: rates.Rate | None = None,
         source: str | None = None,
         as_of: str | None = None,
+        commitment: Commitment | None = None,
     ) -> None:
         factor = rates.HOURS_PER_MONTH if unit == "hour" else 1
+        extra: dict[str, Any] = {}
+        if commitment is not None:
+            # What the reserved item stands for, as data: the mix advice prices today's split by its term.
+            extra["commitment"] = {"kind": commitment.kind, "term": commitment.term, "match": commitment.match}
         self.items.append(
             {
                 "urn": str(resource.get("urn")),
@@ -342,6 +347,7 @@ class _Pricer:
                 "region": self.region,
                 "rate_source": rate.source if rate is not None else source,
                 "rate_as_of": rate.as_of if rate is not None else as_of,
+                **extra,
             }
         )
 
@@ -512,6 +518,7 @@ class _Pricer:
                         else f"{found.source}+{commitment.term} {commitment.kind}"
                     ),
                     as_of=found.as_of,
+                    commitment=commitment,
                 )
             desired -= covered_desired
             maximum -= covered_max

@@ -114,6 +114,17 @@ def test_todays_commitment_is_priced_at_its_own_discount() -> None:
     assert (entry["status"], entry["saving_usd"], entry["saving_percent"]) == ("already-optimal", 0.0, 0.0)
 
 
+def test_a_three_year_commitment_with_its_own_discount_keeps_its_term() -> None:
+    # 3y at 50 % off: 10.49264 * 0.5 = 5.24632/h. It used to count as 1y (the term was read from the rate source,
+    # which names no term when the discount is given); now the engine records the commitment on the item.
+    mine = (Commitment(match="g6e", kind="ri", term="3y", discount=0.5, count=2),)
+    (entry,) = advise([node_group("c", "g6e.12xlarge", 2, **NO_SPOT)], commitments=mine)["pools"]
+    assert entry["current"]["split"] == split(reserved_3y=2)
+    # A term is paid whole, even over a 12-month horizon: 2 * 5.24632 * 26,280 h = 275,746.58 (as 1y it read
+    # 2 * 5.24632 * 8,760 = 91,915.53).
+    assert entry["current"]["total_usd"] == 275746.58
+
+
 def test_the_same_pool_in_two_regions_gets_each_regions_optimum() -> None:
     pool = [node_group("g", "g5.12xlarge", 3, **NO_SPOT)]
     us = advise(pool, region="us-east-1")["pools"][0]
