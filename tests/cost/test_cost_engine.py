@@ -6,26 +6,10 @@ from datetime import date
 from typing import Any
 
 import pytest
+from engine_fixtures import STACK, res
 
 from gpucloud.cost import PricingConfigError, PricingOptions, price_resources
 from gpucloud.cost.engine import UNKNOWN
-
-STACK = "urn:pulumi:test::proj::pulumi:pulumi:Stack"
-
-
-def res(type_: str, name: str, inputs: dict[str, Any], deps: dict[str, list[str]] | None = None) -> dict[str, Any]:
-    prop_deps = deps or {}
-    return {
-        "urn": f"{STACK}${type_}::{name}",
-        "type": type_,
-        "name": name,
-        "parent": None,
-        "custom": True,
-        "dependencies": sorted({u for us in prop_deps.values() for u in us}),
-        "propertyDependencies": prop_deps,
-        "inputs": inputs,
-    }
-
 
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
 NG = "aws:eks/nodeGroup:NodeGroup"

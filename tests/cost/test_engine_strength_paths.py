@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 from datetime import date
-from importlib import resources
 from typing import Any
 
 import pytest
+from engine_fixtures import SNAP, STACK, US, od, res, spot_estimate
 
 from gpucloud.catalog import get_catalog
 from gpucloud.cost import PricingOptions, price_resources, rates
@@ -24,9 +24,6 @@ from gpucloud.cost.engine import (
 )
 from gpucloud.prices.book import PriceBook, load_snapshot
 
-STACK = "urn:pulumi:test::proj::pulumi:pulumi:Stack"
-US = PricingOptions(region="us-east-1", as_of=date(2026, 8, 1))
-SNAP: dict[str, Any] = json.loads(resources.files("gpucloud.prices").joinpath("snapshot.json").read_text())
 SERVICE: dict[str, Any] = json.loads(rates.SERVICE_RATES_FILE.read_text())
 PAGES = f"aws-pricing-pages: {SERVICE['sources']['aws-pricing-pages']['note']}"  # the shipped table's source
 # An AWS (ISO-B) region the shipped service-rate table holds nothing for.
@@ -50,28 +47,6 @@ NAT = "aws:ec2/natGateway:NatGateway"
 ENDPOINT = "aws:ec2/vpcEndpoint:VpcEndpoint"
 VOLUME = "aws:ebs/volume:Volume"
 POOL = "kubernetes:karpenter.sh/v1:NodePool"
-
-
-def od(itype: str) -> float:
-    usd: float = SNAP["regions"]["us-east-1"][itype]["on_demand"]["usd"]
-    return usd
-
-
-def spot_estimate(itype: str) -> float:
-    return round(od(itype) * (1 - get_catalog().family_pricing(itype).spot_discount), 6)
-
-
-def res(type_: str, name: str, inputs: Any, deps: dict[str, list[str]] | None = None) -> dict[str, Any]:
-    prop_deps = deps or {}
-    return {
-        "urn": f"{STACK}${type_}::{name}",
-        "type": type_,
-        "name": name,
-        "custom": True,
-        "dependencies": sorted({u for us in prop_deps.values() for u in us}),
-        "propertyDependencies": prop_deps,
-        "inputs": inputs,
-    }
 
 
 def rows(cost: dict[str, Any]) -> list[tuple[Any, ...]]:

@@ -4,43 +4,17 @@ snapshot JSON and the rate table and recomputed here."""
 
 from __future__ import annotations
 
-import json
 from datetime import date
-from importlib import resources
 from typing import Any
 
 import pytest
+from engine_fixtures import SNAP, STACK, US, od, res, spot_estimate
 
 from gpucloud.catalog import get_catalog
 from gpucloud.cost import PricingOptions, price_resources
 from gpucloud.cost.engine import UNKNOWN
 
-STACK = "urn:pulumi:test::proj::pulumi:pulumi:Stack"
 POOL = "kubernetes:karpenter.sh/v1:NodePool"
-US = PricingOptions(region="us-east-1", as_of=date(2026, 8, 1))
-SNAP: dict[str, Any] = json.loads(resources.files("gpucloud.prices").joinpath("snapshot.json").read_text())
-
-
-def od(itype: str, region: str = "us-east-1") -> float:
-    usd: float = SNAP["regions"][region][itype]["on_demand"]["usd"]
-    return usd
-
-
-def spot_estimate(itype: str) -> float:
-    return round(od(itype) * (1 - get_catalog().family_pricing(itype).spot_discount), 6)
-
-
-def res(type_: str, name: str, inputs: dict[str, Any], deps: dict[str, list[str]] | None = None) -> dict[str, Any]:
-    prop_deps = deps or {}
-    return {
-        "urn": f"{STACK}${type_}::{name}",
-        "type": type_,
-        "name": name,
-        "custom": True,
-        "dependencies": sorted({u for us in prop_deps.values() for u in us}),
-        "propertyDependencies": prop_deps,
-        "inputs": inputs,
-    }
 
 
 def pool(
