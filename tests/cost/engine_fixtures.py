@@ -39,3 +39,35 @@ def res(type_: str, name: str, inputs: Any, deps: dict[str, list[str]] | None = 
         "propertyDependencies": prop_deps,
         "inputs": inputs,
     }
+
+
+NODEPOOL = "kubernetes:karpenter.sh/v1:NodePool"
+
+
+def nodepool(
+    name: str,
+    requirements: Any,
+    limits: Any = None,
+    replicas: Any = None,
+    annotations: Any = None,
+    type_: str = NODEPOOL,
+) -> dict[str, Any]:
+    """A Karpenter NodePool resource with these template requirements and, when given, limits / replicas /
+    metadata annotations."""
+    spec: dict[str, Any] = {"template": {"spec": {"requirements": requirements}}}
+    if limits is not None:
+        spec["limits"] = limits
+    if replicas is not None:
+        spec["replicas"] = replicas
+    metadata: dict[str, Any] = {"name": name}
+    if annotations is not None:
+        metadata["annotations"] = annotations
+    return res(type_, name, {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": metadata, "spec": spec})
+
+
+def types_in(*names: str) -> dict[str, Any]:
+    return {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": list(names)}
+
+
+def capacity(*markets: str) -> dict[str, Any]:
+    return {"key": "karpenter.sh/capacity-type", "operator": "In", "values": list(markets)}

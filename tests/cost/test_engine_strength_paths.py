@@ -10,7 +10,7 @@ from datetime import date
 from typing import Any
 
 import pytest
-from engine_fixtures import SNAP, STACK, US, od, res, spot_estimate
+from engine_fixtures import NODEPOOL, SNAP, STACK, US, capacity, nodepool, od, res, spot_estimate, types_in
 
 from gpucloud.catalog import get_catalog
 from gpucloud.cost import PricingOptions, price_resources, rates
@@ -46,7 +46,7 @@ EKS = "aws:eks/cluster:Cluster"
 NAT = "aws:ec2/natGateway:NatGateway"
 ENDPOINT = "aws:ec2/vpcEndpoint:VpcEndpoint"
 VOLUME = "aws:ebs/volume:Volume"
-POOL = "kubernetes:karpenter.sh/v1:NodePool"
+POOL = NODEPOOL
 
 
 def rows(cost: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -796,26 +796,7 @@ def test_classify_each_kind() -> None:
 # --- Karpenter NodePools -----------------------------------------------------------------------------------------
 
 
-def pool(
-    name: str, requirements: Any, limits: Any = None, replicas: Any = None, annotations: Any = None
-) -> dict[str, Any]:
-    spec_: dict[str, Any] = {"template": {"spec": {"requirements": requirements}}}
-    if limits is not None:
-        spec_["limits"] = limits
-    if replicas is not None:
-        spec_["replicas"] = replicas
-    metadata: dict[str, Any] = {"name": name}
-    if annotations is not None:
-        metadata["annotations"] = annotations
-    return res(POOL, name, {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": metadata, "spec": spec_})
-
-
-def types_in(*names: str) -> dict[str, Any]:
-    return {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": list(names)}
-
-
-def capacity(*markets: str) -> dict[str, Any]:
-    return {"key": "karpenter.sh/capacity-type", "operator": "In", "values": list(markets)}
+pool = nodepool
 
 
 def karpenter_rows(cost: dict[str, Any]) -> list[tuple[Any, ...]]:

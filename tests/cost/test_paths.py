@@ -8,13 +8,13 @@ from datetime import date
 from typing import Any
 
 import pytest
-from engine_fixtures import SNAP, STACK, US, od, res, spot_estimate
+from engine_fixtures import NODEPOOL, SNAP, STACK, US, capacity, nodepool, od, res, spot_estimate, types_in
 
 from gpucloud.catalog import get_catalog
 from gpucloud.cost import PricingOptions, price_resources
 from gpucloud.cost.engine import UNKNOWN
 
-POOL = "kubernetes:karpenter.sh/v1:NodePool"
+POOL = NODEPOOL
 
 
 def pool(
@@ -25,23 +25,8 @@ def pool(
     replicas: float | None = None,
     type_: str = POOL,
 ) -> dict[str, Any]:
-    spec: dict[str, Any] = {"template": {"spec": {"requirements": requirements}}}
-    if limits is not None:
-        spec["limits"] = limits
-    if replicas is not None:
-        spec["replicas"] = replicas
-    metadata: dict[str, Any] = {"name": name}
-    if expected is not None:
-        metadata["annotations"] = {"gpucloud.io/expected-nodes": str(expected)}
-    return res(type_, name, {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": metadata, "spec": spec})
-
-
-def types_in(*names: str) -> dict[str, Any]:
-    return {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": list(names)}
-
-
-def capacity(*markets: str) -> dict[str, Any]:
-    return {"key": "karpenter.sh/capacity-type", "operator": "In", "values": list(markets)}
+    annotations = None if expected is None else {"gpucloud.io/expected-nodes": str(expected)}
+    return nodepool(name, requirements, limits, replicas, annotations, type_)
 
 
 def rows(cost: dict[str, Any]) -> list[tuple[Any, ...]]:
