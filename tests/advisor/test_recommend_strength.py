@@ -377,3 +377,10 @@ def test_serving_needs_both_a_dense_figure_and_a_bandwidth() -> None:
     shape, params, _ = resolve_shape(Job("serve", model="llama-3-8b"))
     why = rec._serve_candidate(Job("serve", model="llama-3-8b"), shape, params, spec, l4, 0.8048, "on-demand")
     assert why == "no dense BF16 or memory-bandwidth figure for L4"
+
+
+def test_ten_candidates_by_default() -> None:
+    # `--top` defaults to 10: an 8B bf16 serving job fits far more than ten catalog types (every GPU from 16 GB up).
+    result = recommend(Job("serve", model="llama-3-8b"), CATALOG)
+    assert len(result["candidates"]) == 10
+    assert len(recommend(Job("serve", model="llama-3-8b"), CATALOG, top=100)["candidates"]) > 10
