@@ -134,14 +134,13 @@ def resolve_shape(job: Job) -> tuple[Shape, float, str]:
             raise AdvisorInputError(f"--model {job.model!r} is not known; give one of {sorted(MODELS)} or --params")
         shape = Shape(*MODELS[job.model])
         return shape, shape.params, f"{job.model} config.json"
-    given = {"layers": job.layers, "hidden": job.hidden}
-    if all(v is not None for v in given.values()):
+    if job.layers is not None and job.hidden is not None:
         for flag, value in (("--layers", job.layers), ("--hidden", job.hidden), ("--heads", job.heads)):
             _positive(value, flag, "32")
         _positive(job.kv_heads, "--kv-heads", "8")
         _positive(job.vocab, "--vocab", "128256")
         _positive(job.ffn, "--ffn", "14336")
-        hidden = int(job.hidden)  # type: ignore[arg-type]
+        hidden = int(job.hidden)
         heads = job.heads or max(1, hidden // 128)
         if hidden % heads:
             raise AdvisorInputError(f"--hidden {hidden} is not a multiple of --heads {heads}")
@@ -149,7 +148,7 @@ def resolve_shape(job: Job) -> tuple[Shape, float, str]:
         if heads % kv_heads:
             raise AdvisorInputError(f"--heads {heads} is not a multiple of --kv-heads {kv_heads}")
         shape = Shape(
-            int(job.layers),  # type: ignore[arg-type]
+            int(job.layers),
             hidden,
             heads,
             kv_heads,
@@ -233,13 +232,14 @@ def training_memory(job: Job, shape: Shape, params: float, gpus: int) -> dict[st
     """Bytes per accelerator when the job's states are sharded over ``gpus`` accelerators."""
     s, b, h = job.seq_len, job.micro_batch, shape.hidden
     if job.task in ("pretrain", "full-finetune"):
-        stage = job.zero_stage if gpus > 1 else 0
+        # Every ZeRO stage (1-3) shards the optimizer states; on one accelerator the division by 1 is a no-op.
+        stage = job.zero_stage
         weights = 2 * params / (gpus if stage == 3 else 1)
         grads = 2 * params / (gpus if stage >= 2 else 1)
-        optimizer = (ADAM_BYTES - 4) * params / (gpus if stage >= 1 else 1)
+        optimizer = (ADAM_BYTES - 4) * params / gpus
     else:
         per_param = QLORA_BYTES if job.task == "qlora" else 2
-        weights = per_param * params / (gpus if gpus > 1 else 1)
+        weights = per_param * params / gpus
         adapters = shape.lora_params(job.lora_rank)
         grads = 2 * adapters
         optimizer = (ADAM_BYTES - 2) * adapters
@@ -283,8 +283,8 @@ def _fit_training(job: Job, shape: Shape, params: float, spec: InstanceSpec) -> 
     if unsharded >= usable:
         return f"the unsharded part alone ({unsharded / GIB:,.1f} GiB) exceeds {usable / GIB:,.1f} GiB usable"
     nodes = max(2, math.ceil(sharded / ((usable - unsharded) * per_node)))
-    # Float noise can leave the solved count a hair short.
-    while training_memory(job, shape, params, nodes * per_node)["total"] > usable:
+    # Float noise can leave the solved count a hair short; past MAX_NODES the answer is "too many" either way.
+    while nodes <= MAX_NODES and training_memory(job, shape, params, nodes * per_node)["total"] > usable:
         nodes += 1
     if nodes > MAX_NODES:
         return f"needs {nodes} nodes to hold the model (more than {MAX_NODES})"
@@ -400,7 +400,7 @@ def recommend(job: Job, catalog: Catalog | None = None, top: int = 10) -> dict[s
     excluded: list[dict[str, str]] = []
     for spec in catalog:
         acc = accelerator(spec.accelerator)
-        reason: str | None = None
+        reason: str | None
         price, basis = hourly_price(spec, catalog)
         if spec.deprecated:
             reason = "deprecated"
