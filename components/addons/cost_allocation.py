@@ -19,8 +19,7 @@ import pulumi_kubernetes as k8s
 from components.addons.base import AddonsBase
 from components.addons.common import KPS_RELEASE, grafana_dashboard_configmap, grafana_panel
 from gpucloud import catalog
-from gpucloud.cost import rates
-from gpucloud.prices import book as price_book
+from gpucloud.cost.engine import on_demand_rates
 
 # OpenCost's CSV columns, in its struct's order (csvutil header of `price`); EndTimestamp and Version are unused.
 CSV_HEADER = (
@@ -41,20 +40,6 @@ PRICING_MOUNT = "/var/gpucloud/pricing"
 TEAM_LABEL = "gpucloud.io/team"
 
 
-def _on_demand_hourly(instance_type: str, region: str) -> float | None:
-    """The on-demand $/h the plan's cost section uses for a type in a region; None where it has no such price.
-
-    GPU and accelerator types come from the dated price book (snapshot plus local refresh cache), the CPU types of
-    system node groups from the per-region service rates: the two sources the cost engine reads. Another region's
-    rate is never borrowed.
-    """
-    if instance_type in catalog.get_catalog():
-        figure = price_book.region_rates(instance_type, region).on_demand
-        return figure.usd if figure is not None else None
-    listed = rates.region_rates(region).get(rates.cpu_key(instance_type))
-    return listed.usd if listed is not None else None
-
-
 def pricing_rows(
     instance_types: Iterable[str], region: str, gpu_share: float
 ) -> tuple[list[dict[str, str]], list[str]]:
@@ -67,8 +52,10 @@ def pricing_rows(
     """
     rows: list[dict[str, str]] = []
     unpriced: list[str] = []
-    for itype in sorted(set(instance_types)):
-        hourly = _on_demand_hourly(itype, region)
+    # The cost engine's own On-Demand rates for the region, so the export and `gpucloud plan` agree; another
+    # region's rate is never borrowed.
+    hourly_by_type = on_demand_rates(sorted(set(instance_types)), region)
+    for itype, hourly in hourly_by_type.items():
         if hourly is None:
             unpriced.append(itype)
             continue

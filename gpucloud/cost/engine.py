@@ -1392,6 +1392,19 @@ def classify(type_: str) -> str:
     return "unclassified"
 
 
+def on_demand_rates(
+    instance_types: Iterable[str], region: str, catalog: Catalog | None = None
+) -> dict[str, float | None]:
+    """The On-Demand $/h this engine prices each type at in `region` (price book for catalog types, the region's
+    service rates or a refresh for CPU types); None where the type has no On-Demand price there."""
+    pricer = _Pricer([], PricingOptions(region=region), catalog or get_catalog())
+    out: dict[str, float | None] = {}
+    for itype in instance_types:
+        found = pricer.instance_rates(itype)
+        out[itype] = None if isinstance(found, str) else found.on_demand
+    return out
+
+
 def price_resources(
     resources: Sequence[Mapping[str, Any]],
     options: PricingOptions | None = None,

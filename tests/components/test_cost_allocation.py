@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -191,3 +192,23 @@ def test_activate_tags_turns_on_the_stack_tags_and_the_eks_split_tags() -> None:
         export.inputs["export"]["dataQueries"][0]["tableConfigurations"]["COST_AND_USAGE_REPORT"]["TIME_GRANULARITY"]
         == "DAILY"
     )
+
+
+def test_pricing_rows_follow_a_refreshed_cpu_price_like_the_plan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A refresh priced m7i.large at $0.112/h in us-east-1 (the shipped table says $0.1008): the cost engine prices
+    # it at the refresh's figure, so the OpenCost export must too; c6a.large is in no table, only in the refresh.
+    path = tmp_path / "prices.json"
+    refreshed = {"price_date": "2026-08-03", "price_source": "aws-price-list-api"}
+    path.write_text(json.dumps({"schema": "gpucloud.prices/v1", "regions": {"us-east-1": {
+        "m7i.large": {"on_demand_usd": 0.112, **refreshed},
+        "c6a.large": {"on_demand_usd": 0.0765, **refreshed},
+    }}}))  # fmt: skip
+    monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", str(path))
+    rows, unpriced = pricing_rows(["m7i.large", "c6a.large"], "us-east-1", 1.0)
+    assert [(r["InstanceID"], r["MarketPriceHourly"]) for r in rows] == [
+        ("c6a.large", "0.076500"),
+        ("m7i.large", "0.112000"),
+    ]
+    assert unpriced == []
