@@ -221,21 +221,20 @@ def test_service_filters_lead_with_the_region() -> None:
 # --- GetProducts through the Stubber --------------------------------------------------------------------------------
 
 
+def stub_pages(stub: Stubber, operation: str, answers: list[dict[str, Any]], params: dict[str, Any]) -> None:
+    """One stubbed call per answer, chained by NextToken "page1", "page2", ... as the API pages them."""
+    for i, answer in enumerate(answers):
+        page = dict(answer)
+        if i + 1 < len(answers):
+            page["NextToken"] = f"page{i + 1}"
+        stub.add_response(operation, page, {**params, "NextToken": f"page{i}"} if i else params)
+
+
 def stub_products(stub: Stubber, itype: str, region: str, pages: list[list[str] | None]) -> None:
-    for i, entries in enumerate(pages):
-        answer: dict[str, Any] = {"FormatVersion": "aws_v1"}
-        if entries is not None:  # None: an answer without PriceList
-            answer["PriceList"] = entries
-        params: dict[str, Any] = {
-            "ServiceCode": "AmazonEC2",
-            "Filters": price_list_filters(itype, region),
-            "MaxResults": 100,
-        }
-        if i + 1 < len(pages):
-            answer["NextToken"] = f"page{i + 1}"
-        if i:
-            params["NextToken"] = f"page{i}"
-        stub.add_response("get_products", answer, params)
+    # None: an answer without PriceList.
+    answers = [{"FormatVersion": "aws_v1", **({} if e is None else {"PriceList": e})} for e in pages]
+    params = {"ServiceCode": "AmazonEC2", "Filters": price_list_filters(itype, region), "MaxResults": 100}
+    stub_pages(stub, "get_products", answers, params)
 
 
 def test_fetch_price_list_follows_pages_and_omits_types_without_a_price() -> None:
@@ -265,19 +264,14 @@ def spot_row(itype: str, az: str, price: str, hours_ago: float) -> dict[str, Any
 
 
 def stub_spot(stub: Stubber, types: list[str], lookback: timedelta, pages: list[list[dict[str, Any]] | None]) -> None:
-    for i, rows in enumerate(pages):
-        answer: dict[str, Any] = {} if rows is None else {"SpotPriceHistory": rows}
-        params: dict[str, Any] = {
-            "InstanceTypes": types,
-            "ProductDescriptions": ["Linux/UNIX"],
-            "StartTime": NOW - lookback,
-            "EndTime": NOW,
-        }
-        if i + 1 < len(pages):
-            answer["NextToken"] = f"page{i + 1}"
-        if i:
-            params["NextToken"] = f"page{i}"
-        stub.add_response("describe_spot_price_history", answer, params)
+    answers = [{} if rows is None else {"SpotPriceHistory": rows} for rows in pages]
+    params = {
+        "InstanceTypes": types,
+        "ProductDescriptions": ["Linux/UNIX"],
+        "StartTime": NOW - lookback,
+        "EndTime": NOW,
+    }
+    stub_pages(stub, "describe_spot_price_history", answers, params)
 
 
 def test_fetch_spot_takes_each_azs_latest_price_and_window_statistics() -> None:
