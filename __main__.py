@@ -2,7 +2,7 @@
 
 import pulumi
 
-from components.platform import build
+from gpucloud.components.platform import build
 from gpucloud.spec import load_platform
 
 platform = build(load_platform())

@@ -8,7 +8,7 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import Field
 
-from components.base import ComponentConfig, child
+from gpucloud.components.base import ComponentConfig, child
 from gpucloud.spec import BudgetSpec
 
 

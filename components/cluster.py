@@ -13,8 +13,15 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from components.base import ComponentConfig, account_and_partition, child, named_tags, pod_identity_trust, service_trust
-from components.network import key_policy
+from gpucloud.components.base import (
+    ComponentConfig,
+    account_and_partition,
+    child,
+    named_tags,
+    pod_identity_trust,
+    service_trust,
+)
+from gpucloud.components.network import key_policy
 from gpucloud.spec import ClusterSpec
 from gpucloud.spec.cluster import AddonName
 

@@ -16,9 +16,9 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import Field
 
-from components.base import ComponentConfig, account_and_partition, child
-from components.storage._common import data_options
-from components.storage.buckets import DataBuckets
+from gpucloud.components.base import ComponentConfig, account_and_partition, child
+from gpucloud.components.storage._common import data_options
+from gpucloud.components.storage.buckets import DataBuckets
 from gpucloud.spec.budget import CostReportingSpec
 
 BILLING_REGION = "us-east-1"

@@ -17,11 +17,11 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field, InstanceOf
 
-from components import reservation_relay
-from components.base import ComponentConfig, account_and_partition, child, pod_identity_trust
-from components.interfaces import ClusterHandle
-from components.reservation_relay import CAPACITY_BLOCK_EXPIRY, QUEUE_URL_ENV, RESERVATION_INTERRUPTION
 from gpucloud.charts import lock as charts_lock
+from gpucloud.components import reservation_relay
+from gpucloud.components.base import ComponentConfig, account_and_partition, child, pod_identity_trust
+from gpucloud.components.interfaces import ClusterHandle
+from gpucloud.components.reservation_relay import CAPACITY_BLOCK_EXPIRY, QUEUE_URL_ENV, RESERVATION_INTERRUPTION
 from gpucloud.spec.addons import pinned_chart
 
 Consumer = Literal["karpenter", "node-termination-handler"]

@@ -14,9 +14,9 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field, InstanceOf
 
-from components.base import ComponentConfig, account_and_partition, child, pod_identity_trust
-from components.interfaces import ClusterHandle
 from gpucloud.charts import lock as charts_lock
+from gpucloud.components.base import ComponentConfig, account_and_partition, child, pod_identity_trust
+from gpucloud.components.interfaces import ClusterHandle
 from gpucloud.spec.addons import pinned_chart
 
 # v1.11+ is needed for EC2NodeClass networkInterfaces and placementGroupSelector; reserved capacity

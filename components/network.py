@@ -10,7 +10,7 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import Field, model_validator
 
-from components.base import ComponentConfig, account_and_partition, child, named_tags
+from gpucloud.components.base import ComponentConfig, account_and_partition, child, named_tags
 from gpucloud.spec import NetworkSpec
 
 

@@ -12,27 +12,27 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.addons import GpuAddons, GpuAddonsConfig
-from components.addons.kueue import Kueue, KueueConfig
-from components.addons.lb_controller import LoadBalancerController, LoadBalancerControllerConfig
-from components.addons.node_health import HEALTH_TAINT, NodeHealth, NodeHealthConfig
-from components.base import child
-from components.budget import GpuBudget, GpuBudgetConfig
-from components.cluster import GpuCluster, GpuClusterConfig
-from components.cost_reporting import GpuCostReporting, GpuCostReportingConfig
-from components.interfaces import ClusterHandle
-from components.interruption import (
+from gpucloud.components.addons import GpuAddons, GpuAddonsConfig
+from gpucloud.components.addons.kueue import Kueue, KueueConfig
+from gpucloud.components.addons.lb_controller import LoadBalancerController, LoadBalancerControllerConfig
+from gpucloud.components.addons.node_health import HEALTH_TAINT, NodeHealth, NodeHealthConfig
+from gpucloud.components.base import child
+from gpucloud.components.budget import GpuBudget, GpuBudgetConfig
+from gpucloud.components.cluster import GpuCluster, GpuClusterConfig
+from gpucloud.components.cost_reporting import GpuCostReporting, GpuCostReportingConfig
+from gpucloud.components.interfaces import ClusterHandle
+from gpucloud.components.interruption import (
     Consumer,
     GpuInterruptionQueue,
     GpuInterruptionQueueConfig,
     GpuNodeTerminationHandler,
     GpuNodeTerminationHandlerConfig,
 )
-from components.karpenter import GpuKarpenter, GpuKarpenterConfig
-from components.network import GpuNetwork, GpuNetworkConfig
-from components.nodepools import GpuNodePool, GpuNodePoolConfig
-from components.storage import GpuStorage, GpuStorageConfig
-from components.workloads import DcgmDiag, DcgmDiagConfig, NcclTest, NcclTestConfig
+from gpucloud.components.karpenter import GpuKarpenter, GpuKarpenterConfig
+from gpucloud.components.network import GpuNetwork, GpuNetworkConfig
+from gpucloud.components.nodepools import GpuNodePool, GpuNodePoolConfig
+from gpucloud.components.storage import GpuStorage, GpuStorageConfig
+from gpucloud.components.workloads import DcgmDiag, DcgmDiagConfig, NcclTest, NcclTestConfig
 from gpucloud.spec import PlatformSpec
 
 

@@ -12,9 +12,9 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from components.addons.kueue import KUEUE_API, team_cluster_queue_spec
-from components.base import ComponentConfig, child, named_tags, pod_identity_trust
-from components.storage.csi import static_lustre_claim
+from gpucloud.components.addons.kueue import KUEUE_API, team_cluster_queue_spec
+from gpucloud.components.base import ComponentConfig, child, named_tags, pod_identity_trust
+from gpucloud.components.storage.csi import static_lustre_claim
 from gpucloud.spec.team import TeamSpec
 
 GPU_RESOURCE = "nvidia.com/gpu"

@@ -3,8 +3,9 @@
 Run with `pulumi preview --policy-pack policies --policy-pack-config policies/configs/<env>.json`.
 """
 
-from gpucloud_policies import PACK_NAME, by_name, initial_config, policies
 from pulumi_policy import EnforcementLevel, PolicyPack
+
+from gpucloud.policies.gpucloud_policies import PACK_NAME, by_name, initial_config, policies
 
 guardrails = by_name()
 

@@ -227,7 +227,7 @@ from gpucloud.plan import lazy_sdk, run_program
 lazy_sdk.install()  # as run_program does, before the components below import the provider SDKs
 from gpucloud.report.hooks import cost_section, policy_section
 t1 = time.perf_counter()
-import components.platform
+import gpucloud.components.platform
 t2 = time.perf_counter()
 plan = run_program(ROOT, "prod")
 t3 = time.perf_counter()

@@ -191,7 +191,7 @@ def measure(resources: int, repeat: int) -> dict[str, Any]:
         result = evaluate(plan, config)
         best = min(best, time.perf_counter() - start)
     assert result is not None
-    from policies.gpucloud_policies import GUARDRAILS
+    from gpucloud.policies.gpucloud_policies import GUARDRAILS
 
     resource_policies = sum(1 for g in GUARDRAILS if g.kind == "resource")
     checks = len(plan) * resource_policies

@@ -292,7 +292,7 @@ def test_team_member_rules_name_the_field_and_the_fix() -> None:
 
 
 def test_cost_center_label_values_are_valid_kubernetes_labels() -> None:
-    from components.team import _label_value
+    from gpucloud.components.team import _label_value
 
     assert _label_value("ML Vision / EU") == "ML-Vision-EU"
     assert _label_value("-x-") == "x"

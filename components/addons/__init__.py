@@ -8,7 +8,7 @@ a chart uses a key that chart (or its aliased sub-chart) reads at the pinned ver
 charts with the planned values to prove it. Everything targets the cluster's Kubernetes provider.
 """
 
-from components.addons.common import (
+from gpucloud.components.addons.common import (
     ALERTMANAGER_SERVICE_ACCOUNT,
     DCGM_PORT,
     EBS_CSI_SERVICE_ACCOUNT,
@@ -30,9 +30,9 @@ from components.addons.common import (
     manifest_objects,
     mpi_operator_manifest,
 )
-from components.addons.component import GpuAddons, GpuAddonsConfig
-from components.addons.devices import device_plugin_configs, gpu_node_affinity, nfd_values
-from components.addons.observability import gpu_alert_rules, gpu_dashboard
+from gpucloud.components.addons.component import GpuAddons, GpuAddonsConfig
+from gpucloud.components.addons.devices import device_plugin_configs, gpu_node_affinity, nfd_values
+from gpucloud.components.addons.observability import gpu_alert_rules, gpu_dashboard
 
 __all__ = [
     "ALERTMANAGER_SERVICE_ACCOUNT",

@@ -9,7 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
-from components.addons.base import AddonsBase
+from gpucloud.components.addons.base import AddonsBase
 
 
 class AutoscalingMixin(AddonsBase):
@@ -74,7 +74,7 @@ class AutoscalingMixin(AddonsBase):
         self.cluster_autoscaler_role_arn = role.arn
         # Reserved > on-demand (its group max is the pool's on-demand share) > spot > the rest; the reasons are
         # with expander_priorities, next to the node group roles the regexes match.
-        from components.nodepools.capacity import expander_priorities
+        from gpucloud.components.nodepools.capacity import expander_priorities
 
         priorities = expander_priorities(scaling.reserved_node_group_regex, scaling.spot_node_group_regex)
         self.priority_expander = k8s.core.v1.ConfigMap(

@@ -8,10 +8,10 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from components.addons.common import POD_IDENTITY_TRUST
-from components.base import account_and_partition, child
-from components.interfaces import ClusterHandle
 from gpucloud.charts import lock as charts_lock
+from gpucloud.components.addons.common import POD_IDENTITY_TRUST
+from gpucloud.components.base import account_and_partition, child
+from gpucloud.components.interfaces import ClusterHandle
 
 
 class AddonsBase(pulumi.ComponentResource):

@@ -11,10 +11,10 @@ from typing import Any
 import pulumi_kubernetes as k8s
 import yaml
 
-from components.base import pod_identity_trust
-from components.nodepools.pool import GPU_TAINT, LABEL_PREFIX, NEURON_TAINT
 from gpucloud import filecache
 from gpucloud.charts import lock as charts_lock
+from gpucloud.components.base import pod_identity_trust
+from gpucloud.components.nodepools.pool import GPU_TAINT, LABEL_PREFIX, NEURON_TAINT
 
 GPU_TAINT_KEY = GPU_TAINT.key
 GPU_TOLERATION = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}

@@ -9,14 +9,14 @@ from __future__ import annotations
 import pulumi
 from pydantic import Field
 
-from components.addons.autoscaling import AutoscalingMixin
-from components.addons.cost_allocation import CostAllocationMixin
-from components.addons.devices import DevicePluginsMixin
-from components.addons.mpi import MpiOperatorMixin
-from components.addons.observability import ObservabilityMixin
-from components.addons.storage import EbsStorageMixin
-from components.base import ComponentConfig
-from components.interfaces import ClusterHandle
+from gpucloud.components.addons.autoscaling import AutoscalingMixin
+from gpucloud.components.addons.cost_allocation import CostAllocationMixin
+from gpucloud.components.addons.devices import DevicePluginsMixin
+from gpucloud.components.addons.mpi import MpiOperatorMixin
+from gpucloud.components.addons.observability import ObservabilityMixin
+from gpucloud.components.addons.storage import EbsStorageMixin
+from gpucloud.components.base import ComponentConfig
+from gpucloud.components.interfaces import ClusterHandle
 from gpucloud.spec import AddonsSpec, NodePoolSpec
 
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import pulumi_kubernetes as k8s
 
-from components.addons.base import AddonsBase
-from components.addons.common import KPS_RELEASE, grafana_dashboard_configmap, grafana_panel
 from gpucloud import catalog
+from gpucloud.components.addons.base import AddonsBase
+from gpucloud.components.addons.common import KPS_RELEASE, grafana_dashboard_configmap, grafana_panel
 from gpucloud.cost.engine import on_demand_rates
 
 # OpenCost's CSV columns, in its struct's order (csvutil header of `price`); EndTimestamp and Version are unused.

@@ -7,8 +7,8 @@ from typing import Any
 import pulumi_kubernetes as k8s
 import yaml
 
-from components.addons.base import AddonsBase
-from components.addons.common import (
+from gpucloud.components.addons.base import AddonsBase
+from gpucloud.components.addons.common import (
     EFA_PRESENT_LABEL,
     GPU_TOLERATION,
     INSTANCE_TYPE_LABEL,

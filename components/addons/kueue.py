@@ -20,12 +20,12 @@ import pulumi_kubernetes as k8s
 import yaml
 from pydantic import Field
 
-from components.addons.base import AddonsBase
-from components.base import ComponentConfig
-from components.interfaces import ClusterHandle
-from components.nodepools.capacity import capacity_types, managed_groups, self_managed_sizes
-from components.nodepools.pool import GPU_TAINT, LABEL_PREFIX, _capacity_label
 from gpucloud.charts import lock as charts_lock
+from gpucloud.components.addons.base import AddonsBase
+from gpucloud.components.base import ComponentConfig
+from gpucloud.components.interfaces import ClusterHandle
+from gpucloud.components.nodepools.capacity import capacity_types, managed_groups, self_managed_sizes
+from gpucloud.components.nodepools.pool import GPU_TAINT, LABEL_PREFIX, _capacity_label
 from gpucloud.conformance.nodes import reserve
 from gpucloud.spec import AddonsSpec, NodePoolSpec
 

@@ -17,10 +17,10 @@ from typing import Any
 import pulumi
 from pydantic import Field
 
-from components.addons.base import AddonsBase
-from components.base import ComponentConfig
-from components.interfaces import ClusterHandle
 from gpucloud.charts.lock import artifact
+from gpucloud.components.addons.base import AddonsBase
+from gpucloud.components.base import ComponentConfig
+from gpucloud.components.interfaces import ClusterHandle
 from gpucloud.spec import AddonsSpec
 
 SERVICE_ACCOUNT = "aws-load-balancer-controller"

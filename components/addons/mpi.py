@@ -5,8 +5,8 @@ from __future__ import annotations
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.addons.base import AddonsBase
-from components.addons.common import _MANIFEST_KINDS, _snake, manifest_objects, mpi_operator_manifest
+from gpucloud.components.addons.base import AddonsBase
+from gpucloud.components.addons.common import _MANIFEST_KINDS, _snake, manifest_objects, mpi_operator_manifest
 
 
 class MpiOperatorMixin(AddonsBase):

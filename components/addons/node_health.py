@@ -26,11 +26,11 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from components.addons.base import AddonsBase
-from components.addons.common import FATAL_XIDS, GPU_TOLERATION, POOL_LABEL
-from components.base import ComponentConfig
-from components.interfaces import ClusterHandle
-from components.nodepools.userdata import Taint
+from gpucloud.components.addons.base import AddonsBase
+from gpucloud.components.addons.common import FATAL_XIDS, GPU_TOLERATION, POOL_LABEL
+from gpucloud.components.base import ComponentConfig
+from gpucloud.components.interfaces import ClusterHandle
+from gpucloud.components.nodepools.userdata import Taint
 from gpucloud.spec import AddonsSpec, NodePoolSpec
 from gpucloud.spec.addons import HEALTH_TAINT_KEY
 

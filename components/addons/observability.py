@@ -11,7 +11,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 import yaml
 
-from components.addons.common import (
+from gpucloud.components.addons.common import (
     ALERTMANAGER_SERVICE_ACCOUNT,
     DASHBOARD_LABEL,
     DASHBOARD_LABEL_VALUE,
@@ -25,9 +25,9 @@ from components.addons.common import (
     grafana_dashboard_configmap,
     grafana_panel,
 )
-from components.addons.devices import gpu_node_affinity
-from components.addons.storage import EbsStorageMixin
-from components.base import account_and_partition, child
+from gpucloud.components.addons.devices import gpu_node_affinity
+from gpucloud.components.addons.storage import EbsStorageMixin
+from gpucloud.components.base import account_and_partition, child
 from gpucloud.spec import AddonsSpec
 
 

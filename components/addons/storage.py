@@ -8,9 +8,9 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from components.addons.base import AddonsBase
-from components.addons.common import EBS_CSI_SERVICE_ACCOUNT, EBS_STORAGE_CLASS, POD_IDENTITY_TRUST
-from components.base import account_and_partition, child
+from gpucloud.components.addons.base import AddonsBase
+from gpucloud.components.addons.common import EBS_CSI_SERVICE_ACCOUNT, EBS_STORAGE_CLASS, POD_IDENTITY_TRUST
+from gpucloud.components.base import account_and_partition, child
 
 
 class EbsStorageMixin(AddonsBase):

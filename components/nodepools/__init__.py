@@ -1,8 +1,8 @@
 """GPU node pools: the GpuNodePool component and the pure helpers behind it (capacity split, AMI choice,
 user data rendering, EFA layout)."""
 
-from components.nodepools.ami import AmiChoice, choose_ami, karpenter_alias
-from components.nodepools.capacity import (
+from gpucloud.components.nodepools.ami import AmiChoice, choose_ami, karpenter_alias
+from gpucloud.components.nodepools.capacity import (
     CapacityPlan,
     GroupPlan,
     Sizes,
@@ -15,9 +15,22 @@ from components.nodepools.capacity import (
     self_managed_sizes,
     split_size,
 )
-from components.nodepools.network import efa_layout, karpenter_layout
-from components.nodepools.pool import GPU_TAINT, LABEL_PREFIX, GpuNodePool, GpuNodePoolConfig, karpenter_node_pool_spec
-from components.nodepools.userdata import ClusterInfo, NodeBootstrap, Taint, render, render_bottlerocket, render_nodeadm
+from gpucloud.components.nodepools.network import efa_layout, karpenter_layout
+from gpucloud.components.nodepools.pool import (
+    GPU_TAINT,
+    LABEL_PREFIX,
+    GpuNodePool,
+    GpuNodePoolConfig,
+    karpenter_node_pool_spec,
+)
+from gpucloud.components.nodepools.userdata import (
+    ClusterInfo,
+    NodeBootstrap,
+    Taint,
+    render,
+    render_bottlerocket,
+    render_nodeadm,
+)
 
 __all__ = [
     "GPU_TAINT",

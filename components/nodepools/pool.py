@@ -11,21 +11,21 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field, InstanceOf
 
-from components.base import ComponentConfig, child, named_tags
-from components.interfaces import ClusterHandle
-from components.interruption import NTH_MANAGED_TAG, GpuInterruptionQueue
-from components.karpenter import GpuKarpenter
-from components.nodepools.ami import AmiChoice, choose_ami, karpenter_alias
-from components.nodepools.capacity import (
+from gpucloud.catalog import InstanceSpec
+from gpucloud.components.base import ComponentConfig, child, named_tags
+from gpucloud.components.interfaces import ClusterHandle
+from gpucloud.components.interruption import NTH_MANAGED_TAG, GpuInterruptionQueue
+from gpucloud.components.karpenter import GpuKarpenter
+from gpucloud.components.nodepools.ami import AmiChoice, choose_ami, karpenter_alias
+from gpucloud.components.nodepools.capacity import (
     GroupPlan,
     capacity_types,
     managed_groups,
     plan_capacity,
     self_managed_sizes,
 )
-from components.nodepools.network import efa_layout, karpenter_layout
-from components.nodepools.userdata import ClusterInfo, NodeBootstrap, Taint, render
-from gpucloud.catalog import InstanceSpec
+from gpucloud.components.nodepools.network import efa_layout, karpenter_layout
+from gpucloud.components.nodepools.userdata import ClusterInfo, NodeBootstrap, Taint, render
 from gpucloud.spec.pools import NodePoolSpec
 
 LABEL_PREFIX = "gpucloud.io"

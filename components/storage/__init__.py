@@ -4,10 +4,10 @@
 `DataBuckets`, `LustreStorage` and `FsxCsi` on their own.
 """
 
-from components.storage.buckets import DataBuckets, DataBucketsConfig
-from components.storage.csi import FsxCsi, FsxCsiConfig
-from components.storage.data_layer import GpuStorage, GpuStorageConfig
-from components.storage.fsx import LustreConfig, LustreStorage
+from gpucloud.components.storage.buckets import DataBuckets, DataBucketsConfig
+from gpucloud.components.storage.csi import FsxCsi, FsxCsiConfig
+from gpucloud.components.storage.data_layer import GpuStorage, GpuStorageConfig
+from gpucloud.components.storage.fsx import LustreConfig, LustreStorage
 
 __all__ = [
     "DataBuckets",

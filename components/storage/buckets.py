@@ -10,9 +10,9 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import Field
 
-from components.base import ComponentConfig, account_and_partition, child
-from components.interfaces import ClusterHandle
-from components.storage._common import (
+from gpucloud.components.base import ComponentConfig, account_and_partition, child
+from gpucloud.components.interfaces import ClusterHandle
+from gpucloud.components.storage._common import (
     data_options,
     dns_suffix,
     generated_bucket_name,

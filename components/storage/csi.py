@@ -12,10 +12,10 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from components.base import ComponentConfig, account_and_partition, child
-from components.interfaces import ClusterHandle
-from components.storage._common import policy_json, trust_policy
-from components.storage.fsx import FSX_S3_SERVICE_ROLE_PATH, LustreStorage
+from gpucloud.components.base import ComponentConfig, account_and_partition, child
+from gpucloud.components.interfaces import ClusterHandle
+from gpucloud.components.storage._common import policy_json, trust_policy
+from gpucloud.components.storage.fsx import FSX_S3_SERVICE_ROLE_PATH, LustreStorage
 from gpucloud.spec.storage import CsiSpec
 
 CSI_DRIVER = "fsx.csi.aws.com"

@@ -7,11 +7,11 @@ from typing import Any
 import pulumi
 from pydantic import Field, model_validator
 
-from components.base import ComponentConfig, child
-from components.interfaces import ClusterHandle
-from components.storage.buckets import DataBuckets, DataBucketsConfig
-from components.storage.csi import FsxCsi, FsxCsiConfig
-from components.storage.fsx import LustreConfig, LustreStorage
+from gpucloud.components.base import ComponentConfig, child
+from gpucloud.components.interfaces import ClusterHandle
+from gpucloud.components.storage.buckets import DataBuckets, DataBucketsConfig
+from gpucloud.components.storage.csi import FsxCsi, FsxCsiConfig
+from gpucloud.components.storage.fsx import LustreConfig, LustreStorage
 from gpucloud.spec.storage import StorageSpec
 
 

@@ -10,9 +10,9 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import Field
 
-from components.base import ComponentConfig, account_and_partition, child
-from components.interfaces import ClusterHandle
-from components.storage._common import data_options, slug
+from gpucloud.components.base import ComponentConfig, account_and_partition, child
+from gpucloud.components.interfaces import ClusterHandle
+from gpucloud.components.storage._common import data_options, slug
 from gpucloud.spec.storage import FsxSpec
 
 # Lustre: 988 for the servers, 1018-1023 for LNet connections clients open (FSx Lustre guide, security groups).

@@ -5,7 +5,7 @@ job asks for exactly the devices a node has and gets the libfabric/NCCL environm
 Kubernetes objects are written in the API's own camelCase so they read like the manifests they become.
 """
 
-from components.workloads.common import (
+from gpucloud.components.workloads.common import (
     DO_NOT_DISRUPT,
     JOB_LABEL_KEY,
     POD_SOCKET_IFNAME,
@@ -16,11 +16,11 @@ from components.workloads.common import (
     GpuWorkloadConfig,
     nccl_env,
 )
-from components.workloads.dcgm_diag import DcgmDiag, DcgmDiagConfig
-from components.workloads.inference import InferenceDeployment, InferenceDeploymentConfig
-from components.workloads.nccl_test import NcclTest, NcclTestConfig
-from components.workloads.training import TrainingJob, TrainingJobConfig, training_pdb_policy
-from components.workloads.vllm import VllmServer, VllmServerConfig
+from gpucloud.components.workloads.dcgm_diag import DcgmDiag, DcgmDiagConfig
+from gpucloud.components.workloads.inference import InferenceDeployment, InferenceDeploymentConfig
+from gpucloud.components.workloads.nccl_test import NcclTest, NcclTestConfig
+from gpucloud.components.workloads.training import TrainingJob, TrainingJobConfig, training_pdb_policy
+from gpucloud.components.workloads.vllm import VllmServer, VllmServerConfig
 
 __all__ = [
     "DO_NOT_DISRUPT",

@@ -8,9 +8,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field, model_validator
 
-from components.addons.common import EFA_RESOURCE
-from components.base import ComponentConfig, child
 from gpucloud import catalog
+from gpucloud.components.addons.common import EFA_RESOURCE
+from gpucloud.components.base import ComponentConfig, child
 from gpucloud.spec.common import Name
 
 POOL_LABEL_KEY = "gpucloud.io/pool"

@@ -8,9 +8,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field, model_validator
 
-from components.addons.common import EFA_RESOURCE, GPU_TOLERATION
-from components.base import child
-from components.workloads.common import (
+from gpucloud.components.addons.common import EFA_RESOURCE, GPU_TOLERATION
+from gpucloud.components.base import child
+from gpucloud.components.workloads.common import (
     JOB_LABEL_KEY,
     GpuWorkloadConfig,
     _env_list,

@@ -9,9 +9,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from components.addons.common import GPU_TOLERATION
-from components.base import child
-from components.workloads.common import (
+from gpucloud.components.addons.common import GPU_TOLERATION
+from gpucloud.components.base import child
+from gpucloud.components.workloads.common import (
     JOB_LABEL_KEY,
     GpuWorkloadConfig,
     _device_resources,

@@ -18,10 +18,17 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field, model_validator
 
-from components.addons.common import GPU_TOLERATION
-from components.addons.lb_controller import LB_SCHEME, LB_TARGET_TYPE, LB_TYPE
-from components.base import child
-from components.workloads.common import JOB_LABEL_KEY, GpuWorkloadConfig, _env_list, _node_affinity, _pdb, _shm_volume
+from gpucloud.components.addons.common import GPU_TOLERATION
+from gpucloud.components.addons.lb_controller import LB_SCHEME, LB_TARGET_TYPE, LB_TYPE
+from gpucloud.components.base import child
+from gpucloud.components.workloads.common import (
+    JOB_LABEL_KEY,
+    GpuWorkloadConfig,
+    _env_list,
+    _node_affinity,
+    _pdb,
+    _shm_volume,
+)
 
 VLLM_PORT = 8000
 # vLLM's Prometheus gauge of requests waiting for a slot in the running batch (docs "Production Metrics").

@@ -50,9 +50,10 @@ from typing import Any
 
 import yaml
 
+from gpucloud.guard.packs import DEFAULT_PACK_DIR
 from gpucloud.plan.model import SECRET, UNKNOWN, UNKNOWN_OUTPUT, Plan, ResourceRecord
 
-PACK_DIR = Path(__file__).resolve().parents[2] / "policies"
+PACK_DIR = DEFAULT_PACK_DIR
 LEVELS = ("advisory", "mandatory", "remediate", "disabled")
 # The Python policy runner parses the engine address but never dials it (pulumi/policy/__main__.py), so no engine
 # server is needed; the argument is still passed where the CLI passes it.

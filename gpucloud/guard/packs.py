@@ -7,14 +7,17 @@ inside the Pulumi CLI. An optional ``RETIRED`` maps names of policies the pack f
 goes now (gpucloud.guard.config refuses such an entry with that text).
 
 Lookup, first hit wins: a pack ``register()``-ed in this process; the ``gpucloud.policy_packs`` entry points of
-the installed distributions; the pack directory (the one holding PulumiPolicy.yaml, the repository's ``policies/``
-unless ``GPUCLOUD_POLICY_PACK`` names another), whose package exposes ``gpucloud_pack()``, as
-``pulumi preview --policy-pack policies`` names the same directory.
+the installed distributions; the pack directory (the one holding PulumiPolicy.yaml: gpucloud's own
+``gpucloud.policies`` package, which is the repository's ``policies/``, unless ``GPUCLOUD_POLICY_PACK`` names
+another), whose package exposes ``gpucloud_pack()``, as ``pulumi preview --policy-pack`` names the same directory.
+gpucloud's own pack is imported as ``gpucloud.policies``; another directory is loaded under a private module name
+(``_gpucloud_pack_<dir>``), so a pack never takes a top-level name such as ``policies`` from the user's program.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import importlib.util
 import os
 import sys
@@ -24,7 +27,9 @@ from typing import Any
 
 ENTRY_POINT_GROUP = "gpucloud.policy_packs"
 HOOK = "gpucloud_pack"
-DEFAULT_PACK_DIR = Path(__file__).resolve().parents[2] / "policies"
+# gpucloud/policies: the repository's policies/ (gpucloud/policies links to it) or, installed, the wheel's copy.
+DEFAULT_PACK_DIR = (Path(__file__).resolve().parent.parent / "policies").resolve()
+OWN_PACK_MODULE = "gpucloud.policies"
 
 _registered: list[Any] = []
 
@@ -69,7 +74,18 @@ def _from_directory(directory: Path) -> Any:
             f"no policy pack at {directory}: it needs PulumiPolicy.yaml and an __init__.py exposing {HOOK}() "
             f"(or install one under the {ENTRY_POINT_GROUP!r} entry point group)"
         )
-    name = directory.name
+    if directory.resolve() == DEFAULT_PACK_DIR:
+        module = importlib.import_module(OWN_PACK_MODULE)
+    else:
+        module = _load_foreign(directory, init)
+    hook = getattr(module, HOOK, None)
+    if hook is None:
+        raise PackNotFoundError(f"{init} has no {HOOK}(): the pack does not plug into gpucloud")
+    return hook()
+
+
+def _load_foreign(directory: Path, init: Path) -> Any:
+    name = "_gpucloud_pack_" + "".join(c if c.isalnum() else "_" for c in directory.name)
     module = sys.modules.get(name)
     if module is None or Path(getattr(module, "__file__", "") or "").resolve() != init.resolve():
         spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(directory)])
@@ -80,10 +96,7 @@ def _from_directory(directory: Path) -> Any:
         # import of the same package finds the same modules, not a second copy).
         sys.modules[name] = module
         spec.loader.exec_module(module)
-    hook = getattr(module, HOOK, None)
-    if hook is None:
-        raise PackNotFoundError(f"{init} has no {HOOK}(): the pack does not plug into gpucloud")
-    return hook()
+    return module
 
 
 def load() -> Any:

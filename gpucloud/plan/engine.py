@@ -771,7 +771,7 @@ async def _resolved(value: Any) -> Any:
 
 # gpucloud's own packages live in the repository root, which is also the root program's directory; they are
 # libraries, not program modules, and re-importing them per plan would only cost time.
-_LIBRARY_PACKAGES = ("gpucloud", "components", "policies")
+_LIBRARY_PACKAGES = ("gpucloud",)
 
 
 def _forget_program_modules(before: set[str], program_dir: Path) -> None:

@@ -26,7 +26,7 @@ GLOBAL_INPUTS = ("pyproject.toml", "constraints.txt", "requirements.txt", "vendo
 PLANNER_MODULE = "gpucloud.cli.plan"
 # The guardrail pack the planner evaluates: loaded through gpucloud.guard.packs (entry point or the pack
 # directory), so no import statement leads to it from the planner.
-PACK_MODULES = ("policies", "policies.gpucloud_policies.pack")
+PACK_MODULES = ("gpucloud.policies", "gpucloud.policies.gpucloud_policies.pack")
 
 
 class ChangedError(PlanInputError):

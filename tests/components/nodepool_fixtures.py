@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from components.interfaces import ClusterHandle
+from gpucloud.components.interfaces import ClusterHandle
 from gpucloud.plan import Plan, run_callable
 from gpucloud.spec.pools import NodePoolSpec
 
@@ -61,9 +61,9 @@ def build_pool(
     spec: NodePoolSpec, *, name: str = "p", interruption: bool = False, preview: bool = False, **config: Any
 ) -> Plan:
     """Plan one GpuNodePool (with Karpenter / an NTH-consumed queue when asked)."""
-    from components.interruption import GpuInterruptionQueue, GpuInterruptionQueueConfig
-    from components.karpenter import GpuKarpenter, GpuKarpenterConfig
-    from components.nodepools import GpuNodePool, GpuNodePoolConfig
+    from gpucloud.components.interruption import GpuInterruptionQueue, GpuInterruptionQueueConfig
+    from gpucloud.components.karpenter import GpuKarpenter, GpuKarpenterConfig
+    from gpucloud.components.nodepools import GpuNodePool, GpuNodePoolConfig
 
     def program() -> None:
         cluster = cluster_handle()

@@ -8,7 +8,7 @@ from typing import Any
 
 import pulumi_kubernetes as k8s
 
-from components.interfaces import ClusterHandle
+from gpucloud.components.interfaces import ClusterHandle
 from gpucloud.plan import Plan, ResourceRecord, run_callable
 
 ACCOUNT = "123456789012"

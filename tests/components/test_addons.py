@@ -11,9 +11,9 @@ import pulumi_kubernetes as k8s
 import pytest
 import yaml
 
-from components.addons import GpuAddons, GpuAddonsConfig
-from components.interfaces import ClusterHandle
-from components.platform import Platform, _build_addons, build
+from gpucloud.components.addons import GpuAddons, GpuAddonsConfig
+from gpucloud.components.interfaces import ClusterHandle
+from gpucloud.components.platform import Platform, _build_addons, build
 from gpucloud.plan import Plan, run_callable
 from gpucloud.spec import PlatformSpec, SpecError, parse_platform
 

@@ -4,7 +4,7 @@ import json
 
 import pulumi
 
-from components.addons.common import DASHBOARD_LABEL, DASHBOARD_LABEL_VALUE, grafana_dashboard_configmap
+from gpucloud.components.addons.common import DASHBOARD_LABEL, DASHBOARD_LABEL_VALUE, grafana_dashboard_configmap
 from gpucloud.plan import run_callable
 
 

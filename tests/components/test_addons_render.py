@@ -17,8 +17,8 @@ import pytest
 import yaml
 from test_addons import RELEASE, cluster_handle, platform_data
 
-from components.addons import GpuAddons, GpuAddonsConfig
 from gpucloud.charts.helm import HelmError, find_helm, helm_template
+from gpucloud.components.addons import GpuAddons, GpuAddonsConfig
 from gpucloud.plan import Plan, run_callable
 from gpucloud.spec import PlatformSpec, parse_platform
 

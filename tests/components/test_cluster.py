@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from components.cluster import GpuCluster, GpuClusterConfig, kubeconfig_json
+from gpucloud.components.cluster import GpuCluster, GpuClusterConfig, kubeconfig_json
 from gpucloud.plan import SECRET, Plan, ResourceRecord, run_callable, run_program
 from gpucloud.spec import ClusterSpec, SpecError, parse_platform
 
@@ -412,7 +412,7 @@ def test_stacks_compose_network_and_cluster(stack: str, nats: int, endpoints: in
 
 
 def test_platform_builds_cluster_handle() -> None:
-    from components.platform import build
+    from gpucloud.components.platform import build
 
     spec = parse_platform(yaml.safe_load((ROOT / "stacks/Pulumi.dev.yaml").read_text())["config"]["gpucloud:platform"])
     captured: dict[str, Any] = {}

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from components.addons.cost_allocation import pricing_csv, pricing_rows, team_cost_dashboard
-from components.cost_reporting import (
+from gpucloud.components.addons.cost_allocation import pricing_csv, pricing_rows, team_cost_dashboard
+from gpucloud.components.cost_reporting import (
     EKS_SPLIT_TAGS,
     GpuCostReporting,
     GpuCostReportingConfig,

@@ -7,7 +7,7 @@ import json
 import pytest
 from nodepool_fixtures import REGION, TAGS, cluster_handle, run
 
-from components.interruption import (
+from gpucloud.components.interruption import (
     NTH_MANAGED_TAG,
     GpuInterruptionQueue,
     GpuInterruptionQueueConfig,
@@ -64,7 +64,7 @@ def test_queue_and_five_rules() -> None:
 
 def test_queue_policy_allows_events_and_sqs() -> None:
     plan = queue_plan(["node-termination-handler"], preview=False)
-    from components.interruption import _queue_policy
+    from gpucloud.components.interruption import _queue_policy
 
     doc = json.loads(_queue_policy("arn:aws:sqs:us-east-1:123456789012:q"))
     allow = doc["Statement"][0]
@@ -175,7 +175,7 @@ def test_reservation_events_reach_nth_through_the_relay() -> None:
 
 
 def test_relay_policy_is_scoped_to_nth_queue() -> None:
-    from components.interruption import relay_policy
+    from gpucloud.components.interruption import relay_policy
 
     doc = json.loads(relay_policy("arn:aws:sqs:us-east-1:123456789012:nth", "arn:aws:logs:us-east-1:1:log-group:r"))
     by_sid = {s["Sid"]: s for s in doc["Statement"]}

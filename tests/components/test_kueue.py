@@ -10,7 +10,8 @@ import pytest
 import yaml
 from test_addons import cluster_handle, platform_data, spec_of
 
-from components.addons.kueue import (
+from gpucloud.charts import lock as charts_lock
+from gpucloud.components.addons.kueue import (
     Kueue,
     KueueConfig,
     chart_manager_config,
@@ -18,9 +19,8 @@ from components.addons.kueue import (
     pool_flavours,
     team_cluster_queue_spec,
 )
-from components.nodepools import GpuNodePool, GpuNodePoolConfig
-from components.platform import build
-from gpucloud.charts import lock as charts_lock
+from gpucloud.components.nodepools import GpuNodePool, GpuNodePoolConfig
+from gpucloud.components.platform import build
 from gpucloud.plan import Plan, run_callable
 from gpucloud.spec import SpecError, parse_platform
 from gpucloud.spec.team import parse_team
@@ -178,7 +178,7 @@ def test_the_charts_manager_config_is_parsed_once_and_never_changed_by_a_stack()
 
 
 def test_kueue_off_creates_nothing_and_bad_values_are_one_clear_message() -> None:
-    from components.platform import Platform
+    from gpucloud.components.platform import Platform
 
     spec = spec_of()
     assert spec.addons.kueue.enabled is False
@@ -231,7 +231,7 @@ def test_team_queue_needs_a_pool() -> None:
 def test_training_job_is_submitted_suspended_through_the_local_queue(pytorch: bool) -> None:
     from test_workloads import run, training
 
-    from components.workloads import TrainingJob
+    from gpucloud.components.workloads import TrainingJob
 
     kind = "kubernetes:kubeflow.org/v1:PyTorchJob" if pytorch else "kubernetes:batch/v1:Job"
     queued = run(lambda: TrainingJob("t", training(queue_name="vision-queue", use_pytorch_job=pytorch))).of_type(kind)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from components.addons import manifest_objects
+from gpucloud.components.addons import manifest_objects
 
 
 def test_manifest_parsed_once_and_copied_per_caller(tmp_path: Path) -> None:
@@ -22,7 +22,7 @@ def test_manifest_parsed_once_and_copied_per_caller(tmp_path: Path) -> None:
 
 
 def test_a_fresh_process_reads_the_parsed_manifest_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import components.addons.common as common
+    import gpucloud.components.addons.common as common
 
     monkeypatch.setenv("GPUCLOUD_CACHE_DIR", str(tmp_path / "cache"))
     manifest = tmp_path / "m.yaml"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from components.network import GpuNetwork, GpuNetworkConfig
+from gpucloud.components.network import GpuNetwork, GpuNetworkConfig
 from gpucloud.plan import Plan, ResourceRecord, run_callable
 from gpucloud.spec import NetworkSpec, SpecError, parse_platform
 from gpucloud.spec.network import carve_subnets

@@ -10,10 +10,16 @@ from typing import Any
 import pytest
 from test_addons import cluster_handle, platform_data
 
-from components.addons import node_health_agent as agent
-from components.addons.node_health import HEALTH_TAINT, NodeHealth, NodeHealthConfig, dcgm_script, scaling_policy
-from components.karpenter import karpenter_values
-from components.nodepools import GpuNodePool, GpuNodePoolConfig
+from gpucloud.components.addons import node_health_agent as agent
+from gpucloud.components.addons.node_health import (
+    HEALTH_TAINT,
+    NodeHealth,
+    NodeHealthConfig,
+    dcgm_script,
+    scaling_policy,
+)
+from gpucloud.components.karpenter import karpenter_values
+from gpucloud.components.nodepools import GpuNodePool, GpuNodePoolConfig
 from gpucloud.plan import Plan, run_callable
 from gpucloud.spec import SpecError, parse_platform
 
@@ -240,7 +246,7 @@ def test_startup_taint_on_every_backend(backend: str) -> None:
         )
 
     if backend == "karpenter":
-        from components.nodepools.pool import GPU_TAINT, karpenter_node_pool_spec
+        from gpucloud.components.nodepools.pool import GPU_TAINT, karpenter_node_pool_spec
 
         node_pool = karpenter_node_pool_spec(pool, ["us-east-1a"], {}, GPU_TAINT, startup_taint=HEALTH_TAINT)
         assert node_pool["template"]["spec"]["startupTaints"] == [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from nodepool_fixtures import pool
 
-from components.nodepools import Sizes, Split, capacity_types, managed_groups, plan_capacity, split_size
+from gpucloud.components.nodepools import Sizes, Split, capacity_types, managed_groups, plan_capacity, split_size
 
 CR = "cr-0123456789abcdef0"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from nodepool_fixtures import build_pool, pool
 
-from components.nodepools import ClusterInfo, NodeBootstrap, Taint, render_bottlerocket, render_nodeadm
+from gpucloud.components.nodepools import ClusterInfo, NodeBootstrap, Taint, render_bottlerocket, render_nodeadm
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 UPDATE = os.environ.get("GPUCLOUD_UPDATE_GOLDEN") == "1"

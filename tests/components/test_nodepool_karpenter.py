@@ -188,7 +188,7 @@ def test_karpenter_install() -> None:
 
 
 def test_karpenter_controller_policy_scopes_pass_role() -> None:
-    from components.karpenter import controller_policy
+    from gpucloud.components.karpenter import controller_policy
 
     doc = json.loads(
         controller_policy(
@@ -230,7 +230,7 @@ def test_controller_can_launch_with_the_node_class_volume_key() -> None:
 def test_cluster_key_policy_delegates_use_to_iam() -> None:
     # The controller's identity policy only counts if the key policy lets IAM grant use of the key: the cluster
     # key's policy gives the account root kms:* (the KMS "default key policy" delegation).
-    from components.network import key_policy
+    from gpucloud.components.network import key_policy
 
     doc = json.loads(key_policy("123456789012", "aws", "us-east-1"))
     root = [s for s in doc["Statement"] if s["Principal"] == {"AWS": "arn:aws:iam::123456789012:root"}]

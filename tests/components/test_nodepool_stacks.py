@@ -9,7 +9,7 @@ import pytest
 import yaml
 from nodepool_fixtures import cluster_handle, run
 
-from components.platform import Platform, _build_node_pools
+from gpucloud.components.platform import Platform, _build_node_pools
 from gpucloud.plan import Plan
 from gpucloud.spec import PlatformSpec, parse_platform
 
@@ -34,7 +34,7 @@ def plan_stack(env: str) -> tuple[Plan, Platform]:
     holder: dict[str, Platform] = {}
 
     def program() -> None:
-        from components.interfaces import ClusterHandle
+        from gpucloud.components.interfaces import ClusterHandle
 
         base = cluster_handle()
         cluster = ClusterHandle(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from components.reservation_relay import affected_instances, nth_message, relay
+from gpucloud.components.reservation_relay import affected_instances, nth_message, relay
 
 CB_EXPIRY = {
     "id": "e-1",

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from storage_testkit import ACCOUNT, BUCKET, KEY, KEY_ARN, OIDC_ARN, REGION, TAGS, doc, handle, names, run
 
-from components.storage import DataBuckets, DataBucketsConfig
-from components.storage._common import generated_bucket_name
+from gpucloud.components.storage import DataBuckets, DataBucketsConfig
+from gpucloud.components.storage._common import generated_bucket_name
 from gpucloud.plan import Plan
 from gpucloud.spec.storage import AccessLogsSpec, CheckpointBucketSpec, StorageAccessSpec, bucket_name_problems
 

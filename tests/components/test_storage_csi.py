@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from storage_testkit import ACCOUNT, FS, REGION, TAGS, doc, handle, names, provider, run
 
-from components.storage import FsxCsi, FsxCsiConfig, LustreConfig, LustreStorage
-from components.storage.csi import driver_policy
+from gpucloud.components.storage import FsxCsi, FsxCsiConfig, LustreConfig, LustreStorage
+from gpucloud.components.storage.csi import driver_policy
 from gpucloud.plan import Plan, is_unknown
 from gpucloud.spec.storage import CsiSpec, FsxSpec
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from storage_testkit import DRA, FS, KEY_ARN, REGION, TAGS, handle, names, run
 
-from components.storage import LustreConfig, LustreStorage
+from gpucloud.components.storage import LustreConfig, LustreStorage
 from gpucloud.plan import Plan
 from gpucloud.spec.storage import FsxSpec
 

@@ -14,8 +14,8 @@ import pytest
 import yaml
 from storage_testkit import BUCKET, DATA_HOLDING, DRA, FS, KEY, handle, provider
 
-from components.platform import Platform, _build_storage, build
-from components.storage import GpuStorageConfig
+from gpucloud.components.platform import Platform, _build_storage, build
+from gpucloud.components.storage import GpuStorageConfig
 from gpucloud.plan import Plan, run_callable
 from gpucloud.spec import PlatformSpec, parse_platform
 from gpucloud.spec.storage import StorageSpec

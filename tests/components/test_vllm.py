@@ -12,14 +12,14 @@ import yaml
 from pydantic import ValidationError
 from test_addons import cluster_handle, platform_data
 
-from components.addons.lb_controller import (
+from gpucloud.charts import lock as charts_lock
+from gpucloud.components.addons.lb_controller import (
     LoadBalancerController,
     LoadBalancerControllerConfig,
     controller_policy,
     controller_values,
 )
-from components.workloads import VllmServer, VllmServerConfig
-from gpucloud.charts import lock as charts_lock
+from gpucloud.components.workloads import VllmServer, VllmServerConfig
 from gpucloud.plan import Plan, run_callable
 from gpucloud.spec import SpecError, parse_platform
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from components.workloads import (
+from gpucloud.components.workloads import (
     DcgmDiag,
     DcgmDiagConfig,
     InferenceDeployment,

@@ -48,7 +48,7 @@ def test_api_is_read_from_the_pinned_kueue_source() -> None:
 
 
 def test_the_charts_default_and_gpuclouds_configuration_decode_cleanly() -> None:
-    from components.addons.kueue import kueue_values
+    from gpucloud.components.addons.kueue import kueue_values
     from gpucloud.spec import AddonsSpec
 
     assert list(validate(pinned_api(), chart_config())) == []

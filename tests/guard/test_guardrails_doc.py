@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from doc_paths import Row, documents, rows, short
 
-from policies.gpucloud_policies import GUARDRAILS
+from gpucloud.policies.gpucloud_policies import GUARDRAILS
 
 
 def test_every_policy_has_its_row() -> None:

@@ -290,7 +290,7 @@ def info(servers: Servers) -> Any:
 
 
 def test_analyzer_info_lists_every_policy_with_level_and_schema(info: Any) -> None:
-    from policies.gpucloud_policies import GUARDRAILS
+    from gpucloud.policies.gpucloud_policies import GUARDRAILS
 
     analyzer, plugin = info
     assert analyzer.name == "gpucloud-guardrails"

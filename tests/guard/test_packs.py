@@ -28,7 +28,10 @@ def _imports_policies(tree: ast.AST) -> list[int]:
             called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
             if called in ("import_module", "__import__") and isinstance(node.args[0].value, str):
                 names = [node.args[0].value]
-        if any(n == "policies" or n.startswith("policies.") for n in names):
+        if any(
+            n.removeprefix("gpucloud.") == "policies" or n.removeprefix("gpucloud.").startswith("policies.")
+            for n in names
+        ):
             lines.append(node.lineno)
     return lines
 
@@ -43,13 +46,16 @@ def test_no_gpucloud_module_imports_policies() -> None:
 
 
 def test_the_scan_sees_every_form_of_import() -> None:
-    source = "import policies\nfrom policies.gpucloud_policies import x\nimportlib.import_module('policies.a')\n"
-    assert _imports_policies(ast.parse(source)) == [1, 2, 3]
+    source = (
+        "import policies\nfrom gpucloud.policies.gpucloud_policies import x\n"
+        "importlib.import_module('gpucloud.policies.a')\nimport gpucloud.policies\n"
+    )
+    assert _imports_policies(ast.parse(source)) == [1, 2, 3, 4]
     assert _imports_policies(ast.parse("from .policies import x\nimport policies_extra\n")) == []
 
 
 def test_the_pack_is_found_in_its_directory_and_is_the_packs_own_object() -> None:
-    from policies.gpucloud_policies import PACK
+    from gpucloud.policies.gpucloud_policies import PACK
 
     assert packs.pack_dir() == ROOT / "policies"
     assert packs.load() is PACK
@@ -59,10 +65,10 @@ def test_the_pack_is_found_in_its_directory_and_is_the_packs_own_object() -> Non
 def test_the_entry_point_is_declared_for_installed_copies() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     target = project["entry-points"][packs.ENTRY_POINT_GROUP]["gpucloud-guardrails"]
-    assert target == "policies:gpucloud_pack"
-    import policies
+    assert target == "gpucloud.policies:gpucloud_pack"
+    import gpucloud.policies
 
-    assert policies.gpucloud_pack().PACK_NAME == "gpucloud-guardrails"
+    assert gpucloud.policies.gpucloud_pack().PACK_NAME == "gpucloud-guardrails"
 
 
 def test_a_directory_without_a_pack_says_how_to_plug_one_in(tmp_path: Path, monkeypatch: Any) -> None:

@@ -24,8 +24,8 @@ from pulumi_policy import (
 from pulumi_policy.proxy import UNKNOWN_BOOLEAN_VALUE, UNKNOWN_STRING_VALUE, unknown_checking_proxy
 
 from gpucloud.guard.harness import options
-from policies.gpucloud_policies import base
-from policies.gpucloud_policies.base import (
+from gpucloud.policies.gpucloud_policies import base
+from gpucloud.policies.gpucloud_policies.base import (
     UNDECIDED_MARK,
     UNKNOWNS_SCHEMA,
     EnforcementLevel,

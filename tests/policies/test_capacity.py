@@ -4,8 +4,8 @@ import pytest
 
 from gpucloud import catalog
 from gpucloud.guard.harness import Res, flagged, resource_messages, stack_flagged, stack_messages
-from policies.gpucloud_policies import capacity as c
-from policies.gpucloud_policies.pools import pools
+from gpucloud.policies.gpucloud_policies import capacity as c
+from gpucloud.policies.gpucloud_policies.pools import pools
 
 LT, LC, ASG, NG = c.LAUNCH_TEMPLATE, c.LAUNCH_CONFIG, c.ASG, c.NODE_GROUP
 ALL = len(catalog.get_catalog())

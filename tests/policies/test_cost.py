@@ -4,7 +4,7 @@ import pytest
 from pulumi_policy.proxy import UnknownValueError
 
 from gpucloud.guard.harness import UNKNOWN, Res, flagged, remediate, resource_messages, stack_flagged, stack_messages
-from policies.gpucloud_policies.cost import spend_cap
+from gpucloud.policies.gpucloud_policies.cost import spend_cap
 
 NG = "aws:eks/nodeGroup:NodeGroup"
 LT = "aws:ec2/launchTemplate:LaunchTemplate"

@@ -275,7 +275,7 @@ def test_inline_versioning_on_bucket_and_bucket_v2():
 
 
 def test_inline_sse_rules_shapes():
-    from policies.gpucloud_policies.security import s3_inline
+    from gpucloud.policies.gpucloud_policies.security import s3_inline
 
     class R:
         def __init__(self, type_, props):

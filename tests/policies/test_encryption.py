@@ -4,9 +4,9 @@ import pytest
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
 from gpucloud.guard.harness import UNKNOWN
-from policies.gpucloud_policies.security.efs_cmk import AT_REST as EFS
-from policies.gpucloud_policies.security.encryption import AtRest, Gap
-from policies.gpucloud_policies.security.rds_cmk import AT_REST as RDS
+from gpucloud.policies.gpucloud_policies.security.efs_cmk import AT_REST as EFS
+from gpucloud.policies.gpucloud_policies.security.encryption import AtRest, Gap
+from gpucloud.policies.gpucloud_policies.security.rds_cmk import AT_REST as RDS
 
 RULE = AtRest(
     flag="on",

@@ -7,7 +7,7 @@ import pytest
 from pulumi_policy.proxy import UnknownValueError
 
 from gpucloud.guard.harness import UNKNOWN, Res, flagged, resource_messages
-from policies.gpucloud_policies.security import iam
+from gpucloud.policies.gpucloud_policies.security import iam
 
 POLICY = "aws:iam/policy:Policy"
 ROLE = "aws:iam/role:Role"

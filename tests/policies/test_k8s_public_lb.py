@@ -3,13 +3,13 @@ Ingress, the per-stack allowInternetFacing switch, the retired name in configs, 
 
 import pytest
 
-from components.workloads.vllm import nlb_annotations
+from gpucloud.components.workloads.vllm import nlb_annotations
 from gpucloud.guard import PolicyConfigError, evaluate
 from gpucloud.guard.config import validate_config
 from gpucloud.guard.harness import Res, stack_flagged, stack_messages
 from gpucloud.plan.model import Plan
-from policies.gpucloud_policies import by_name, initial_config
-from policies.gpucloud_policies.registry import RETIRED
+from gpucloud.policies.gpucloud_policies import by_name, initial_config
+from gpucloud.policies.gpucloud_policies.registry import RETIRED
 
 POLICY = "k8s-no-public-load-balancer"
 SVC = "kubernetes:core/v1:Service"

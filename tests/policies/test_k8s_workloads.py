@@ -5,9 +5,9 @@ import pytest
 from pulumi_policy.proxy import UnknownValueError
 
 from gpucloud.guard.harness import UNKNOWN, Res, stack_flagged, stack_messages
-from policies.gpucloud_policies import k8s
-from policies.gpucloud_policies.security.k8s_pod_security import violations
-from policies.gpucloud_policies.security.k8s_public_lb import is_world
+from gpucloud.policies.gpucloud_policies import k8s
+from gpucloud.policies.gpucloud_policies.security.k8s_pod_security import violations
+from gpucloud.policies.gpucloud_policies.security.k8s_public_lb import is_world
 
 POD = "kubernetes:core/v1:Pod"
 DEPLOY = "kubernetes:apps/v1:Deployment"

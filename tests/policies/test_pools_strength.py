@@ -14,8 +14,8 @@ from pulumi_policy import PolicyResource
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, unknown_checking_proxy
 
 from gpucloud.guard.harness import Res, options, stack_messages
-from policies.gpucloud_policies.base import UnknownValueError
-from policies.gpucloud_policies.pools import (
+from gpucloud.policies.gpucloud_policies.base import UnknownValueError
+from gpucloud.policies.gpucloud_policies.pools import (
     SUBNET,
     Pool,
     efa_capable,

@@ -13,7 +13,7 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
 from gpucloud.guard.config import validate_config
 from gpucloud.guard.harness import Res, resource_messages, stack_messages
-from policies.gpucloud_policies import GUARDRAILS, PACK_NAME, by_name, initial_config, policies
+from gpucloud.policies.gpucloud_policies import GUARDRAILS, PACK_NAME, by_name, initial_config, policies
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = sorted((ROOT / "policies" / "configs").glob("*.json"))

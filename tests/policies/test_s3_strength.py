@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from gpucloud.guard.harness import UNKNOWN, Res, stack_messages
-from policies.gpucloud_policies.base import UNDECIDED_MARK, UndecidedError
-from policies.gpucloud_policies.security.s3_tls import denies_plaintext
+from gpucloud.policies.gpucloud_policies.base import UNDECIDED_MARK, UndecidedError
+from gpucloud.policies.gpucloud_policies.security.s3_tls import denies_plaintext
 
 BUCKET = "aws:s3/bucket:Bucket"
 BUCKET_V2 = "aws:s3/bucketV2:BucketV2"

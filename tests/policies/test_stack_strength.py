@@ -10,8 +10,8 @@ import pytest
 from pulumi_policy.proxy import unknown_checking_proxy
 
 from gpucloud.guard.harness import UNKNOWN
-from policies.gpucloud_policies.base import UnknownValueError
-from policies.gpucloud_policies.stack import depends_on, linked, literal_refs, of_type, subnet_azs
+from gpucloud.policies.gpucloud_policies.base import UnknownValueError
+from gpucloud.policies.gpucloud_policies.stack import depends_on, linked, literal_refs, of_type, subnet_azs
 
 SUBNET = "aws:ec2/subnet:Subnet"
 VPC = "aws:ec2/vpc:Vpc"

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from gpucloud.guard.harness import UNKNOWN, Res, resource_messages, stack_messages
-from policies.gpucloud_policies.base import UNDECIDED_MARK, UndecidedError, UnknownValueError
+from gpucloud.policies.gpucloud_policies.base import UNDECIDED_MARK, UndecidedError, UnknownValueError
 
 BUCKET = "aws:s3/bucket:Bucket"
 PAB = "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock"
@@ -233,7 +233,7 @@ def test_resource_policies_block_or_warn_per_resource() -> None:
 
 
 def test_without_a_stack_policy_run_an_unknown_still_propagates() -> None:
-    from policies.gpucloud_policies.base import deciding, mark_undecided, unknown
+    from gpucloud.policies.gpucloud_policies.base import deciding, mark_undecided, unknown
 
     with pytest.raises(UnknownValueError), deciding("urn:x"):
         raise unknown("a")
@@ -244,7 +244,7 @@ def test_without_a_stack_policy_run_an_unknown_still_propagates() -> None:
 
 # A guardrail built here (not the registry's, which is built once at import) exercises the wrappers themselves.
 def _stack_guardrail() -> Any:
-    from policies.gpucloud_policies.base import EnforcementLevel, Guardrail, Severity, deciding, get, text
+    from gpucloud.policies.gpucloud_policies.base import EnforcementLevel, Guardrail, Severity, deciding, get, text
 
     def check(args: Any, report: Any, cfg: Any) -> None:
         for r in args.resources:
@@ -254,7 +254,7 @@ def _stack_guardrail() -> Any:
         if cfg.get("stackWide"):
             raise unknown_signal("stack.wide")
 
-    from policies.gpucloud_policies.base import unknown as unknown_signal
+    from gpucloud.policies.gpucloud_policies.base import unknown as unknown_signal
 
     return Guardrail(
         id="GC-REL-099",
@@ -319,7 +319,7 @@ def test_a_stack_wide_unknown_outside_deciding_is_the_stacks() -> None:
 
 
 def test_undecided_entries_are_listed_once_per_resource_and_field() -> None:
-    from policies.gpucloud_policies.base import Undecided, settle
+    from gpucloud.policies.gpucloud_policies.base import Undecided, settle
 
     twice = [Undecided("urn:a", "f", "why"), Undecided("urn:a", "f", "why"), Undecided("urn:b", "", "r")]
     reported: list[tuple[str, str]] = []
@@ -338,7 +338,7 @@ def test_a_fresh_resource_guardrail_reports_undecided_under_block_only() -> None
     from pulumi_policy.proxy import unknown_checking_proxy
 
     from gpucloud.guard.harness import options
-    from policies.gpucloud_policies.base import EnforcementLevel, Guardrail, Severity, get, text
+    from gpucloud.policies.gpucloud_policies.base import EnforcementLevel, Guardrail, Severity, get, text
 
     def check(args: Any, report: Any, cfg: Any) -> None:
         if text(get(args.props, "state")) != "ok":
@@ -377,7 +377,7 @@ def test_a_fresh_resource_guardrail_reports_undecided_under_block_only() -> None
 
 
 def test_via_names_the_resource_that_holds_the_unknown() -> None:
-    from policies.gpucloud_policies.base import unknown, via
+    from gpucloud.policies.gpucloud_policies.base import unknown, via
 
     class R:
         name = "holder"
@@ -413,7 +413,7 @@ class _Provider:
     ],
 )
 def test_provider_default_tags(provider: Any, expected: dict[str, str]) -> None:
-    from policies.gpucloud_policies.base import provider_default_tags
+    from gpucloud.policies.gpucloud_policies.base import provider_default_tags
 
     assert provider_default_tags(provider) == expected
 
@@ -421,7 +421,7 @@ def test_provider_default_tags(provider: Any, expected: dict[str, str]) -> None:
 def test_plain_copies_proxies_deeply_and_keeps_unknowns() -> None:
     from pulumi_policy.proxy import unknown_checking_proxy
 
-    from policies.gpucloud_policies.base import plain
+    from gpucloud.policies.gpucloud_policies.base import plain
 
     props = unknown_checking_proxy({"a": [{"b": 1.0, "c": UNKNOWN}, "s"], "d": {"e": None}, "f": (1, 2)})
     copied = plain(props)

@@ -5,7 +5,7 @@ import ipaddress
 import pytest
 
 from gpucloud.guard.harness import UNKNOWN, Res, stack_flagged, stack_messages
-from policies.gpucloud_policies.security import world_ingress as w
+from gpucloud.policies.gpucloud_policies.security import world_ingress as w
 
 SG = "aws:ec2/securityGroup:SecurityGroup"
 SG_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"

@@ -108,7 +108,7 @@ def test_policy_config_merges_overrides_like_the_corpus_runner(bench: Any) -> No
 
 
 def test_every_mapped_policy_is_a_pack_policy_and_ids_are_checkov_ids(bench: Any) -> None:
-    from policies.gpucloud_policies.registry import by_name
+    from gpucloud.policies.gpucloud_policies.registry import by_name
 
     assert set(bench.CHECKOV_IDS) <= set(by_name())
     assert "lb-internal-only" not in bench.CHECKOV_IDS

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 try:
-    import components.team  # noqa: F401
+    import gpucloud.components.team  # noqa: F401
 except ImportError:
     # Run by the Pulumi CLI with a venv that lacks `pip install -e .`: use this checkout's packages.
     sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
@@ -15,8 +15,15 @@ except ImportError:
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.team import GpuTeam, GpuTeamConfig, TeamLustreVolume, TeamLustreVolumeConfig, TeamQueue, TeamQueueConfig
-from components.workloads import (
+from gpucloud.components.team import (
+    GpuTeam,
+    GpuTeamConfig,
+    TeamLustreVolume,
+    TeamLustreVolumeConfig,
+    TeamQueue,
+    TeamQueueConfig,
+)
+from gpucloud.components.workloads import (
     InferenceDeployment,
     InferenceDeploymentConfig,
     TrainingJob,
