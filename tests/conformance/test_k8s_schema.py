@@ -20,13 +20,13 @@ import gpucloud.conformance.builtin  # noqa: F401
 from gpucloud.conformance import ConformanceContext, DerivedObject, Finding, k8s_schema, run_conformance
 from gpucloud.conformance.k8s_schema import (
     KV_VERSION,
-    _Loader,
     check_crd,
     check_schema,
     collect_objects,
     openapi_schemas,
     structural_to_jsonschema,
 )
+from gpucloud.conformance.k8s_schema.crd import _Loader
 from gpucloud.plan import SECRET, UNKNOWN, Plan, ResourceRecord, run_callable, run_program
 
 ROOT = Path(__file__).resolve().parents[2]
