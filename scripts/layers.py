@@ -1,12 +1,13 @@
 """The layers of gpucloud: which package may import which, checked against the import graph of every product module.
 
 The graph is read from the source (ast), never from a hand-written list: `import a.b`, `from a import b`, relative
-imports, imports inside functions and under TYPE_CHECKING, and modules loaded by name through
-`importlib.import_module("...")` / `importlib.util.find_spec("...")` (an arrow hidden behind importlib is still an
-arrow). Product modules are the files under gpucloud/, components/ and policies/; the last two are imported as
-`gpucloud.components...` and `gpucloud.policies...` (gpucloud/components and gpucloud/policies are symlinks).
+imports, imports inside functions, imports under TYPE_CHECKING (an arrow for the layers, but not for cycles: it
+never runs), and modules loaded by name through `importlib.import_module("...")` / `importlib.util.find_spec("...")`
+(an arrow hidden behind importlib is still an arrow). Product modules are the files under gpucloud/, components/
+and policies/; the last two are imported as `gpucloud.components...` and `gpucloud.policies...`
+(gpucloud/components and gpucloud/policies are symlinks).
 
-`tests/layers` checks the graph against ALLOWED (and that it has no cycle), and that the diagram in
+`tests/layers` checks the graph against LAYERS (and that it has no cycle), and that the diagram in
 docs/architecture.md is the one `diagram()` draws from the same graph. After changing the layers, regenerate it:
 
     PYTHONPATH=. python scripts/layers.py --write     # rewrites the diagram block of docs/architecture.md
@@ -121,6 +122,8 @@ class Arrow:
     source: str
     target: str
     line: int
+    # Under `if TYPE_CHECKING:`: an arrow for the layers (the annotation names the module), never run, so no cycle.
+    type_only: bool = False
 
     @property
     def layers(self) -> tuple[str, str]:
@@ -159,28 +162,42 @@ def layer_of(module: str) -> str:
 _LOADERS = frozenset({"import_module", "find_spec", "__import__"})
 
 
-def _imported_names(tree: ast.Module, module: str, is_package: bool) -> Iterator[tuple[str, int]]:
-    package = module if is_package else module.rpartition(".")[0]
+def _type_checking_nodes(tree: ast.Module) -> set[int]:
+    """ids of the nodes inside `if TYPE_CHECKING:` (or `typing.TYPE_CHECKING`) blocks."""
+    out: set[int] = set()
     for node in ast.walk(tree):
+        if isinstance(node, ast.If):
+            test = node.test
+            name = test.attr if isinstance(test, ast.Attribute) else test.id if isinstance(test, ast.Name) else ""
+            if name == "TYPE_CHECKING":
+                out.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    return out
+
+
+def _imported_names(tree: ast.Module, module: str, is_package: bool) -> Iterator[tuple[str, int, bool]]:
+    package = module if is_package else module.rpartition(".")[0]
+    typing_only = _type_checking_nodes(tree)
+    for node in ast.walk(tree):
+        type_only = id(node) in typing_only
         if isinstance(node, ast.Import):
             for alias in node.names:
-                yield alias.name, node.lineno
+                yield alias.name, node.lineno, type_only
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 anchor = package.split(".")
                 anchor = anchor[: len(anchor) - (node.level - 1)]
                 base = ".".join([*anchor, base] if base else anchor)
-            yield base, node.lineno
+            yield base, node.lineno, type_only
             for alias in node.names:
                 if alias.name != "*":
-                    yield f"{base}.{alias.name}", node.lineno
+                    yield f"{base}.{alias.name}", node.lineno, type_only
         elif isinstance(node, ast.Call) and node.args:
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
             first = node.args[0]
             if name in _LOADERS and isinstance(first, ast.Constant) and isinstance(first.value, str):
-                yield first.value, node.lineno
+                yield first.value, node.lineno, type_only
 
 
 def _resolve(name: str, modules: Mapping[str, Path]) -> str | None:
@@ -198,15 +215,16 @@ def arrows(root: Path = ROOT) -> tuple[Arrow, ...]:
     """Every import from one product module to another (a module importing its own package's __init__ is left
     out: Python runs it first anyway, and it would make every package a cycle of one)."""
     modules = product_modules(root)
-    out: set[Arrow] = set()
+    out: dict[tuple[str, str, int], Arrow] = {}
     for module, path in modules.items():
         tree = ast.parse(path.read_text(), filename=str(path))
-        for name, line in _imported_names(tree, module, path.name == "__init__.py"):
+        for name, line, type_only in _imported_names(tree, module, path.name == "__init__.py"):
             target = _resolve(name, modules)
             if target is None or target == module or module.startswith(target + "."):
                 continue
-            out.add(Arrow(module, target, line))
-    return tuple(sorted(out))
+            key = (module, target, line)
+            out[key] = Arrow(module, target, line, type_only and getattr(out.get(key), "type_only", True))
+    return tuple(sorted(out.values()))
 
 
 def layer_graph(root: Path = ROOT) -> dict[str, set[str]]:
@@ -269,9 +287,11 @@ def cycles(edges: Mapping[str, Iterable[str]]) -> list[list[str]]:
 
 
 def module_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """Module -> the modules it imports when it runs (imports under TYPE_CHECKING left out)."""
     graph: dict[str, set[str]] = {m: set() for m in product_modules(root)}
     for arrow in arrows(root):
-        graph[arrow.source].add(arrow.target)
+        if not arrow.type_only:
+            graph[arrow.source].add(arrow.target)
     return graph
 
 
