@@ -14,13 +14,13 @@ from typing import Annotated, Any, Literal
 
 import pulumi
 import pulumi_aws as aws
-import pulumi_kubernetes as k8s
 from pydantic import Field, InstanceOf
 
 from gpucloud.charts import lock as charts_lock
 from gpucloud.components import reservation_relay
 from gpucloud.components.base import ComponentConfig, account_and_partition, child, pod_identity_trust
 from gpucloud.components.interfaces import ClusterHandle
+from gpucloud.components.releases import helm_release
 from gpucloud.components.reservation_relay import CAPACITY_BLOCK_EXPIRY, QUEUE_URL_ENV, RESERVATION_INTERRUPTION
 from gpucloud.spec.addons import pinned_chart
 
@@ -331,14 +331,12 @@ class GpuNodeTerminationHandler(pulumi.ComponentResource):
             tags=config.tags,
             opts=child(self),
         )
-        chart = charts_lock.pin("aws-node-termination-handler", config.chart_version)
-        self.release = k8s.helm.v3.Release(
+        # 0.27.0 is published only at its OCI URL (the eks-charts index stops at 0.21.0); the lock has that URL.
+        self.release = helm_release(
             f"{name}-release",
-            # 0.27.0 is published only at its OCI URL (the eks-charts index stops at 0.21.0).
-            chart=chart.release_chart,
-            version=chart.version,
+            "aws-node-termination-handler",
+            config.chart_version,
             namespace=config.namespace,
-            repository_opts=chart.repository_opts,
             values=nth_values(config.queue_url, config.region),
             opts=child(self, provider=cluster.k8s_provider, depends_on=[self.pod_identity]),
         )

@@ -11,12 +11,12 @@ from typing import Annotated, Any
 
 import pulumi
 import pulumi_aws as aws
-import pulumi_kubernetes as k8s
 from pydantic import Field, InstanceOf
 
 from gpucloud.charts import lock as charts_lock
 from gpucloud.components.base import ComponentConfig, account_and_partition, child, pod_identity_trust
 from gpucloud.components.interfaces import ClusterHandle
+from gpucloud.components.releases import helm_release
 from gpucloud.spec.addons import pinned_chart
 
 # v1.11+ is needed for EC2NodeClass networkInterfaces and placementGroupSelector; reserved capacity
@@ -92,12 +92,10 @@ class GpuKarpenter(pulumi.ComponentResource):
                 tags=config.tags,
                 opts=child(self),
             )
-        chart = charts_lock.pin("karpenter", config.chart_version)
-        self.release = k8s.helm.v3.Release(
+        self.release = helm_release(
             f"{name}-release",
-            chart=chart.release_chart,
-            version=chart.version,
-            repository_opts=chart.repository_opts,
+            "karpenter",
+            config.chart_version,
             namespace=config.namespace,
             values=karpenter_values(
                 cluster.name, cluster.endpoint, config.interruption_queue_name, node_repair=config.node_repair

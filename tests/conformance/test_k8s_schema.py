@@ -26,6 +26,7 @@ from gpucloud.conformance.k8s_schema import (
     openapi_schemas,
     structural_to_jsonschema,
 )
+from gpucloud.conformance.k8s_schema import schema as k8s_schema_check
 from gpucloud.conformance.k8s_schema.crd import _Loader
 from gpucloud.plan import SECRET, UNKNOWN, Plan, ResourceRecord, run_callable, run_program
 
@@ -122,7 +123,8 @@ def test_objects_found_valid_are_remembered_and_invalid_ones_checked_again(
         validated.append(obj.urn.rsplit("::", 1)[1])
         return real(validator, obj, *args)
 
-    monkeypatch.setattr(k8s_schema, "validate_object", spy)
+    # The schema check calls validate_object from its own module (k8s_schema/schema.py).
+    monkeypatch.setattr(k8s_schema_check, "validate_object", spy)
     assert _findings(plan) == first
     assert validated == ["bad"]
     # The same object, one value changed: a new digest, so validated (and found wrong) again.
