@@ -17,11 +17,11 @@ from gpucloud.components.base import (
     account_and_partition,
     child,
     named_tags,
-    pod_identity_trust,
     service_trust,
 )
 from gpucloud.components.cluster_parts import _autoscaling_statements, _slug, build_system_nodes, kubeconfig_json
 from gpucloud.components.network import key_policy
+from gpucloud.components.pod_identity import pod_identity_role
 from gpucloud.spec import ClusterSpec
 from gpucloud.spec.cluster import AddonName
 
@@ -354,9 +354,8 @@ class GpuCluster(pulumi.ComponentResource):
 
         # The vpc-cni add-on gets AmazonEKS_CNI_Policy through Pod Identity, so pods on a node never inherit
         # ENI-management rights from the node role.
-        self.cni_role = aws.iam.Role(
+        self.cni_role = pod_identity_role(
             f"{name}-vpc-cni-role",
-            assume_role_policy=pod_identity_trust(),
             description=f"{cluster_name}: vpc-cni (aws-node) through EKS Pod Identity",
             tags=named_tags(tags, f"{cluster_name}-vpc-cni-role"),
             opts=child(self),

@@ -18,8 +18,9 @@ from pydantic import Field, InstanceOf
 
 from gpucloud.charts import lock as charts_lock
 from gpucloud.components import reservation_relay
-from gpucloud.components.base import ComponentConfig, account_and_partition, child, pod_identity_trust
+from gpucloud.components.base import ComponentConfig, account_and_partition, child
 from gpucloud.components.interfaces import ClusterHandle
+from gpucloud.components.pod_identity import pod_identity_association, pod_identity_role
 from gpucloud.components.releases import helm_release
 from gpucloud.components.reservation_relay import CAPACITY_BLOCK_EXPIRY, QUEUE_URL_ENV, RESERVATION_INTERRUPTION
 from gpucloud.spec.addons import pinned_chart
@@ -307,9 +308,8 @@ class GpuNodeTerminationHandler(pulumi.ComponentResource):
         super().__init__("gpucloud:interruption:GpuNodeTerminationHandler", name, None, opts)
         cluster = config.cluster
         account, partition = account_and_partition(self)
-        self.role = aws.iam.Role(
+        self.role = pod_identity_role(
             f"{name}-role",
-            assume_role_policy=pod_identity_trust(),
             description="aws-node-termination-handler (queue mode)",
             tags=config.tags,
             opts=child(self),
@@ -322,7 +322,7 @@ class GpuNodeTerminationHandler(pulumi.ComponentResource):
             ),
             opts=child(self),
         )
-        self.pod_identity = aws.eks.PodIdentityAssociation(
+        self.pod_identity = pod_identity_association(
             f"{name}-pod-identity",
             cluster_name=cluster.name,
             namespace=config.namespace,

@@ -14,8 +14,9 @@ import pulumi_aws as aws
 from pydantic import Field, InstanceOf
 
 from gpucloud.charts import lock as charts_lock
-from gpucloud.components.base import ComponentConfig, account_and_partition, child, pod_identity_trust
+from gpucloud.components.base import ComponentConfig, account_and_partition, child
 from gpucloud.components.interfaces import ClusterHandle
+from gpucloud.components.pod_identity import pod_identity_association, pod_identity_role
 from gpucloud.components.releases import helm_release
 from gpucloud.spec.addons import pinned_chart
 
@@ -53,9 +54,8 @@ class GpuKarpenter(pulumi.ComponentResource):
         super().__init__("gpucloud:karpenter:GpuKarpenter", name, None, opts)
         cluster = config.cluster
         account, partition = account_and_partition(self)
-        self.role = aws.iam.Role(
+        self.role = pod_identity_role(
             f"{name}-controller-role",
-            assume_role_policy=pod_identity_trust(),
             description="Karpenter controller",
             tags=config.tags,
             opts=child(self),
@@ -73,7 +73,7 @@ class GpuKarpenter(pulumi.ComponentResource):
             ).apply(lambda a: controller_policy(a[0], a[1], config.region, a[2], a[3], a[4], a[5])),
             opts=child(self),
         )
-        self.pod_identity = aws.eks.PodIdentityAssociation(
+        self.pod_identity = pod_identity_association(
             f"{name}-pod-identity",
             cluster_name=cluster.name,
             namespace=config.namespace,

@@ -13,7 +13,8 @@ import pulumi_kubernetes as k8s
 from pydantic import Field
 
 from gpucloud.components.addons.kueue import KUEUE_API, team_cluster_queue_spec
-from gpucloud.components.base import ComponentConfig, child, named_tags, pod_identity_trust
+from gpucloud.components.base import ComponentConfig, child, named_tags
+from gpucloud.components.pod_identity import pod_identity_association, pod_identity_role
 from gpucloud.components.storage.csi import static_lustre_claim
 from gpucloud.spec.team import TeamSpec
 
@@ -124,14 +125,13 @@ class GpuTeam(pulumi.ComponentResource):
             metadata=k8s.meta.v1.ObjectMetaArgs(name=team.service_account, namespace=ns, labels=labels),
             opts=k8s_opts,
         )
-        self.pod_role = aws.iam.Role(
+        self.pod_role = pod_identity_role(
             f"{name}-pod-role",
             description=f"{team.name}: pods of {team.namespace}/{team.service_account} through EKS Pod Identity",
-            assume_role_policy=pod_identity_trust(),
             tags=named_tags(tags, f"{team.name}-pods"),
             opts=child(self),
         )
-        self.pod_identity = aws.eks.PodIdentityAssociation(
+        self.pod_identity = pod_identity_association(
             f"{name}-pod-identity",
             cluster_name=cluster_name,
             namespace=ns,

@@ -8,9 +8,9 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from gpucloud.components.addons.common import POD_IDENTITY_TRUST
 from gpucloud.components.base import account_and_partition, child
 from gpucloud.components.interfaces import ClusterHandle
+from gpucloud.components.pod_identity import pod_identity_association, pod_identity_role
 from gpucloud.components.releases import helm_release
 
 
@@ -81,9 +81,8 @@ class AddonsBase(pulumi.ComponentResource):
     def _pod_identity_role(
         self, role: str, namespace: str, service_account: str, policy: pulumi.Input[str] | None, managed: list[str]
     ) -> aws.iam.Role:
-        iam_role = aws.iam.Role(
+        iam_role = pod_identity_role(
             f"{self._name}-{role}-role",
-            assume_role_policy=POD_IDENTITY_TRUST,
             description=f"Pod Identity role of {namespace}/{service_account}",
             tags=self._config.tags,
             opts=child(self),
@@ -94,7 +93,7 @@ class AddonsBase(pulumi.ComponentResource):
             aws.iam.RolePolicyAttachment(
                 f"{self._name}-{role}-managed-{i}", role=iam_role.name, policy_arn=arn, opts=child(self)
             )
-        aws.eks.PodIdentityAssociation(
+        pod_identity_association(
             f"{self._name}-{role}-pod-identity",
             cluster_name=self._cluster.name,
             namespace=namespace,
