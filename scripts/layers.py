@@ -300,22 +300,29 @@ def _short(layer: str) -> str:
 
 
 def diagram(root: Path = ROOT) -> str:
-    """The layer graph as a Mermaid flowchart (an arrow: the upper layer imports the lower), with a legend."""
+    """The layer graph as a Mermaid flowchart (an arrow: the upper layer imports the lower; dashed: an import the
+    table does not allow), and a table of each layer's imports and allowed imports."""
     graph = layer_graph(root)
+    present = {layer_of(m) for m in product_modules(root)}
+    order = list(LAYERS)
+
+    def node(layer: str) -> str:
+        return _short(layer).replace(".", "_")
+
     lines = ["```mermaid", "flowchart BT"]
-    # A layer importing only the base module draws no arrow to it: every layer may, and the diagram stays legible.
     for layer in LAYERS:
-        lines.append(f'  {_short(layer).replace(".", "_")}["{_short(layer)}"]')
+        label = _short(layer) if layer in present else f"{_short(layer)} (no modules yet)"
+        lines.append(f'  {node(layer)}["{label}"]')
+    # Imports of the base module (the version) draw no arrow: every layer may, and the diagram stays legible.
     for layer in LAYERS:
-        for target in sorted(graph[layer] - {BASE}, key=list(LAYERS).index):
-            lines.append(f"  {_short(layer).replace('.', '_')} --> {_short(target).replace('.', '_')}")
-    lines.append("```")
-    lines.append("")
-    lines.append("| layer | what it holds | imports |")
-    lines.append("|---|---|---|")
+        for target in sorted(graph[layer] - {BASE}, key=order.index):
+            arrow = "-->" if target in LAYERS[layer] else "-.->|not allowed|"
+            lines.append(f"  {node(layer)} {arrow} {node(target)}")
+    lines += ["```", "", "| layer | what it holds | imports | may import |", "|---|---|---|---|"]
     for layer in LAYERS:
-        imports = ", ".join(_short(t) for t in sorted(graph[layer], key=list(LAYERS).index)) or "-"
-        lines.append(f"| `{layer}` | {ROLES[layer]} | {imports} |")
+        imports = ", ".join(_short(t) for t in sorted(graph[layer], key=order.index)) or "-"
+        allowed = ", ".join(_short(t) for t in sorted(LAYERS[layer], key=order.index)) or "-"
+        lines.append(f"| `{layer}` | {ROLES[layer]} | {imports} | {allowed} |")
     return "\n".join(lines)
 
 

@@ -184,11 +184,16 @@ def test_the_diagram_shows_each_layer_and_arrow() -> None:
     graph = layers.layer_graph()
     for layer, targets in graph.items():
         short = layers._short(layer).replace(".", "_")
-        assert f'{short}["{layers._short(layer)}"]' in drawn
+        assert f'{short}["{layers._short(layer)}' in drawn
         for target in targets - {layers.BASE}:
-            assert f"  {short} --> {layers._short(target).replace('.', '_')}" in drawn
+            arrow = "-->" if target in layers.LAYERS[layer] else "-.->|not allowed|"
+            assert f"  {short} {arrow} {layers._short(target).replace('.', '_')}" in drawn
     assert "  components --> conformance" not in drawn
     assert "  components --> plan" not in drawn
+    assert "  components -.->|not allowed| cost" in drawn  # the pending arrow, drawn as what it is
+    assert 'fleet["fleet (no modules yet)"]' in drawn or "gpucloud.fleet" in {
+        layers.layer_of(m) for m in layers.product_modules()
+    }
 
 
 def test_script_exits_1_on_a_violation_and_0_when_clean(tmp_path: Path) -> None:
