@@ -12,7 +12,8 @@ import importlib
 RUN_ORDER = (
     "helm",  # renders the pinned charts: the derived objects every later check reads
     "k8s_schema",  # Kubernetes OpenAPI and CRD schemas
-    "aws_inputs",  # provider input types, botocore API constraints
+    "aws_inputs",  # provider input types
+    "aws_api",  # botocore API constraints
     "invariants",  # KMS keys the launching principal can use, the autoscaler's version
     "scheduling",  # placement, autoscaling, drain
     "pod_network",  # collective-communication interface names against the pod's interfaces

@@ -276,5 +276,5 @@ def _link(plan: Plan, resources: list[PolicyResource]) -> None:
 def evaluate_plan(
     plan: Plan, policy_config: Mapping[str, Any] | None = None, cost: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
-    """The `policies` section of the plan report (design.md): violations, not_evaluated, mandatory count."""
+    """The `policies` section of the plan report (plan.schema.json): violations, not_evaluated, mandatory count."""
     return evaluate(plan, policy_config=policy_config, cost=cost).section(load_pack().PACK_NAME)

@@ -40,7 +40,6 @@ LONG_MODULES = {
     "gpucloud/cost/engine.py": "issue 23 item 3: split into per-family pricing handlers (the cost engine's own change)",
     "gpucloud/plan/engine.py": "issue 26: restructured with the planner's hang fix",
     "gpucloud/conformance/nodes.py": "issue 23 items 1-2: its pool reader moves onto gpucloud.fleet",
-    "gpucloud/conformance/aws_inputs.py": "not split yet: one check (provider input types and botocore constraints)",
     "gpucloud/spec/addons.py": "issue 23 item 1: its hard-coded GPU facts move to the catalog",
 }
 

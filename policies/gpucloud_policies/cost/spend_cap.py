@@ -73,7 +73,7 @@ def _pool_ceilings(resources: list[Any], cost: Mapping[str, Any]) -> dict[str, f
 
 
 def make_validate(priced: Mapping[str, Any] | None) -> Callable[[Any, StackReport, Config], None]:
-    """The check against a priced plan (design.md ``cost`` section), or pricing the resources when None."""
+    """The check against a priced plan (the report's ``cost`` section), or pricing the resources when None."""
 
     def validate(args: Any, report: StackReport, cfg: Config) -> None:
         check(args, report, cfg, priced)
