@@ -614,7 +614,7 @@ def test_java_pattern_idioms_are_read_no_narrower_than_the_service() -> None:
 def test_clean_resources_are_remembered_and_findings_always_rechecked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import gpucloud.conformance.aws_inputs as mod
+    import gpucloud.conformance.aws_api as mod
     from gpucloud.conformance import ConformanceContext
 
     monkeypatch.setenv("GPUCLOUD_CACHE_DIR", str(tmp_path))
