@@ -4,9 +4,8 @@ IRSA/Pod Identity, managed add-ons, the shared node role, the node SG and a smal
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Mapping
-from typing import Any, Literal
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, NamedTuple
 
 import pulumi
 import pulumi_aws as aws
@@ -18,10 +17,11 @@ from gpucloud.components.base import (
     account_and_partition,
     child,
     named_tags,
-    pod_identity_trust,
     service_trust,
 )
+from gpucloud.components.cluster_parts import _autoscaling_statements, _slug, build_system_nodes, kubeconfig_json
 from gpucloud.components.network import key_policy
+from gpucloud.components.pod_identity import pod_identity_role
 from gpucloud.spec import ClusterSpec
 from gpucloud.spec.cluster import AddonName
 
@@ -51,49 +51,26 @@ class GpuClusterConfig(ComponentConfig):
     cluster: ClusterSpec = Field(description="Version, endpoint access, logging, add-ons and system nodes.")
 
 
-def _slug(arn: str) -> str:
-    return re.sub(r"[^a-z0-9-]+", "-", arn.rsplit("/", 1)[-1].lower()).strip("-") or "principal"
+class _Build(NamedTuple):
+    """What every part of GpuCluster's construction reads."""
 
-
-def kubeconfig_json(cluster_name: str, endpoint: str, ca_data: str, region: str) -> str:
-    """Kubeconfig whose user runs `aws eks get-token`, so no long-lived token is ever stored in state."""
-    return json.dumps(
-        {
-            "apiVersion": "v1",
-            "kind": "Config",
-            "clusters": [
-                {"name": cluster_name, "cluster": {"server": endpoint, "certificate-authority-data": ca_data}}
-            ],
-            "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
-            "current-context": cluster_name,
-            "users": [
-                {
-                    "name": cluster_name,
-                    "user": {
-                        "exec": {
-                            "apiVersion": "client.authentication.k8s.io/v1beta1",
-                            "command": "aws",
-                            "args": [
-                                "eks",
-                                "get-token",
-                                "--cluster-name",
-                                cluster_name,
-                                "--region",
-                                region,
-                                "--output",
-                                "json",
-                            ],
-                            "interactiveMode": "Never",
-                        }
-                    },
-                }
-            ],
-        }
-    )
+    name: str
+    spec: ClusterSpec
+    tags: dict[str, str]
+    region: str
+    cluster_name: str
+    prod: bool
+    account: pulumi.Output[str]
+    partition: pulumi.Output[str]
+    managed_policy: Callable[[str], pulumi.Output[str]]
 
 
 class GpuCluster(pulumi.ComponentResource):
     """EKS cluster with everything GPU node pools and add-ons rely on."""
+
+    # Set by build_system_nodes (cluster_parts.py).
+    system_launch_template: aws.ec2.LaunchTemplate
+    system_node_group: aws.eks.NodeGroup
 
     def __init__(
         self,
@@ -121,6 +98,55 @@ class GpuCluster(pulumi.ComponentResource):
         def managed_policy(policy: str) -> pulumi.Output[str]:
             return partition.apply(lambda p: f"arn:{p}:iam::aws:policy/{policy}")
 
+        b = _Build(name, spec, tags, region, cluster_name, prod, account, partition, managed_policy)
+        subnet_ids = list(subnet_ids_by_az.values())
+        # In the order the resources were always registered: the plan lists them in this order.
+        self._encryption(b)
+        self._control_plane(b, subnet_ids)
+        self._irsa(b)
+        self._admin_access(b)
+        node_policies, cni_policy = self._node_identity(b)
+        self._node_security_group(b, vpc_id, vpc_cidr, pod_cidr)
+        self._node_addons(b, cni_policy, pod_subnets)
+        self._kubernetes_access(b, pod_subnets)
+        build_system_nodes(self, b, subnet_ids, node_policies)
+        for addon in _AFTER_NODES:
+            self.addons[addon] = self._addon(name, addon, spec, tags, [self.system_node_group])
+
+        self.subnet_ids_by_az = dict(subnet_ids_by_az)
+        self.efa_security_group_id = efa_security_group_id
+
+        self.register_outputs(
+            {
+                "cluster_name": self.cluster_name,
+                "endpoint": self.endpoint,
+                "certificate_authority": self.certificate_authority,
+                "kubernetes_version": self.kubernetes_version,
+                "oidc_provider_arn": self.oidc_provider_arn,
+                "oidc_provider_url": self.oidc_provider_url,
+                "node_security_group_id": self.node_security_group_id,
+                "cluster_security_group_id": self.cluster_security_group_id,
+                "node_role_arn": self.node_role_arn,
+                "node_role_name": self.node_role_name,
+                "node_instance_profile_name": self.node_instance_profile.name,
+                "kubeconfig": self.kubeconfig,
+                "subnet_ids_by_az": self.subnet_ids_by_az,
+                "efa_security_group_id": self.efa_security_group_id,
+                "kms_key_arn": self.kms_key_arn,
+            }
+        )
+
+    def _encryption(self, b: _Build) -> None:
+        """The KMS key (secrets, control-plane logs, node volumes) and the control-plane log group."""
+        name, spec, tags, region, cluster_name, account, partition = (
+            b.name,
+            b.spec,
+            b.tags,
+            b.region,
+            b.cluster_name,
+            b.account,
+            b.partition,
+        )
         # --- encryption key (secrets, control-plane logs, node root volumes) ---
         self.kms_key: aws.kms.Key | None = None
         if spec.kms_key_arn is not None:
@@ -165,6 +191,16 @@ class GpuCluster(pulumi.ComponentResource):
             opts=child(self),
         )
 
+    def _control_plane(self, b: _Build, subnet_ids: list[pulumi.Input[str]]) -> None:
+        """The EKS cluster and its role."""
+        name, spec, tags, cluster_name, prod, managed_policy = (
+            b.name,
+            b.spec,
+            b.tags,
+            b.cluster_name,
+            b.prod,
+            b.managed_policy,
+        )
         # --- control plane ---
         self.cluster_role = aws.iam.Role(
             f"{name}-cluster-role",
@@ -198,7 +234,6 @@ class GpuCluster(pulumi.ComponentResource):
             ),
             opts=child(self),
         )
-        subnet_ids = list(subnet_ids_by_az.values())
         self.cluster = aws.eks.Cluster(
             f"{name}-cluster",
             name=cluster_name,
@@ -240,6 +275,9 @@ class GpuCluster(pulumi.ComponentResource):
         )
         self.kubernetes_version = spec.kubernetes_version
 
+    def _irsa(self, b: _Build) -> None:
+        """The cluster's OIDC provider for IRSA."""
+        name, tags, cluster_name = b.name, b.tags, b.cluster_name
         # --- IRSA ---
         issuer = self.cluster.identities.apply(
             lambda ids: (ids[0].oidcs[0].issuer if ids and ids[0].oidcs else None) or ""
@@ -257,6 +295,9 @@ class GpuCluster(pulumi.ComponentResource):
         # Without the scheme, as IRSA trust conditions use it: "<url>:sub" and "<url>:aud".
         self.oidc_provider_url = issuer.apply(lambda u: u.removeprefix("https://"))
 
+    def _admin_access(self, b: _Build) -> None:
+        """An access entry with cluster-admin per admin principal."""
+        name, spec, tags, cluster_name, partition = b.name, b.spec, b.tags, b.cluster_name, b.partition
         # --- access entries ---
         self.admin_access_entries: list[aws.eks.AccessEntry] = []
         seen: set[str] = set()
@@ -284,6 +325,9 @@ class GpuCluster(pulumi.ComponentResource):
             )
             self.admin_access_entries.append(entry)
 
+    def _node_identity(self, b: _Build) -> tuple[list[aws.iam.RolePolicyAttachment], aws.iam.RolePolicyAttachment]:
+        """The node role and instance profile, and the vpc-cni role; (node policy attachments, CNI attachment)."""
+        name, tags, cluster_name, managed_policy = b.name, b.tags, b.cluster_name, b.managed_policy
         # --- node identity, shared by every node group of the platform ---
         self.node_role = aws.iam.Role(
             f"{name}-node-role",
@@ -310,9 +354,8 @@ class GpuCluster(pulumi.ComponentResource):
 
         # The vpc-cni add-on gets AmazonEKS_CNI_Policy through Pod Identity, so pods on a node never inherit
         # ENI-management rights from the node role.
-        self.cni_role = aws.iam.Role(
+        self.cni_role = pod_identity_role(
             f"{name}-vpc-cni-role",
-            assume_role_policy=pod_identity_trust(),
             description=f"{cluster_name}: vpc-cni (aws-node) through EKS Pod Identity",
             tags=named_tags(tags, f"{cluster_name}-vpc-cni-role"),
             opts=child(self),
@@ -323,7 +366,13 @@ class GpuCluster(pulumi.ComponentResource):
             policy_arn=managed_policy("AmazonEKS_CNI_Policy"),
             opts=child(self),
         )
+        return node_policies, cni_policy
 
+    def _node_security_group(
+        self, b: _Build, vpc_id: pulumi.Input[str], vpc_cidr: pulumi.Input[str], pod_cidr: str | None
+    ) -> None:
+        """The node security group and its rules."""
+        name, tags, cluster_name = b.name, b.tags, b.cluster_name
         # --- node security group ---
         self.node_security_group = aws.ec2.SecurityGroup(
             f"{name}-node-sg",
@@ -390,6 +439,11 @@ class GpuCluster(pulumi.ComponentResource):
             )
         self.node_security_group_id = node_sg
 
+    def _node_addons(
+        self, b: _Build, cni_policy: aws.iam.RolePolicyAttachment, pod_subnets: Mapping[str, pulumi.Input[str]]
+    ) -> None:
+        """The EKS add-ons a node needs to become Ready."""
+        name, spec, tags = b.name, b.spec, b.tags
         # --- add-ons a node needs to become Ready ---
         self.addons: dict[str, aws.eks.Addon] = {}
         for addon in _BEFORE_NODES:
@@ -414,6 +468,10 @@ class GpuCluster(pulumi.ComponentResource):
                     )
             self.addons[addon] = self._addon(name, addon, spec, tags, depends, **extra)
 
+    def _kubernetes_access(self, b: _Build, pod_subnets: Mapping[str, pulumi.Input[str]]) -> None:
+        """The kubeconfig, the Kubernetes provider and the ENIConfigs of custom networking."""
+        name, region, cluster_name = b.name, b.region, b.cluster_name
+        node_sg = self.node_security_group_id
         # --- Kubernetes access ---
         self.kubeconfig: pulumi.Output[str] = pulumi.Output.secret(
             pulumi.Output.all(self.cluster.name, self.endpoint, self.certificate_authority).apply(
@@ -426,97 +484,6 @@ class GpuCluster(pulumi.ComponentResource):
             opts=child(self, depends_on=[*self.admin_access_entries]),
         )
         self.eni_configs = self._eni_configs(name, pod_subnets, node_sg)
-
-        # --- system node group ---
-        ng = spec.system_node_group
-        bottlerocket = ng.ami_type.startswith("BOTTLEROCKET")
-        volume_tags = named_tags(tags, f"{cluster_name}-system")
-        self.system_launch_template = aws.ec2.LaunchTemplate(
-            f"{name}-system-lt",
-            description=f"{cluster_name}: system node group",
-            update_default_version=True,
-            vpc_security_group_ids=[self.cluster_security_group_id, node_sg],
-            metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
-                http_endpoint="enabled",
-                http_tokens="required",
-                # Hop limit 1 keeps containers off the node role's credentials: pods get AWS access only through
-                # Pod Identity or IRSA, never by reaching IMDS through the node.
-                http_put_response_hop_limit=1,
-                instance_metadata_tags="disabled",
-            ),
-            block_device_mappings=[
-                aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
-                    # Bottlerocket keeps images and pods on its data volume (xvdb); AL2023 on the root volume.
-                    device_name="/dev/xvdb" if bottlerocket else "/dev/xvda",
-                    ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
-                        volume_size=ng.root_volume_gib,
-                        volume_type="gp3",
-                        encrypted="true",
-                        kms_key_id=self.kms_key_arn,
-                        delete_on_termination="true",
-                    ),
-                )
-            ],
-            tag_specifications=[
-                aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=volume_tags)
-                for kind in ("instance", "volume")
-            ],
-            tags=named_tags(tags, f"{cluster_name}-system-lt"),
-            opts=child(self),
-        )
-        self.system_node_group = aws.eks.NodeGroup(
-            f"{name}-system",
-            cluster_name=self.cluster.name,
-            node_role_arn=self.node_role.arn,
-            subnet_ids=subnet_ids,
-            instance_types=[ng.instance_type],
-            ami_type=ng.ami_type,
-            capacity_type="ON_DEMAND",
-            scaling_config=aws.eks.NodeGroupScalingConfigArgs(
-                min_size=ng.min_size, desired_size=ng.desired_size, max_size=ng.max_size
-            ),
-            update_config=aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=1),
-            launch_template=aws.eks.NodeGroupLaunchTemplateArgs(
-                id=self.system_launch_template.id,
-                # Pinned to the version just written, so a template change rolls the group; under mocks the
-                # output is absent and the first version stands in.
-                version=self.system_launch_template.latest_version.apply(lambda v: str(int(v or 1))),
-            ),
-            labels={"gpucloud.io/node-class": "system"},
-            tags=named_tags(tags, f"{cluster_name}-system"),
-            opts=child(
-                self,
-                # ENIConfigs first: a node that joins before its zone's ENIConfig exists gets no pod IPs.
-                depends_on=[*node_policies, *self.addons.values(), *self.eni_configs],
-                # The cluster autoscaler or an operator owns the current size after creation.
-                ignore_changes=["scalingConfig.desiredSize"],
-            ),
-        )
-        for addon in _AFTER_NODES:
-            self.addons[addon] = self._addon(name, addon, spec, tags, [self.system_node_group])
-
-        self.subnet_ids_by_az = dict(subnet_ids_by_az)
-        self.efa_security_group_id = efa_security_group_id
-
-        self.register_outputs(
-            {
-                "cluster_name": self.cluster_name,
-                "endpoint": self.endpoint,
-                "certificate_authority": self.certificate_authority,
-                "kubernetes_version": self.kubernetes_version,
-                "oidc_provider_arn": self.oidc_provider_arn,
-                "oidc_provider_url": self.oidc_provider_url,
-                "node_security_group_id": self.node_security_group_id,
-                "cluster_security_group_id": self.cluster_security_group_id,
-                "node_role_arn": self.node_role_arn,
-                "node_role_name": self.node_role_name,
-                "node_instance_profile_name": self.node_instance_profile.name,
-                "kubeconfig": self.kubeconfig,
-                "subnet_ids_by_az": self.subnet_ids_by_az,
-                "efa_security_group_id": self.efa_security_group_id,
-                "kms_key_arn": self.kms_key_arn,
-            }
-        )
 
     def _eni_configs(
         self, name: str, pod_subnets: Mapping[str, pulumi.Input[str]], node_sg: pulumi.Input[str]
@@ -601,26 +568,3 @@ class GpuCluster(pulumi.ComponentResource):
             opts=child(self, depends_on=depends_on),
             **extra,
         )
-
-
-def _autoscaling_statements(account: str, partition: str) -> list[dict[str, Any]]:
-    # Managed and self-managed node groups launch through Auto Scaling; its service-linked role must be able to
-    # use the key, or instances with KMS-encrypted volumes terminate at launch (Client.InternalError).
-    slr = f"arn:{partition}:iam::{account}:role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling"
-    return [
-        {
-            "Sid": "AutoScalingUsesKeyForNodeVolumes",
-            "Effect": "Allow",
-            "Principal": {"AWS": slr},
-            "Action": ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"],
-            "Resource": "*",
-        },
-        {
-            "Sid": "AutoScalingGrantsForAttachedVolumes",
-            "Effect": "Allow",
-            "Principal": {"AWS": slr},
-            "Action": "kms:CreateGrant",
-            "Resource": "*",
-            "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}},
-        },
-    ]

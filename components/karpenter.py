@@ -11,12 +11,13 @@ from typing import Annotated, Any
 
 import pulumi
 import pulumi_aws as aws
-import pulumi_kubernetes as k8s
 from pydantic import Field, InstanceOf
 
 from gpucloud.charts import lock as charts_lock
-from gpucloud.components.base import ComponentConfig, account_and_partition, child, pod_identity_trust
+from gpucloud.components.base import ComponentConfig, account_and_partition, child
 from gpucloud.components.interfaces import ClusterHandle
+from gpucloud.components.pod_identity import pod_identity_association, pod_identity_role
+from gpucloud.components.releases import helm_release
 from gpucloud.spec.addons import pinned_chart
 
 # v1.11+ is needed for EC2NodeClass networkInterfaces and placementGroupSelector; reserved capacity
@@ -53,9 +54,8 @@ class GpuKarpenter(pulumi.ComponentResource):
         super().__init__("gpucloud:karpenter:GpuKarpenter", name, None, opts)
         cluster = config.cluster
         account, partition = account_and_partition(self)
-        self.role = aws.iam.Role(
+        self.role = pod_identity_role(
             f"{name}-controller-role",
-            assume_role_policy=pod_identity_trust(),
             description="Karpenter controller",
             tags=config.tags,
             opts=child(self),
@@ -73,7 +73,7 @@ class GpuKarpenter(pulumi.ComponentResource):
             ).apply(lambda a: controller_policy(a[0], a[1], config.region, a[2], a[3], a[4], a[5])),
             opts=child(self),
         )
-        self.pod_identity = aws.eks.PodIdentityAssociation(
+        self.pod_identity = pod_identity_association(
             f"{name}-pod-identity",
             cluster_name=cluster.name,
             namespace=config.namespace,
@@ -92,12 +92,10 @@ class GpuKarpenter(pulumi.ComponentResource):
                 tags=config.tags,
                 opts=child(self),
             )
-        chart = charts_lock.pin("karpenter", config.chart_version)
-        self.release = k8s.helm.v3.Release(
+        self.release = helm_release(
             f"{name}-release",
-            chart=chart.release_chart,
-            version=chart.version,
-            repository_opts=chart.repository_opts,
+            "karpenter",
+            config.chart_version,
             namespace=config.namespace,
             values=karpenter_values(
                 cluster.name, cluster.endpoint, config.interruption_queue_name, node_repair=config.node_repair

@@ -21,17 +21,12 @@ from gpucloud.components.budget import GpuBudget, GpuBudgetConfig
 from gpucloud.components.cluster import GpuCluster, GpuClusterConfig
 from gpucloud.components.cost_reporting import GpuCostReporting, GpuCostReportingConfig
 from gpucloud.components.interfaces import ClusterHandle
-from gpucloud.components.interruption import (
-    Consumer,
-    GpuInterruptionQueue,
-    GpuInterruptionQueueConfig,
-    GpuNodeTerminationHandler,
-    GpuNodeTerminationHandlerConfig,
-)
+from gpucloud.components.interruption import Consumer, GpuInterruptionQueue, GpuInterruptionQueueConfig
 from gpucloud.components.karpenter import GpuKarpenter, GpuKarpenterConfig
 from gpucloud.components.network import GpuNetwork, GpuNetworkConfig
 from gpucloud.components.nodepools import GpuNodePool, GpuNodePoolConfig
 from gpucloud.components.storage import GpuStorage, GpuStorageConfig
+from gpucloud.components.termination_handler import GpuNodeTerminationHandler, GpuNodeTerminationHandlerConfig
 from gpucloud.components.workloads import DcgmDiag, DcgmDiagConfig, NcclTest, NcclTestConfig
 from gpucloud.spec import PlatformSpec
 

@@ -5,16 +5,18 @@ Team stacks create it from the platform's StackReference outputs."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from gpucloud.components.addons.kueue import KUEUE_API, team_cluster_queue_spec
-from gpucloud.components.base import ComponentConfig, child, named_tags, pod_identity_trust
-from gpucloud.components.storage.csi import static_lustre_claim
+from gpucloud.components.base import ComponentConfig, child, named_tags
+from gpucloud.components.pod_identity import pod_identity_association, pod_identity_role
+
+# The team components a team stack composes, importable from here as they were before each had its module.
+from gpucloud.components.team_queue import TeamQueue, TeamQueueConfig
+from gpucloud.components.team_volume import TeamLustreVolume, TeamLustreVolumeConfig
 from gpucloud.spec.team import TeamSpec
 
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -124,14 +126,13 @@ class GpuTeam(pulumi.ComponentResource):
             metadata=k8s.meta.v1.ObjectMetaArgs(name=team.service_account, namespace=ns, labels=labels),
             opts=k8s_opts,
         )
-        self.pod_role = aws.iam.Role(
+        self.pod_role = pod_identity_role(
             f"{name}-pod-role",
             description=f"{team.name}: pods of {team.namespace}/{team.service_account} through EKS Pod Identity",
-            assume_role_policy=pod_identity_trust(),
             tags=named_tags(tags, f"{team.name}-pods"),
             opts=child(self),
         )
-        self.pod_identity = aws.eks.PodIdentityAssociation(
+        self.pod_identity = pod_identity_association(
             f"{name}-pod-identity",
             cluster_name=cluster_name,
             namespace=ns,
@@ -206,114 +207,12 @@ class GpuTeam(pulumi.ComponentResource):
         return entries
 
 
-class TeamLustreVolumeConfig(ComponentConfig):
-    """Inputs of TeamLustreVolume."""
-
-    team: TeamSpec = Field(description="The team whose namespace gets the claim.")
-
-
-class TeamLustreVolume(pulumi.ComponentResource):
-    """The platform's FSx for Lustre file system, claimable from the team's namespace.
-
-    A claim is namespaced and the platform's own claim lives in its namespace, so the team gets a second static
-    PersistentVolume on the same file system (ReadWriteMany, reclaim Retain: deleting it never touches data).
-    """
-
-    def __init__(
-        self,
-        name: str,
-        config: TeamLustreVolumeConfig,
-        *,
-        file_system_id: pulumi.Input[str],
-        dns_name: pulumi.Input[str],
-        mount_name: pulumi.Input[str],
-        capacity_gib: pulumi.Input[float],
-        k8s_provider: pulumi.ProviderResource,
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        super().__init__("gpucloud:team:TeamLustreVolume", name, None, opts)
-        team = config.team
-        claim_name = f"{team.name}-fsx-lustre"
-        self.persistent_volume, self.claim = static_lustre_claim(
-            name,
-            namespace=team.namespace,
-            claim_name=claim_name,
-            pv_name=claim_name,
-            labels={"gpucloud/storage": "fsx-lustre", "gpucloud.io/team": team.name},
-            file_system_id=file_system_id,
-            dns_name=dns_name,
-            mount_name=mount_name,
-            capacity_gib=capacity_gib,
-            pv_opts=child(self, provider=k8s_provider),
-            pvc_opts=lambda _pv: child(self, provider=k8s_provider),
-        )
-        self.claim_name = claim_name
-        self.register_outputs({"claim_name": claim_name})
-
-
-class TeamQueueConfig(ComponentConfig):
-    """Inputs of TeamQueue."""
-
-    team: TeamSpec = Field(description="The team: namespace, quota and the queue section.")
-    cohort: Any = Field(description="The platform's Kueue cohort (platform output kueueCohort; Input[str]).")
-    flavours: Any = Field(
-        description="Flavour names per platform pool (platform output kueueFlavours; Input[dict[str, list[str]]])."
-    )
-
-
-class TeamQueue(pulumi.ComponentResource):
-    """The team's Kueue ClusterQueue (in the platform's cohort, borrowing up to the team quota) and LocalQueue."""
-
-    def __init__(
-        self,
-        name: str,
-        config: TeamQueueConfig,
-        *,
-        k8s_provider: pulumi.ProviderResource,
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        super().__init__("gpucloud:team:TeamQueue", name, None, opts)
-        team = config.team
-        queue = team.queue
-        assert queue is not None
-        pools = list(queue.pools or ([team.training.pool] if team.training is not None else []))
-        gpus = team.quota_gpus or 0
-        weight = f"{queue.fair_share_weight:g}"
-
-        def spec(args: list[Any]) -> dict[str, Any]:
-            cohort, by_pool = args
-            missing = [p for p in pools if p not in (by_pool or {})]
-            if missing:
-                # Raised at deploy (the platform output is only known then); plans see the offline value.
-                raise ValueError(
-                    f"team {team.name}: queue pools {missing} have no Kueue flavour on the platform "
-                    f"(flavoured pools: {sorted(by_pool or {})}); enable addons.kueue there or fix queue.pools"
-                )
-            names = [f for p in pools for f in by_pool[p]]
-            return team_cluster_queue_spec(
-                cohort, team.namespace, names, gpus, team.quota.cpu, team.quota.memory, weight
-            )
-
-        labels = {"gpucloud.io/team": team.name, "app.kubernetes.io/managed-by": "gpucloud"}
-        k8s_opts = child(self, provider=k8s_provider)
-        self.cluster_queue_name = team.name
-        self.cluster_queue = k8s.apiextensions.CustomResource(
-            f"{name}-cluster-queue",
-            api_version=KUEUE_API,
-            kind="ClusterQueue",
-            metadata={"name": self.cluster_queue_name, "labels": labels},
-            spec=pulumi.Output.all(config.cohort, config.flavours).apply(spec),
-            opts=k8s_opts,
-        )
-        self.local_queue_name = queue.name or f"{team.name}-queue"
-        self.local_queue = k8s.apiextensions.CustomResource(
-            f"{name}-local-queue",
-            api_version=KUEUE_API,
-            kind="LocalQueue",
-            metadata={"name": self.local_queue_name, "namespace": team.namespace, "labels": labels},
-            spec={"clusterQueue": self.cluster_queue_name},
-            opts=child(self, provider=k8s_provider, depends_on=[self.cluster_queue]),
-        )
-        self.register_outputs(
-            {"cluster_queue_name": self.cluster_queue_name, "local_queue_name": self.local_queue_name}
-        )
+__all__ = [
+    "GpuTeam",
+    "GpuTeamConfig",
+    "TeamLustreVolume",
+    "TeamLustreVolumeConfig",
+    "TeamQueue",
+    "TeamQueueConfig",
+    "member_group",
+]

@@ -305,7 +305,7 @@ def policy_config(exp: dict[str, Any]) -> dict[str, Any]:
 def gpucloud_worker(dirs: list[str]) -> None:
     """Runs in the subprocess: plan and judge each twin as `gpucloud plan` does, print {case/side: [policy, ...]}."""
     from gpucloud.plan import run_callable
-    from gpucloud.report import build_report
+    from gpucloud.report.pipeline import build_report
 
     out: dict[str, list[str]] = {}
     for name in dirs:

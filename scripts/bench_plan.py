@@ -225,7 +225,7 @@ import gpucloud.cli
 gc.disable()  # as the gpucloud command (gpucloud.cli.entry) does
 from gpucloud.plan import lazy_sdk, run_program
 lazy_sdk.install()  # as run_program does, before the components below import the provider SDKs
-from gpucloud.report.hooks import cost_section, policy_section
+from gpucloud.report.pipeline import cost_section, policy_section
 t1 = time.perf_counter()
 import gpucloud.components.platform
 t2 = time.perf_counter()
@@ -247,7 +247,7 @@ import gc, json, sys, time
 import gpucloud.cli
 gc.set_threshold(*gpucloud.cli.GC_THRESHOLDS)
 from gpucloud.plan import run_program
-from gpucloud.report import build_report
+from gpucloud.report.pipeline import build_report
 projects, rounds = json.loads(sys.argv[1]), int(sys.argv[2])
 for project in projects.values():  # imports and first-use caches, so that only the per-pool work is timed
     run_program(project, "bench")
@@ -272,7 +272,7 @@ gc.disable()  # as the gpucloud command does
 from gpucloud.plan import lazy_sdk, run_program
 lazy_sdk.install()
 from gpucloud.conformance import run_conformance
-from gpucloud.report import build_report
+from gpucloud.report.pipeline import build_report
 root, config = sys.argv[1], json.loads(open(sys.argv[2]).read())
 plan = run_program(root, "prod")
 start = time.perf_counter()

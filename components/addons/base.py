@@ -8,10 +8,10 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from gpucloud.charts import lock as charts_lock
-from gpucloud.components.addons.common import POD_IDENTITY_TRUST
 from gpucloud.components.base import account_and_partition, child
 from gpucloud.components.interfaces import ClusterHandle
+from gpucloud.components.pod_identity import pod_identity_association, pod_identity_role
+from gpucloud.components.releases import helm_release
 
 
 class AddonsBase(pulumi.ComponentResource):
@@ -62,24 +62,16 @@ class AddonsBase(pulumi.ComponentResource):
         values: dict[str, Any],
         depends_on: list[pulumi.Resource] | None = None,
     ) -> k8s.helm.v3.Release:
-        # Coordinates from the charts lock: an OCI chart is its URL with no repository_opts.
-        pinned = charts_lock.pin(chart, version)
-        chart_ref, repository_opts = pinned.release_chart, pinned.repository_opts
         deps: list[pulumi.Resource] = list(depends_on or [])
         if namespace in self.namespaces:
             deps.append(self.namespaces[namespace])
-        release = k8s.helm.v3.Release(
+        release = helm_release(
             f"{self._name}-{role}",
-            name=role,
-            chart=chart_ref,
-            version=version,
-            repository_opts=repository_opts,
+            chart,
+            version,
+            release_name=role,
             namespace=namespace,
             create_namespace=False,
-            # Rolled-back failed upgrades leave the previous working version running on the GPU nodes.
-            atomic=True,
-            cleanup_on_fail=True,
-            timeout=900,
             values=values,
             opts=self._k8s(depends_on=deps),
         )
@@ -89,9 +81,8 @@ class AddonsBase(pulumi.ComponentResource):
     def _pod_identity_role(
         self, role: str, namespace: str, service_account: str, policy: pulumi.Input[str] | None, managed: list[str]
     ) -> aws.iam.Role:
-        iam_role = aws.iam.Role(
+        iam_role = pod_identity_role(
             f"{self._name}-{role}-role",
-            assume_role_policy=POD_IDENTITY_TRUST,
             description=f"Pod Identity role of {namespace}/{service_account}",
             tags=self._config.tags,
             opts=child(self),
@@ -102,7 +93,7 @@ class AddonsBase(pulumi.ComponentResource):
             aws.iam.RolePolicyAttachment(
                 f"{self._name}-{role}-managed-{i}", role=iam_role.name, policy_arn=arn, opts=child(self)
             )
-        aws.eks.PodIdentityAssociation(
+        pod_identity_association(
             f"{self._name}-{role}-pod-identity",
             cluster_name=self._cluster.name,
             namespace=namespace,

@@ -14,7 +14,7 @@ import yaml
 from gpucloud import filecache
 from gpucloud.charts import lock as charts_lock
 from gpucloud.components.base import pod_identity_trust
-from gpucloud.components.nodepools.pool import GPU_TAINT, LABEL_PREFIX, NEURON_TAINT
+from gpucloud.components.nodepools.common import GPU_TAINT, LABEL_PREFIX, NEURON_TAINT
 
 GPU_TAINT_KEY = GPU_TAINT.key
 GPU_TOLERATION = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}

@@ -20,13 +20,13 @@ import pulumi_kubernetes as k8s
 import yaml
 from pydantic import Field
 
+from gpucloud.catalog.allocatable import reserve
 from gpucloud.charts import lock as charts_lock
 from gpucloud.components.addons.base import AddonsBase
 from gpucloud.components.base import ComponentConfig
 from gpucloud.components.interfaces import ClusterHandle
 from gpucloud.components.nodepools.capacity import capacity_types, managed_groups, self_managed_sizes
-from gpucloud.components.nodepools.pool import GPU_TAINT, LABEL_PREFIX, _capacity_label
-from gpucloud.conformance.nodes import reserve
+from gpucloud.components.nodepools.common import GPU_TAINT, LABEL_PREFIX, _capacity_label
 from gpucloud.spec import AddonsSpec, NodePoolSpec
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"  # the storage version of kueue 0.19's CRDs (v1beta1 is still served)

@@ -21,13 +21,13 @@ from gpucloud.components.addons.common import (
     GPU_TOLERATION,
     GRAFANA_ADMIN_SECRET,
     KPS_RELEASE,
-    POD_IDENTITY_TRUST,
     grafana_dashboard_configmap,
     grafana_panel,
 )
 from gpucloud.components.addons.devices import gpu_node_affinity
 from gpucloud.components.addons.storage import EbsStorageMixin
 from gpucloud.components.base import account_and_partition, child
+from gpucloud.components.pod_identity import pod_identity_role
 from gpucloud.spec import AddonsSpec
 
 
@@ -512,9 +512,8 @@ class ObservabilityMixin(EbsStorageMixin):
 
     def _container_insights(self) -> None:
         namespace, service_account = "amazon-cloudwatch", "cloudwatch-agent"
-        role = aws.iam.Role(
+        role = pod_identity_role(
             f"{self._name}-container-insights-role",
-            assume_role_policy=POD_IDENTITY_TRUST,
             description=f"Pod Identity role of {namespace}/{service_account}",
             tags=self._config.tags,
             opts=child(self),

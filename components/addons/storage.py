@@ -9,8 +9,9 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from gpucloud.components.addons.base import AddonsBase
-from gpucloud.components.addons.common import EBS_CSI_SERVICE_ACCOUNT, EBS_STORAGE_CLASS, POD_IDENTITY_TRUST
+from gpucloud.components.addons.common import EBS_CSI_SERVICE_ACCOUNT, EBS_STORAGE_CLASS
 from gpucloud.components.base import account_and_partition, child
+from gpucloud.components.pod_identity import pod_identity_role
 
 
 class EbsStorageMixin(AddonsBase):
@@ -49,9 +50,8 @@ class EbsStorageMixin(AddonsBase):
         )
         _, partition = account_and_partition(self)
         managed = partition.apply(lambda p: f"arn:{p}:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicy")
-        role = aws.iam.Role(
+        role = pod_identity_role(
             f"{self._name}-ebs-csi-role",
-            assume_role_policy=POD_IDENTITY_TRUST,
             description=f"Pod Identity role of kube-system/{EBS_CSI_SERVICE_ACCOUNT}",
             tags=self._config.tags,
             opts=child(self),

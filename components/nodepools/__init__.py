@@ -15,14 +15,10 @@ from gpucloud.components.nodepools.capacity import (
     self_managed_sizes,
     split_size,
 )
+from gpucloud.components.nodepools.common import GPU_TAINT, LABEL_PREFIX
+from gpucloud.components.nodepools.karpenter_pool import karpenter_node_pool_spec
 from gpucloud.components.nodepools.network import efa_layout, karpenter_layout
-from gpucloud.components.nodepools.pool import (
-    GPU_TAINT,
-    LABEL_PREFIX,
-    GpuNodePool,
-    GpuNodePoolConfig,
-    karpenter_node_pool_spec,
-)
+from gpucloud.components.nodepools.pool import GpuNodePool, GpuNodePoolConfig
 from gpucloud.components.nodepools.userdata import (
     ClusterInfo,
     NodeBootstrap,

@@ -12,6 +12,7 @@ from pydantic import Field
 
 from gpucloud.components.base import ComponentConfig, account_and_partition, child
 from gpucloud.components.interfaces import ClusterHandle
+from gpucloud.components.pod_identity import pod_identity_association
 from gpucloud.components.storage._common import (
     data_options,
     dns_suffix,
@@ -314,7 +315,7 @@ class DataBuckets(pulumi.ComponentResource):
         if access.use_pod_identity:
             for sa in service_accounts:
                 self.pod_identity_associations.append(
-                    aws.eks.PodIdentityAssociation(
+                    pod_identity_association(
                         f"{name}-{kind}-{sa}",
                         cluster_name=cluster.name,
                         namespace=access.namespace,

@@ -80,12 +80,12 @@ def stack_allocation(config: dict[str, Any], plan: Any, stack: str) -> tuple[dic
 
 def run(args: argparse.Namespace) -> int:
     # Heavy imports here, so other commands and --help skip boto3 and the plan engine.
+    from gpucloud import aws as aws_mod
+    from gpucloud.aws import AwsAccessError, aws_errors
     from gpucloud.cost import price_plan
     from gpucloud.cost.actual import actual_spend, compare, default_period, stack_filter
     from gpucloud.plan import run_program
     from gpucloud.plan.engine import Project
-    from gpucloud.preflight import aws as aws_mod
-    from gpucloud.preflight.aws import AwsAccessError, aws_errors
 
     program = Path(args.program)
     if not program.is_dir():

@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gpucloud.cli.errors import EXIT_CONFORMANCE, EXIT_OK, EXIT_VIOLATIONS, CliError
+from gpucloud.cli.errors import CliError
 from gpucloud.cli.io import output_width, read_json, width_arg, write_output
+from gpucloud.cli.plan_common import exit_code, horizon_arg, mix_horizon, resolve_policy_config, sarif_log
 
 FORMATS = ("text", "json", "markdown", "sarif", "html")
 
@@ -57,30 +58,6 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def horizon_arg(value: str) -> float:
-    """argparse type of --mix-horizon: a positive number of months."""
-    from gpucloud.advisor.plan_advice import MixHorizonError, validate_horizon
-
-    try:
-        return validate_horizon(float(value))
-    except MixHorizonError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number of months; give e.g. --mix-horizon 12") from None
-
-
-def mix_horizon(args: argparse.Namespace) -> float | None:
-    """The horizon the plan's mix advice uses, None with --no-mix-advice."""
-    from gpucloud.advisor.plan_advice import DEFAULT_HORIZON_MONTHS
-
-    horizon = getattr(args, "mix_horizon", None)
-    if getattr(args, "no_mix_advice", False):
-        if horizon is not None:
-            raise CliError("--mix-horizon and --no-mix-advice contradict each other; give one of them")
-        return None
-    return DEFAULT_HORIZON_MONTHS if horizon is None else float(horizon)
-
-
 def _load_compare(path: str) -> dict[str, Any]:
     import jsonschema
 
@@ -100,41 +77,11 @@ def _load_compare(path: str) -> dict[str, Any]:
     return base
 
 
-def resolve_policy_config(args: argparse.Namespace, program: Path, stack: str) -> tuple[dict[str, Any] | None, str]:
-    """The policy config to judge a stack by and where it came from (a path, or why there is none)."""
-    from gpucloud.plan.engine import Project
-    from gpucloud.stacks.discovery import policy_config_for, spec_of
-
-    if args.policy_config and args.no_policy_config:
-        raise CliError("--policy-config and --no-policy-config contradict each other; give one of them")
-    if args.no_policy_config:
-        return None, "none (--no-policy-config)"
-    if args.policy_config:
-        path: Path | None = Path(args.policy_config)
-    else:
-        environment = spec_of(Project(program).config(stack)).get("environment")
-        path = policy_config_for(program, stack, environment if isinstance(environment, str) else None)
-        if path is None:
-            return None, "none (no policies/configs/<stack>.json or <environment>.json)"
-    assert path is not None
-    config = read_json(str(path), "--policy-config")
-    if not isinstance(config, dict):
-        raise CliError(f"--policy-config {path} must hold a JSON object keyed by policy name")
-    return config, _shown(path)
-
-
-def _shown(path: Path) -> str:
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return str(path)
-
-
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other commands and --help skip the plan engine and the provider SDKs.
     from gpucloud.cli.plan_all import multi_stack, run_all
     from gpucloud.plan import run_program
-    from gpucloud.report import build_report
+    from gpucloud.report.pipeline import build_report
 
     if multi_stack(args):
         return run_all(args)
@@ -184,25 +131,5 @@ def _as_of(value: str) -> str:
         raise CliError(f"--as-of {value!r} is not a date; give YYYY-MM-DD, e.g. --as-of 2026-12-15") from None
 
 
-def exit_code(report: dict[str, Any]) -> int:
-    """5 when the plan would not hold against upstream (it wins: nothing else matters if it cannot apply),
-    1 on mandatory guardrail violations, else 0."""
-    if (report.get("conformance") or {}).get("errors", 0):
-        return EXIT_CONFORMANCE
-    return EXIT_VIOLATIONS if report["policies"].get("mandatory_violations", 0) else EXIT_OK
-
-
 def _sarif(report: dict[str, Any]) -> str:
     return json.dumps(sarif_log(report), indent=2) + "\n"
-
-
-def sarif_log(report: dict[str, Any], artifact_uri: str = "Pulumi.yaml") -> dict[str, Any]:
-    from importlib.util import find_spec
-
-    if find_spec("gpucloud.guard.sarif") is None:
-        raise CliError("--format sarif needs the guardrail pack (gpucloud.guard), which is not installed")
-    from importlib import import_module
-
-    module = import_module("gpucloud.guard.sarif")
-    log: dict[str, Any] = module.to_sarif(report, artifact_uri=artifact_uri)
-    return log

@@ -120,9 +120,9 @@ def select_stacks(args: argparse.Namespace) -> tuple[Path, list[Any]]:
 
 def plan_stack(root: Path, info: Any, args: argparse.Namespace) -> StackResult:
     """One stack's report and exit code; bad input in one stack is that stack's result, not the run's end."""
-    from gpucloud.cli.plan import exit_code, mix_horizon, resolve_policy_config
+    from gpucloud.cli.plan_common import exit_code, mix_horizon, resolve_policy_config
     from gpucloud.plan import run_program
-    from gpucloud.report import build_report
+    from gpucloud.report.pipeline import build_report
 
     started = time.perf_counter()
     program = root / info.program
@@ -348,7 +348,7 @@ def combined_markdown(results: list[StackResult], combined: dict[str, Any]) -> s
 def combined_sarif(results: list[StackResult]) -> dict[str, Any]:
     """One SARIF log, each stack's runs in it (their automationDetails ids differ per stack), results pinned to
     the stack file."""
-    from gpucloud.cli.plan import sarif_log
+    from gpucloud.cli.plan_common import sarif_log
 
     runs: list[dict[str, Any]] = []
     log: dict[str, Any] = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0"}

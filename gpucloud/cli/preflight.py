@@ -29,9 +29,9 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other commands and --help skip boto3 and the plan engine.
+    from gpucloud import aws as aws_mod
+    from gpucloud.aws import AwsAccessError
     from gpucloud.plan.engine import Project
-    from gpucloud.preflight import aws as aws_mod
-    from gpucloud.preflight.aws import AwsAccessError
     from gpucloud.preflight.checks import run_preflight
     from gpucloud.spec import CONFIG_KEY, CONFIG_NAMESPACE, parse_platform
 

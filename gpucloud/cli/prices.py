@@ -46,9 +46,9 @@ def register(sub: Any) -> None:
 
 def run_refresh(args: argparse.Namespace) -> int:
     # Imported here so that other commands and --help skip boto3.
+    from gpucloud import aws as aws_mod
+    from gpucloud.aws import AwsAccessError
     from gpucloud.cost import rates
-    from gpucloud.preflight import aws as aws_mod
-    from gpucloud.preflight.aws import AwsAccessError
     from gpucloud.prices.refresh import refresh
 
     catalog = get_catalog()

@@ -12,8 +12,10 @@ import importlib
 RUN_ORDER = (
     "helm",  # renders the pinned charts: the derived objects every later check reads
     "k8s_schema",  # Kubernetes OpenAPI and CRD schemas
-    "aws_inputs",  # provider input types, botocore API constraints
-    "scheduling",  # placement, autoscaling, drain; also registers "invariants"
+    "aws_inputs",  # provider input types
+    "aws_api",  # botocore API constraints
+    "invariants",  # KMS keys the launching principal can use, the autoscaler's version
+    "scheduling",  # placement, autoscaling, drain
     "pod_network",  # collective-communication interface names against the pod's interfaces
     "queueing",  # Kueue: queued workloads have a LocalQueue and fit their ClusterQueue's quota
     "kueue_config",  # Kueue: the manager configuration decodes under Kueue's strict decoder

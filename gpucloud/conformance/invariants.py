@@ -23,6 +23,7 @@ from gpucloud.conformance import ConformanceContext, Finding, register_check
 from gpucloud.conformance.inventory import VENDOR_CHARTS, containers, image_of, image_tag, objects, releases
 from gpucloud.conformance.node_agents import CLUSTER_AUTOSCALER, KARPENTER, collect_agents
 from gpucloud.conformance.nodes import ASG, LAUNCH_TEMPLATE, NODE_GROUP
+from gpucloud.conformance.parts import guarded
 from gpucloud.plan.model import ResourceRecord, is_unknown
 
 KMS_KEY = "aws:kms/key:Key"
@@ -370,8 +371,6 @@ def _version_findings(ctx: ConformanceContext) -> Iterator[Finding]:
 
 @register_check("invariants")
 def check_invariants(ctx: ConformanceContext) -> Iterator[Finding]:
-    from gpucloud.conformance.scheduling import guarded
-
     yield from guarded(ctx, "invariants", "KMS", lambda: _kms_findings(ctx))
     yield from guarded(ctx, "invariants", "autoscaler version", lambda: _version_findings(ctx))
 

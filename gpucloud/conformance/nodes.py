@@ -29,6 +29,7 @@ from typing import Any
 import yaml
 
 from gpucloud.catalog import InstanceSpec, family_of, get_catalog
+from gpucloud.catalog.allocatable import reserve
 from gpucloud.conformance import ConformanceContext
 from gpucloud.conformance.inventory import KObject, objects, pod_sets
 from gpucloud.conformance.kube import NodeLabels, Taint, match_requirement, selector_fits, untolerated
@@ -45,7 +46,6 @@ NEURON = "aws.amazon.com/neuron"
 NEURONCORE = "aws.amazon.com/neuroncore"
 NEURONDEVICE = "aws.amazon.com/neurondevice"
 
-RESERVE_SOURCE = "EKS AMI kube-reserved / eviction defaults (awslabs/amazon-eks-ami nodeadm)"
 _EKS_EFFECT = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
 _EKS_CAPACITY = {"ON_DEMAND": "ON_DEMAND", "SPOT": "SPOT", "CAPACITY_BLOCK": "CAPACITY_BLOCK"}
 _GRAVITON = re.compile(r"^[a-z]+\d+g[a-z]*$")
@@ -158,15 +158,6 @@ def cluster_name(ctx: ConformanceContext) -> str | None:
         if isinstance(n, str) and _known(n):
             return n
     return None
-
-
-def reserve(spec: InstanceSpec) -> tuple[float, float, int]:
-    """(reserved cores, reserved bytes, max pods) per the EKS AMI defaults (see the module docstring)."""
-    cores = spec.vcpu
-    cpu_m = 60.0 + (10.0 if cores >= 2 else 0) + 5.0 * max(0, min(cores, 4) - 2) + 2.5 * max(0, cores - 4)
-    max_pods = 110 if cores < 30 else 250
-    mem = (255 + 11 * max_pods + 100) * 2**20
-    return cpu_m / 1000, float(mem), max_pods
 
 
 def base_variant(instance_type: str | None, labels: NodeLabels, efa_attached: bool) -> NodeVariant:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib.util
 import inspect
 import json
 import re
@@ -153,13 +152,6 @@ def _stack_urn(plan: Plan) -> str:
     return f"urn:pulumi:{plan.stack}::{plan.project}::pulumi:pulumi:Stack::{plan.project}-{plan.stack}"
 
 
-def _cost_engine_present() -> bool:
-    try:
-        return importlib.util.find_spec("gpucloud.cost") is not None
-    except (ImportError, ValueError):
-        return False
-
-
 def evaluate(
     plan: Plan, policy_config: Mapping[str, Any] | None = None, cost: Mapping[str, Any] | None = None
 ) -> Evaluation:
@@ -173,8 +165,7 @@ def evaluate(
     resource_policies: list[tuple[Any, Any, str, dict[str, Any]]] = []
     stack_policies: list[tuple[Any, Any, str, dict[str, Any]]] = []
     # The priced plan reaches the policies that need it as an argument; without one they price the resources.
-    priced = cost if cost is not None and _cost_engine_present() else None
-    for policy in pack.policies(cost=priced) if priced is not None else pack.policies():
+    for policy in pack.policies(cost=cost) if cost is not None else pack.policies():
         g = guardrails[policy.name]
         eff = effective(g, PACK_DEFAULT_LEVEL, policy_config, initial)
         if eff.level == "disabled":
@@ -285,5 +276,5 @@ def _link(plan: Plan, resources: list[PolicyResource]) -> None:
 def evaluate_plan(
     plan: Plan, policy_config: Mapping[str, Any] | None = None, cost: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
-    """The `policies` section of the plan report (design.md): violations, not_evaluated, mandatory count."""
+    """The `policies` section of the plan report (plan.schema.json): violations, not_evaluated, mandatory count."""
     return evaluate(plan, policy_config=policy_config, cost=cost).section(load_pack().PACK_NAME)

@@ -2,7 +2,7 @@
 
 A pack is any object with ``PACK_NAME``, ``GUARDRAILS``, ``by_name()``, ``initial_config()`` and
 ``policies(cost=None)``: the CrossGuard policy objects, with what a policy needs from the plan (the priced plan,
-design.md's ``cost`` section) passed in as ``cost``. Without it a pack must work on the resources alone, as it does
+the report's ``cost`` section) passed in as ``cost``. Without it a pack must work on the resources alone, as it does
 inside the Pulumi CLI. An optional ``RETIRED`` maps names of policies the pack folded away to where a config's entry
 goes now (gpucloud.guard.config refuses such an entry with that text).
 

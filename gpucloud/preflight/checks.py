@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from gpucloud.aws import AwsAccessError, ClientFactory, aws_errors, check_region, is_access_denied
 from gpucloud.catalog import get_catalog
-from gpucloud.preflight.aws import AwsAccessError, ClientFactory, aws_errors, check_region, is_access_denied
 from gpucloud.spec import NodePoolSpec, PlatformSpec
 
 Status = Literal["pass", "warn", "fail"]

@@ -23,8 +23,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
+from gpucloud.aws import ClientFactory, aws_errors, check_region, default_clients
 from gpucloud.catalog import get_catalog, validate_instance_type
-from gpucloud.preflight.aws import ClientFactory, aws_errors, check_region, default_clients
 from gpucloud.prices.cache import write_cache
 
 # The Price List API answers from these endpoints only; us-east-1 serves every region's prices.

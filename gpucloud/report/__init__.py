@@ -1,4 +1,5 @@
-"""The plan report: recorded resources + cost + guardrail verdict, and its renderings."""
+"""The plan report's contract (`gpucloud.plan/v1`, shipped as plan.schema.json); `pipeline` builds a report, and
+`render` (text, markdown), `visual` (html and the diagrams) and `sarif` render one."""
 
 from __future__ import annotations
 
@@ -7,11 +8,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gpucloud.plan.model import Plan
-from gpucloud.report.hooks import cost_section, empty_cost, empty_policies, policy_section
-
 SCHEMA = "gpucloud.plan/v1"
 SCHEMA_FILE = Path(__file__).with_name("plan.schema.json")
+HOURS_PER_MONTH = 730
 
 
 def validate_report(report: Mapping[str, Any]) -> None:
@@ -33,52 +32,21 @@ def validate_combined(combined: Mapping[str, Any]) -> None:
         raise error
 
 
-def build_report(
-    plan: Plan,
-    *,
-    policy_config: Mapping[str, Any] | None = None,
-    compare: Mapping[str, Any] | None = None,
-    conformance: bool = True,
-    mix_horizon: float | None = None,
-) -> dict[str, Any]:
-    """The JSON object design.md specifies (plus `outputs`, `warnings`, `log` and `conformance`).
-
-    Conformance runs first: the objects it derives (rendered charts) are part of what the plan describes.
-    With `mix_horizon` (months) the report also carries `mix_advice`, the capacity-mix optimum per GPU pool.
-    """
-    from gpucloud.conformance import run_conformance
-
-    checked = run_conformance(plan) if conformance else None
-    if checked is not None:
-        plan.derived = list(checked.derived)
-    cost = cost_section(plan, compare=compare)
-    policies = policy_section(plan, policy_config=policy_config, cost=cost)
-    report: dict[str, Any] = {
-        "schema": SCHEMA,
-        "project": plan.project,
-        "stack": plan.stack,
-        "resources": [r.to_json() for r in plan.resources],
-        "cost": cost,
-        "policies": policies,
-        "outputs": plan.outputs,
-        "warnings": list(plan.warnings),
-        "log": [dict(e) for e in plan.log],
+def empty_cost() -> dict[str, Any]:
+    """A `cost` section of the documented shape with nothing priced (for reports built without the engine)."""
+    return {
+        "currency": "USD",
+        "hours_per_month": HOURS_PER_MONTH,
+        "monthly": 0.0,
+        "monthly_ceiling": 0.0,
+        "items": [],
+        "unpriced": [],
     }
-    if checked is not None:
-        report["conformance"] = checked.to_json()
-    if mix_horizon is not None:
-        from gpucloud.advisor.plan_advice import mix_advice
-
-        report["mix_advice"] = mix_advice(report["resources"], cost, mix_horizon)
-    return report
 
 
-__all__ = [
-    "SCHEMA",
-    "SCHEMA_FILE",
-    "build_report",
-    "empty_cost",
-    "empty_policies",
-    "validate_combined",
-    "validate_report",
-]
+def empty_policies() -> dict[str, Any]:
+    """A `policies` section of the documented shape with nothing evaluated."""
+    return {"pack": "gpucloud-guardrails", "violations": [], "not_evaluated": [], "mandatory_violations": 0}
+
+
+__all__ = ["SCHEMA", "SCHEMA_FILE", "empty_cost", "empty_policies", "validate_combined", "validate_report"]

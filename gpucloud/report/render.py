@@ -16,9 +16,9 @@ from rich.tree import Tree
 
 from gpucloud.plan.model import UNKNOWN, UNKNOWN_OUTPUT
 from gpucloud.report.visual import (
+    cost_by_component,
     mermaid_cost,
     mermaid_platform,
-    outermost_component,
     platform_model,
     shorten_names,
 )
@@ -263,24 +263,6 @@ def mix_advice_markdown(advice: Mapping[str, Any] | None) -> list[str]:
 
 def _signed(value: float) -> str:
     return f"{'+' if value > 0 else '-' if value < 0 else ''}{_money(abs(value))}"
-
-
-def cost_by_component(report: Mapping[str, Any]) -> list[tuple[str, str, float, float]]:
-    """Items summed per top-level component (a pool, the network ...): (name, type, monthly, ceiling).
-
-    Resources outside any component are grouped under their own name.
-    """
-    by_urn = {r["urn"]: r for r in report.get("resources") or []}
-    groups: dict[str, list[Any]] = {}
-
-    for item in report["cost"].get("items") or []:
-        top = outermost_component(by_urn, str(item.get("urn")))
-        key = top["urn"] if top is not None else str(item.get("urn"))
-        label = (top["name"], top["type"]) if top is not None else (str(item.get("name")), str(item.get("type")))
-        entry = groups.setdefault(key, [label[0], label[1], 0.0, 0.0])
-        entry[2] += float(item.get("monthly", 0.0))
-        entry[3] += float(item.get("monthly_ceiling", 0.0))
-    return [(str(n), str(t), round(m, 2), round(c, 2)) for n, t, m, c in groups.values()]
 
 
 def _has_components(report: Mapping[str, Any]) -> bool:

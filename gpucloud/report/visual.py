@@ -116,10 +116,26 @@ def platform_model(report: Mapping[str, Any]) -> PlatformModel:
     return PlatformModel(clusters, pools, storage, queues, cost_split(report))
 
 
+def cost_by_component(report: Mapping[str, Any]) -> list[tuple[str, str, float, float]]:
+    """Items summed per top-level component (a pool, the network ...): (name, type, monthly, ceiling).
+
+    Resources outside any component are grouped under their own name.
+    """
+    by_urn = {r["urn"]: r for r in report.get("resources") or []}
+    groups: dict[str, list[Any]] = {}
+
+    for item in report["cost"].get("items") or []:
+        top = outermost_component(by_urn, str(item.get("urn")))
+        key = top["urn"] if top is not None else str(item.get("urn"))
+        label = (top["name"], top["type"]) if top is not None else (str(item.get("name")), str(item.get("type")))
+        entry = groups.setdefault(key, [label[0], label[1], 0.0, 0.0])
+        entry[2] += float(item.get("monthly", 0.0))
+        entry[3] += float(item.get("monthly_ceiling", 0.0))
+    return [(str(n), str(t), round(m, 2), round(c, 2)) for n, t, m, c in groups.values()]
+
+
 def cost_split(report: Mapping[str, Any], top: int = 8) -> list[tuple[str, float]]:
     """Monthly cost per top-level component, largest first; the tail beyond `top` summed as "other"."""
-    from gpucloud.report.render import cost_by_component
-
     rows = sorted(((n, m) for n, _, m, _ in cost_by_component(report) if m > 0), key=lambda r: -r[1])
     head, tail = rows[:top], rows[top:]
     if tail:

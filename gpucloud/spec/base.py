@@ -39,7 +39,7 @@ class RuleViolations:
 
     def raise_if_any(self) -> None:
         # One custom error carrying all problems: pydantic stops a model validator at the first raise,
-        # and design.md wants every offending path in one message.
+        # and bad input gets every offending path in one message (docs/architecture.md, principle 2).
         if self.items:
             raise PydanticCustomError(
                 RULE_ERROR,

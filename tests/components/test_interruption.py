@@ -7,10 +7,8 @@ import json
 import pytest
 from nodepool_fixtures import REGION, TAGS, cluster_handle, run
 
-from gpucloud.components.interruption import (
-    NTH_MANAGED_TAG,
-    GpuInterruptionQueue,
-    GpuInterruptionQueueConfig,
+from gpucloud.components.interruption import NTH_MANAGED_TAG, GpuInterruptionQueue, GpuInterruptionQueueConfig
+from gpucloud.components.termination_handler import (
     GpuNodeTerminationHandler,
     GpuNodeTerminationHandlerConfig,
     nth_policy,
@@ -175,7 +173,7 @@ def test_reservation_events_reach_nth_through_the_relay() -> None:
 
 
 def test_relay_policy_is_scoped_to_nth_queue() -> None:
-    from gpucloud.components.interruption import relay_policy
+    from gpucloud.components.reservation_event_relay import relay_policy
 
     doc = json.loads(relay_policy("arn:aws:sqs:us-east-1:123456789012:nth", "arn:aws:logs:us-east-1:1:log-group:r"))
     by_sid = {s["Sid"]: s for s in doc["Statement"]}

@@ -246,7 +246,8 @@ def test_startup_taint_on_every_backend(backend: str) -> None:
         )
 
     if backend == "karpenter":
-        from gpucloud.components.nodepools.pool import GPU_TAINT, karpenter_node_pool_spec
+        from gpucloud.components.nodepools.common import GPU_TAINT
+        from gpucloud.components.nodepools.karpenter_pool import karpenter_node_pool_spec
 
         node_pool = karpenter_node_pool_spec(pool, ["us-east-1a"], {}, GPU_TAINT, startup_taint=HEALTH_TAINT)
         assert node_pool["template"]["spec"]["startupTaints"] == [

@@ -14,7 +14,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 import pytest
 
-from gpucloud.conformance import Finding, aws_inputs, botocore_models, provider_types, run_conformance
+from gpucloud.conformance import Finding, aws_api, aws_inputs, botocore_models, provider_types, run_conformance
 from gpucloud.plan import UNKNOWN, Plan, run_callable, run_program
 from gpucloud.plan.model import SECRET
 
@@ -561,8 +561,8 @@ def test_input_types_come_from_the_installed_sdk() -> None:
 
 
 def test_every_mapped_root_exists_in_the_installed_botocore() -> None:
-    for token, mapping in aws_inputs.API_SHAPES.items():
-        model = botocore_models.service_model(mapping.service, aws_inputs._service_roots(mapping.service))
+    for token, mapping in aws_api.API_SHAPES.items():
+        model = botocore_models.service_model(mapping.service, aws_api._service_roots(mapping.service))
         assert model is not None, token
         assert all(model.root(root) is not None for root in mapping.roots), token
         assert provider_types.resource_schema(token) is not None, token
@@ -614,7 +614,7 @@ def test_java_pattern_idioms_are_read_no_narrower_than_the_service() -> None:
 def test_clean_resources_are_remembered_and_findings_always_rechecked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import gpucloud.conformance.aws_inputs as mod
+    import gpucloud.conformance.aws_api as mod
     from gpucloud.conformance import ConformanceContext
 
     monkeypatch.setenv("GPUCLOUD_CACHE_DIR", str(tmp_path))

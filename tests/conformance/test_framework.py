@@ -14,10 +14,11 @@ import gpucloud.conformance as conformance
 from gpucloud.cli import main
 from gpucloud.cli.plan import exit_code
 from gpucloud.conformance import ConformanceContext, DerivedObject, Finding, register_check, run_conformance
-from gpucloud.guard.sarif import load_schema, to_sarif
 from gpucloud.plan import run_callable
-from gpucloud.report import build_report, validate_report
+from gpucloud.report import validate_report
+from gpucloud.report.pipeline import build_report
 from gpucloud.report.render import render_markdown, render_text
+from gpucloud.report.sarif import load_schema, to_sarif
 
 ROOT = Path(__file__).resolve().parents[2]
 RAW = ROOT / "tests" / "fixtures" / "raw_program"

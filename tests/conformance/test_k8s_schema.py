@@ -20,13 +20,14 @@ import gpucloud.conformance.builtin  # noqa: F401
 from gpucloud.conformance import ConformanceContext, DerivedObject, Finding, k8s_schema, run_conformance
 from gpucloud.conformance.k8s_schema import (
     KV_VERSION,
-    _Loader,
     check_crd,
     check_schema,
     collect_objects,
     openapi_schemas,
     structural_to_jsonschema,
 )
+from gpucloud.conformance.k8s_schema import schema as k8s_schema_check
+from gpucloud.conformance.k8s_schema.crd import _Loader
 from gpucloud.plan import SECRET, UNKNOWN, Plan, ResourceRecord, run_callable, run_program
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -122,7 +123,8 @@ def test_objects_found_valid_are_remembered_and_invalid_ones_checked_again(
         validated.append(obj.urn.rsplit("::", 1)[1])
         return real(validator, obj, *args)
 
-    monkeypatch.setattr(k8s_schema, "validate_object", spy)
+    # The schema check calls validate_object from its own module (k8s_schema/schema.py).
+    monkeypatch.setattr(k8s_schema_check, "validate_object", spy)
     assert _findings(plan) == first
     assert validated == ["bad"]
     # The same object, one value changed: a new digest, so validated (and found wrong) again.

@@ -14,7 +14,7 @@ from gpucloud.cli import main
 from gpucloud.cost import price_plan
 from gpucloud.plan import run_callable
 from gpucloud.plan.engine import PlanInputError
-from gpucloud.report import build_report
+from gpucloud.report.pipeline import build_report
 from gpucloud.report.render import render_markdown, render_text
 
 

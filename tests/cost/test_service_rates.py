@@ -447,8 +447,8 @@ def test_interface_endpoint_and_io2_priced_per_region() -> None:
 def test_cli_refresh_reads_service_rates_by_default(
     aws_env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
+    from gpucloud import aws as aws_mod
     from gpucloud.cli import main
-    from gpucloud.preflight import aws as aws_mod
 
     cache = tmp_path / "prices.json"
     monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", str(cache))

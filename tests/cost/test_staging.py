@@ -46,7 +46,7 @@ def test_staging_karpenter_pool_is_priced_with_its_ceiling(staging: Any) -> None
 
 
 def test_views_show_region_and_warnings(staging: Any) -> None:
-    from gpucloud.report import build_report
+    from gpucloud.report.pipeline import build_report
     from gpucloud.report.render import render_markdown, render_text
 
     staging.config["gpucloud:pricing"] = {"asOf": "2026-11-30"}

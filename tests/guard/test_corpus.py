@@ -20,7 +20,7 @@ from doc_paths import documents
 from doc_paths import rows as doc_rows
 
 from gpucloud.plan import run_callable
-from gpucloud.report import build_report
+from gpucloud.report.pipeline import build_report
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).resolve().parent / "corpus"

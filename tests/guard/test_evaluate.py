@@ -9,10 +9,10 @@ import pytest
 
 from gpucloud.cli import main
 from gpucloud.guard import PolicyConfigError, evaluate, evaluate_plan
-from gpucloud.guard.sarif import load_schema, to_sarif
 from gpucloud.plan import run_callable, run_program
-from gpucloud.report import build_report
+from gpucloud.report.pipeline import build_report
 from gpucloud.report.render import render_markdown
+from gpucloud.report.sarif import load_schema, to_sarif
 
 ROOT = Path(__file__).resolve().parents[2]
 BAD = ROOT / "tests" / "fixtures" / "bad_program"

@@ -11,10 +11,11 @@ import jsonschema
 import pytest
 
 from gpucloud.cli.plan import exit_code
-from gpucloud.guard.sarif import load_schema, to_sarif
 from gpucloud.plan import run_callable
-from gpucloud.report import build_report, validate_report
+from gpucloud.report import validate_report
+from gpucloud.report.pipeline import build_report
 from gpucloud.report.render import render_markdown, render_text
+from gpucloud.report.sarif import load_schema, to_sarif
 
 CONFIGS = Path(__file__).resolve().parents[2] / "policies" / "configs"
 TAGS = {"CostCenter": "ml", "Team": "vision", "Project": "p", "Env": "prod"}

@@ -5,7 +5,6 @@ and how awaitables and a missing cost engine are handled."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 from typing import Any
 
 import pytest
@@ -153,18 +152,6 @@ def test_link_sets_parent_dependencies_and_property_dependencies_by_urn() -> Non
     assert s.parent is v and s.dependencies == [v]
     assert s.property_dependencies == {"vpcId": [v], "other": []}
     assert o.parent is None
-
-
-def test_cost_engine_presence(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert guard._cost_engine_present() is True
-
-    def broken(name: str, *a: Any) -> Any:
-        raise ValueError(name)
-
-    monkeypatch.setattr(importlib.util, "find_spec", broken)
-    assert guard._cost_engine_present() is False
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)
-    assert guard._cost_engine_present() is False
 
 
 # ------------------------------------------------------------------ evaluate() with a pack whose policies are known

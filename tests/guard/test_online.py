@@ -21,6 +21,7 @@ import pytest
 
 from gpucloud.cost import price_plan
 from gpucloud.guard import evaluate, online
+from gpucloud.guard.online import marshal as online_marshal
 from gpucloud.plan import run_callable, run_program
 from gpucloud.plan.model import UNKNOWN, Plan
 
@@ -256,7 +257,7 @@ def test_breaking_the_secret_encoding_fails_the_differential(secret_case: Any, m
         # What a report shows instead of the value: the engine never sends that to an analyzer.
         return "[secret]" if isinstance(value, online.Secret) else original(value)
 
-    monkeypatch.setattr(online, "marshal_value", masked)
+    monkeypatch.setattr(online_marshal, "marshal_value", masked)
     problems = differences(off, online.preview(server, plan))
     assert (
         "lt-no-secrets-in-userdata on urn:pulumi:prod::corpus::aws:ec2/launchTemplate:LaunchTemplate::lt: "
@@ -271,7 +272,7 @@ def test_breaking_the_unknown_encoding_fails_the_differential(secret_case: Any, 
     def known_empty(value: Any) -> Any:
         return "" if value == UNKNOWN else original(value)
 
-    monkeypatch.setattr(online, "marshal_value", known_empty)
+    monkeypatch.setattr(online_marshal, "marshal_value", known_empty)
     problems = differences(off, online.preview(server, plan))
     assert (
         "iam-no-admin-star on urn:pulumi:prod::corpus::aws:iam/rolePolicy:RolePolicy::rp: undecided offline only"

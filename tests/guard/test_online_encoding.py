@@ -1,5 +1,5 @@
 """The engine's side of the Analyzer protocol, without a server: config reconciliation, property marshalling,
-the resources of a preview and how responses become verdicts (gpucloud/guard/online.py)."""
+the resources of a preview and how responses become verdicts (gpucloud/guard/online/)."""
 
 from __future__ import annotations
 

@@ -12,8 +12,8 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
+from gpucloud import aws as aws_mod
 from gpucloud.cli import main
-from gpucloud.preflight import aws as aws_mod
 from gpucloud.preflight.checks import parse_quotas, pool_markets, quota_for, run_preflight
 from gpucloud.spec import parse_platform
 

@@ -12,10 +12,10 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
+from gpucloud import aws as aws_mod
 from gpucloud.catalog import get_catalog
 from gpucloud.cli import main
 from gpucloud.cost import PricingOptions, price_resources
-from gpucloud.preflight import aws as aws_mod
 from gpucloud.prices.book import Figure, get_price_book
 from gpucloud.prices.cache import load_cache
 from gpucloud.prices.refresh import on_demand_from_price_list, price_list_filters, refresh

@@ -631,7 +631,7 @@ def test_refresh_with_capacity_blocks_on_but_no_eligible_type_asks_no_offerings(
 )
 def test_refresh_names_the_step_aws_denied(step: str, what: str, operation: str, tmp_path: Path) -> None:
     """Each step runs alone (the EC2 client is made for any one of them) and a denial names that step."""
-    from gpucloud.preflight.aws import AwsAccessError
+    from gpucloud.aws import AwsAccessError
 
     pricing, ec2 = client("pricing"), client("ec2")
     pstub, stub = Stubber(pricing), Stubber(ec2)

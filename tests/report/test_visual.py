@@ -15,7 +15,7 @@ import pytest
 from gpucloud.cli import main
 from gpucloud.cli.io import output_width, width_arg
 from gpucloud.plan import run_program
-from gpucloud.report import build_report
+from gpucloud.report.pipeline import build_report
 from gpucloud.report.render import render_markdown, render_text
 from gpucloud.report.visual import (
     mermaid_cost,

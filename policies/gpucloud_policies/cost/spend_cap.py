@@ -3,28 +3,22 @@
 Prices come from gpucloud's cost engine, never from AWS at policy time: offline, ``gpucloud plan`` hands the
 cost section it already computed to the pack (``PACK.policies(cost=...)``, which binds it with ``make_validate``);
 inside the Pulumi CLI the policy prices the stack's resources itself with the pure
-``gpucloud.cost.price_resources``. With neither available the policy cannot decide and says so (reported as not
-evaluated), rather than passing.
+``gpucloud.cost.price_resources`` (imported directly: the cost engine ships in the same package as the pack).
 """
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, mark_undecided, number, plain, unknown
+from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, mark_undecided, number, plain
 
 
 def _price(resources: list[Any]) -> Mapping[str, Any]:
-    try:
-        module = importlib.import_module("gpucloud.cost")
-        price_resources = module.price_resources
-    except (ImportError, AttributeError):
-        raise unknown(
-            "cost", "the cost engine (gpucloud.cost.price_resources) is not installed, so costs are unknown"
-        ) from None
+    # Imported on first use: evaluating the pack without a spend cap set does not load the cost engine.
+    from gpucloud.cost import price_resources
+
     # Links by URN as the engine hands them over: without them a node group cannot be matched to its launch
     # template (whose ID is unknown at preview), and its price would be unknown under `pulumi preview` only.
     plain_resources = [
@@ -79,7 +73,7 @@ def _pool_ceilings(resources: list[Any], cost: Mapping[str, Any]) -> dict[str, f
 
 
 def make_validate(priced: Mapping[str, Any] | None) -> Callable[[Any, StackReport, Config], None]:
-    """The check against a priced plan (design.md ``cost`` section), or pricing the resources when None."""
+    """The check against a priced plan (the report's ``cost`` section), or pricing the resources when None."""
 
     def validate(args: Any, report: StackReport, cfg: Config) -> None:
         check(args, report, cfg, priced)

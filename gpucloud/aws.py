@@ -1,5 +1,5 @@
-"""boto3 plumbing shared by `gpucloud preflight` and `gpucloud prices refresh`: clients from the standard
-credential chain, and one clear message (no traceback) for missing credentials, AccessDenied, bad regions."""
+"""boto3 plumbing shared by `gpucloud preflight`, `gpucloud prices refresh` and `gpucloud cost`: clients from the
+standard credential chain, and one clear message (no traceback) for missing credentials, AccessDenied, bad regions."""
 
 from __future__ import annotations
 

@@ -1,0 +1,67 @@
+"""The report pipeline: a recorded plan through conformance, the cost engine, the guardrail pack and the
+capacity-mix advisor into the `gpucloud.plan/v1` object that every renderer (text, markdown, html, SARIF) reads.
+
+Each stage is imported directly, so the import graph shows what a plan runs (scripts/layers.py checks it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gpucloud.advisor.plan_advice import mix_advice
+from gpucloud.conformance import run_conformance
+from gpucloud.cost import price_plan
+from gpucloud.guard import evaluate_plan
+from gpucloud.plan.model import Plan
+from gpucloud.report import SCHEMA
+
+
+def cost_section(plan: Plan, compare: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The report's `cost` object (with `compare`, a base report's, the diff against it)."""
+    result: dict[str, Any] = price_plan(plan, compare=compare)
+    return result
+
+
+def policy_section(
+    plan: Plan, policy_config: Mapping[str, Any] | None = None, cost: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The report's `policies` object: the guardrail pack's verdict, with the priced plan handed to the policies."""
+    result: dict[str, Any] = evaluate_plan(plan, policy_config=policy_config, cost=cost)
+    return result
+
+
+def build_report(
+    plan: Plan,
+    *,
+    policy_config: Mapping[str, Any] | None = None,
+    compare: Mapping[str, Any] | None = None,
+    conformance: bool = True,
+    mix_horizon: float | None = None,
+) -> dict[str, Any]:
+    """The `gpucloud.plan/v1` object (plus `outputs`, `warnings`, `log` and `conformance`).
+
+    Conformance runs first: the objects it derives (rendered charts) are part of what the plan describes.
+    With `mix_horizon` (months) the report also carries `mix_advice`, the capacity-mix optimum per GPU pool.
+    """
+    checked = run_conformance(plan) if conformance else None
+    if checked is not None:
+        plan.derived = list(checked.derived)
+    cost = cost_section(plan, compare=compare)
+    policies = policy_section(plan, policy_config=policy_config, cost=cost)
+    report: dict[str, Any] = {
+        "schema": SCHEMA,
+        "project": plan.project,
+        "stack": plan.stack,
+        "resources": [r.to_json() for r in plan.resources],
+        "cost": cost,
+        "policies": policies,
+        "outputs": plan.outputs,
+        "warnings": list(plan.warnings),
+        "log": [dict(e) for e in plan.log],
+    }
+    if checked is not None:
+        report["conformance"] = checked.to_json()
+    if mix_horizon is not None:
+        report["mix_advice"] = mix_advice(report["resources"], cost, mix_horizon)
+    return report
