@@ -79,8 +79,10 @@ def nccl_env(instance_type: str, use_efa: bool) -> dict[str, str]:
     if use_efa:
         # Huge pages for libfabric buffers break fork() (ENOMEM) in data loader workers.
         env["FI_EFA_USE_HUGE_PAGE"] = "0"
-    if catalog.family_of(instance_type).startswith(("g5", "g6")):
-        # No NVLink/P2P on these: staging through host memory with cudaMemcpy is faster than SHM copies.
+    spec = catalog.get_catalog().find(instance_type)
+    if spec is not None and spec.manufacturer == "nvidia" and spec.interconnect == "PCIe":
+        # GPUs on PCIe only (no NVLink, the catalog's interconnect): staging through host memory with cudaMemcpy
+        # is faster than SHM copies.
         env["NCCL_SHM_USE_CUDA_MEMCPY"] = "1"
     return env
 
