@@ -32,6 +32,8 @@ GpuStack = Literal["device-plugin", "gpu-operator"]
 def _mig_capable(name: str) -> bool:
     found = accelerator(name)
     return found is not None and found.mig
+
+
 MetricsBackend = Literal["kube-prometheus-stack", "amp", "none"]
 Autoscaler = Literal["cluster-autoscaler", "karpenter", "none"]
 MpiApiVersion = Literal["kubeflow.org/v2beta1", "kubeflow.org/v1"]
