@@ -10,7 +10,7 @@ from typing import Any, Final
 
 from gpucloud.catalog import Catalog, InstanceSpec
 from gpucloud.fleet import labels as L
-from gpucloud.fleet.values import get, number, strings, text
+from gpucloud.fleet.values import get, is_list, number, strings, text
 
 # Labels every EC2 type has whose value only a catalog record gives: for a type outside the catalog a
 # requirement on them is undecided, and admits the type (a ceiling errs high, never low).
@@ -76,7 +76,7 @@ def nodepool_types(catalog: Catalog, raw: Any) -> tuple[tuple[str, ...], bool]:
     With an ``instance-type In`` list the listed types that pass the other requirements; else the catalog's
     types that pass, and open when a type without accelerators (any type outside the catalog) could pass.
     """
-    reqs = [r for r in (requirement(q) for q in raw if isinstance(raw, list)) if r is not None]
+    reqs = [r for r in (requirement(q) for q in (raw if is_list(raw) else [])) if r is not None]
     listed = explicit_types(reqs)
     if listed is not None:
         return tuple(t for t in dict.fromkeys(listed) if type_admits(t, catalog.find(t), reqs)), False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 # The analyzer's unknown sentinels (pulumi_policy.proxy UNKNOWN_*_VALUE): what a policy pack and the offline plan
@@ -38,7 +38,7 @@ def get(inputs: Any, path: str, default: Any = None) -> Any:
     for part in path.split("."):
         if isinstance(value, Mapping) and part in value:
             value = value[part]
-        elif isinstance(value, list | tuple) and part.isdigit() and int(part) < len(value):
+        elif is_list(value) and part.isdigit() and int(part) < len(value):
             value = value[int(part)]
         else:
             return default
@@ -74,15 +74,20 @@ def text(value: Any) -> str | None:
     return value if isinstance(value, str) and value and not is_unknown(value) else None
 
 
+def is_list(value: Any) -> bool:
+    # Sequences, not only lists: a policy pack reads inputs through read-only Sequence proxies.
+    return isinstance(value, Sequence) and not isinstance(value, str | bytes)
+
+
 def strings(value: Any) -> list[str]:
     """The known strings of a list (unknown elements left out)."""
-    if not isinstance(value, list | tuple):
+    if not is_list(value):
         return []
     return [v for v in value if isinstance(v, str) and not is_unknown(v)]
 
 
 def mappings(value: Any) -> list[Mapping[str, Any]]:
-    if not isinstance(value, list | tuple):
+    if not is_list(value):
         return []
     return [v for v in value if isinstance(v, Mapping)]
 
@@ -103,7 +108,7 @@ def tag_map(value: Any) -> dict[str, str]:
     if isinstance(value, Mapping):
         for k, v in value.items():
             out[str(k)] = str(v)
-    elif isinstance(value, list | tuple):
+    elif is_list(value):
         for item in mappings(value):
             k = item.get("key")
             out[str(k) if known(k) else f"<unknown:{len(out)}>"] = str(item.get("value"))
