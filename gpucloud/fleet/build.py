@@ -29,10 +29,10 @@ class Fleet(Index):
         for r in self.records:
             builder = BUILDERS.get(r.type)
             if builder is not None:
-                out.append(self._finish(builder(self, r)))
+                out.append(self.finish(builder(self, r)))
         classes = self._node_classes()
         for obj in self._nodepool_objects():
-            out.append(self._finish(karpenter(self, obj, classes)))
+            out.append(self.finish(karpenter(self, obj, classes)))
         return out
 
     def _node_classes(self) -> dict[str, Record]:
@@ -52,7 +52,7 @@ class Fleet(Index):
                 found.append(_object_record(obj, i))
         return found
 
-    def _finish(self, pool: M.Pool) -> M.Pool:
+    def finish(self, pool: M.Pool) -> M.Pool:
         specs = {t: s for t in pool.instance_types if (s := self.catalog.find(t)) is not None}
         pool.specs = specs
         pool.accelerators = tuple(

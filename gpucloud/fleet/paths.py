@@ -102,7 +102,6 @@ def _describe(pool: M.Pool, fleet: Index, lt: Record | None) -> Bootstrap:
     pool.capacity_reservations = tuple(
         c.urn for c in fleet.referenced(lt, "capacityReservationSpecification", *_RESERVATION_TYPES)
     )
-    pool.tags = {**tag_map(inputs.get("tags")), **pool.tags}
     image = text(inputs.get("imageId"))
     if image:
         pool.ami_release = image
@@ -157,7 +156,9 @@ def node_group(fleet: Index, r: Record) -> M.Pool:
     boot = _describe(pool, fleet, lt)
     pool.labels = {str(k): str(v) for k, v in (inputs.get("labels") or {}).items() if known(v)}
     name = inputs.get("nodeGroupName")
-    pool.labels[L.EKS_NODEGROUP] = str(name) if known(name) else r.name
+    if known(name):
+        # EKS labels each node with its group's name; an unknown name (generated at create) is left out.
+        pool.labels[L.EKS_NODEGROUP] = str(name)
     pool.taints = tuple(
         M.Taint(
             str(t.get("key", "")),
