@@ -17,7 +17,7 @@ from gpucloud.fleet import types as T
 from gpucloud.fleet.joins import Index, Record, _object_record
 from gpucloud.fleet.karpenter import karpenter
 from gpucloud.fleet.paths import BUILDERS
-from gpucloud.fleet.values import get, text
+from gpucloud.fleet.values import get, is_list, mappings, text
 
 
 class Fleet(Index):
@@ -70,6 +70,8 @@ class Fleet(Index):
             if s.accelerator_count > 0
         )
         pool.labels = L.normalize_labels(pool.labels)
+        if not pool.marks:
+            pool.marks = _marks(self.by_urn.get(pool.urn))
         if not pool.named_types and not pool.requirements and pool.path != M.KARPENTER:
             pool.named_types = pool.instance_types
         return pool
@@ -84,3 +86,25 @@ def pools(
 ) -> list[M.Pool]:
     """Every pool a plan launches, in registration order (Karpenter NodePools rendered from charts last)."""
     return Fleet(resources, objects, region=region, catalog=catalog).pools()
+
+
+# Cluster Autoscaler reads an ASG's node labels from these tags (scale-from-zero templates).
+NODE_TEMPLATE_LABEL = "k8s.io/cluster-autoscaler/node-template/label/"
+
+
+def _marks(r: Record | None) -> tuple[Mapping[str, Any], ...]:
+    """Node labels the resource sets (node group ``labels``), then its tags: a tag map, or an ASG's tag list
+    with the Cluster Autoscaler node-template label prefix taken off."""
+    if r is None:
+        return ()
+    sources: list[Mapping[str, Any]] = []
+    labels = r.inputs.get("labels")
+    if isinstance(labels, Mapping):
+        sources.append(labels)
+    tags = r.inputs.get("tags")
+    if isinstance(tags, Mapping):
+        sources.append(tags)
+    elif is_list(tags):
+        pairs = {str(t.get("key")): t.get("value") for t in mappings(tags)}
+        sources.append({k.removeprefix(NODE_TEMPLATE_LABEL): v for k, v in pairs.items()})
+    return tuple(sources)

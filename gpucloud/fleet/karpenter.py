@@ -51,6 +51,10 @@ def karpenter(fleet: Index, r: Record, classes: Mapping[str, Record]) -> M.Pool:
     if expected is None and isinstance(annotations, Mapping):
         expected = count(annotations.get(L.EXPECTED_NODES))
     pool.counts = M.Counts(0, expected, None)
+    # The template's labels win over the NodePool object's own (both mark what the pool is for).
+    pool.marks = tuple(
+        m for m in (get(template, "metadata.labels"), get(manifest, "metadata.labels")) if isinstance(m, Mapping)
+    )
     labels = get(template, "metadata.labels")
     pool.labels = {str(k): str(v) for k, v in labels.items()} if isinstance(labels, Mapping) else {}
     pool.labels[L.NODEPOOL] = name

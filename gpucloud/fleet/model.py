@@ -128,6 +128,9 @@ class Pool:
     startup_taints: tuple[Taint, ...] = ()
     update_strategy: Mapping[str, Any] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
+    # The label and tag maps that mark what the pool is for (gpucloud.io/pool, /workload, /interruptible), in
+    # the order they win: node labels the resource sets, then its tags.
+    marks: tuple[Mapping[str, Any], ...] = ()
     network_interfaces: tuple[Mapping[str, Any], ...] = ()
     launch_template: str | None = None  # URN of the joined launch template
     launch_template_problem: str | None = None  # why no in-plan template could be joined
