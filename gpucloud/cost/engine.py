@@ -10,15 +10,17 @@ Import-light on purpose (catalog, fleet + stdlib): the policy pack calls `price_
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import gpucloud.cost.handlers  # noqa: F401  (registers every pricing handler)
 from gpucloud.catalog import Catalog, get_catalog
-from gpucloud.cost import billable, rates
+from gpucloud.cost import billable
 from gpucloud.cost.options import PricingOptions
 from gpucloud.cost.pricer import DEFAULT_REGION, UNKNOWN, InstanceRates, Pricer, handled_types, is_free
+from gpucloud.prices import rates
 from gpucloud.prices.book import PriceBook
+from gpucloud.prices.instance_rates import on_demand_rates
 
 __all__ = [
     "DEFAULT_REGION",
@@ -46,19 +48,6 @@ def classify(type_: str) -> str:
     if is_free(type_):
         return "free"
     return "unclassified"
-
-
-def on_demand_rates(
-    instance_types: Iterable[str], region: str, catalog: Catalog | None = None
-) -> dict[str, float | None]:
-    """The On-Demand $/h this engine prices each type at in `region` (price book for catalog types, the region's
-    service rates or a refresh for CPU types); None where the type has no On-Demand price there."""
-    pricer = Pricer([], PricingOptions(region=region), catalog or get_catalog())
-    out: dict[str, float | None] = {}
-    for itype in instance_types:
-        found = pricer.instance_rates(itype)
-        out[itype] = None if isinstance(found, str) else found.on_demand
-    return out
 
 
 def price_resources(

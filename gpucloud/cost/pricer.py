@@ -10,18 +10,18 @@ Import-light on purpose (catalog, fleet + stdlib): the policy pack calls `price_
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Final
 
-from gpucloud.catalog import Catalog, get_catalog, is_valid_ec2_instance_type
-from gpucloud.cost import billable, rates
+from gpucloud.catalog import Catalog, get_catalog
+from gpucloud.cost import billable
 from gpucloud.cost.options import COMPUTE_SAVINGS_PLAN_GAP, Commitment, PricingOptions
 from gpucloud.fleet import BlockDevice, Fleet, Pool
 from gpucloud.fleet import types as T
 from gpucloud.fleet.values import UNKNOWN, count, get, is_unknown
-from gpucloud.prices.book import PriceBook, RegionalRates, get_price_book, load_snapshot
-from gpucloud.prices.cache import region_prices
+from gpucloud.prices import rates
+from gpucloud.prices.book import PriceBook, get_price_book, load_snapshot
+from gpucloud.prices.instance_rates import InstanceRates, RateResolver
 
 __all__ = ["UNKNOWN", "Handler", "InstanceRates", "Pricer", "handler_for", "prices"]
 
@@ -109,24 +109,6 @@ def handled_types() -> frozenset[str]:
     return frozenset(_HANDLERS)
 
 
-@dataclass(frozen=True, slots=True)
-class InstanceRates:
-    on_demand: float | None
-    spot: float | None
-    capacity_block: float | None
-    # Why a market has no rate (keys as in gpucloud.prices.book.MARKETS).
-    reasons: Mapping[str, str] = field(default_factory=dict)
-    # The published 1-year rate (Standard RI, No Upfront) in the region, when the snapshot or a refresh has one.
-    reserved_1y: float | None = None
-    source: str | None = None
-    as_of: str | None = None
-    # (source, as_of) per market when it differs from the On-Demand figure's (a refreshed spot price).
-    origins: Mapping[str, tuple[str, str | None]] = field(default_factory=dict)
-
-    def origin(self, market: str) -> tuple[str | None, str | None]:
-        return self.origins.get(market, (self.source, self.as_of))
-
-
 def _is_unknown(value: Any) -> bool:
     return is_unknown(value)
 
@@ -152,26 +134,6 @@ def _is_custom(resource: Mapping[str, Any]) -> bool:
     type_ = str(resource.get("type", ""))
     # Provider resources look like pkg:module/sub:Type; components like gpucloud:pools:GpuNodePool.
     return type_.startswith("pulumi:providers:") or "/" in type_.split(":")[1 if ":" in type_ else 0]
-
-
-def _from_book(found: RegionalRates) -> InstanceRates:
-    on_demand, spot = found.on_demand, found.spot
-    published_1y = found.reserved_1y if found.reserved_1y is not None and not found.reserved_1y.estimated else None
-    first = on_demand or spot or found.capacity_block
-    return InstanceRates(
-        on_demand.usd if on_demand else None,
-        spot.usd if spot else None,
-        found.capacity_block.usd if found.capacity_block else None,
-        reasons=dict(found.reasons),
-        reserved_1y=published_1y.usd if published_1y else None,
-        source=first.source if first else None,
-        as_of=first.as_of if first else None,
-        origins={
-            market: (fig.source, fig.as_of)
-            for market, fig in (("spot", spot), ("capacity-block", found.capacity_block))
-            if fig is not None
-        },
-    )
 
 
 class Pricer:
@@ -208,9 +170,9 @@ class Pricer:
         # Nodes each in-plan capacity reservation still has room for: [at desired sizes, at max sizes].
         self.reservation_room: dict[str, list[int]] = {}
         self.commitment_room: list[list[int | None]] = [[c.count, c.count] for c in options.commitments]
-        self.cpu_cache = region_prices(self.region)
-        self._service = rates.region_rates(self.region)
-        self._rates_memo: dict[str, InstanceRates | str] = {}
+        self.rates = RateResolver(self.region, catalog, self.book)
+        self.cpu_cache = self.rates.cpu_cache
+        self._service = self.rates.service
 
     # ---- bookkeeping -------------------------------------------------------------------------------------
     def skip(
@@ -286,46 +248,7 @@ class Pricer:
     # ---- rates -------------------------------------------------------------------------------------------
     def instance_rates(self, instance_type: str) -> InstanceRates | str:
         """The rates for a type in the plan's region, or the reason there are none."""
-        memo = self._rates_memo.get(instance_type)
-        if memo is not None:
-            return memo
-        result: InstanceRates | str
-        if instance_type in self.catalog:
-            result = _from_book(self.book.rates(instance_type, self.region))
-        elif instance_type in self.cpu_cache or rates.cpu_key(instance_type) in self._service:
-            cached = self.cpu_cache.get(instance_type, {})
-            listed = self._service.get(rates.cpu_key(instance_type))
-            on_demand = cached.get("on_demand_usd", listed.usd if listed else None)
-            refreshed = (str(cached.get("price_source")), str(cached.get("price_date")))
-            # (source, as_of) of the rate table's On-Demand figure when the cache does not override it.
-            table = None if "on_demand_usd" in cached or listed is None else (listed.source, listed.as_of)
-            result = InstanceRates(
-                on_demand,
-                cached.get("spot_usd"),
-                None,
-                reasons={
-                    "on_demand": f"no On-Demand price for {instance_type} in {self.region}",
-                    "spot": f"no spot price for {instance_type} in {self.region}: CPU spot prices are not "
-                    f"estimated; run `gpucloud prices refresh --region {self.region} --types {instance_type}`",
-                    "capacity_block": f"{instance_type} is not offered through Capacity Blocks",
-                },
-                source=(table or refreshed)[0],
-                as_of=(table or refreshed)[1],
-                # A spot price only ever comes from the refresh, so it names the refresh even beside the table's
-                # On-Demand rate.
-                origins={"spot": refreshed},
-            )
-        elif not is_valid_ec2_instance_type(instance_type):
-            result = f"{instance_type!r} is not an EC2 instance type"
-        elif instance_type in rates.CPU_TYPES:
-            result = rates.missing_reason(self.region, rates.cpu_key(instance_type), f"{instance_type} On-Demand")
-        else:
-            result = (
-                f"{instance_type} is not in the gpucloud catalog or the cost rate table; "
-                f"run `gpucloud prices refresh --region {self.region} --types {instance_type}` to price it"
-            )
-        self._rates_memo[instance_type] = result
-        return result
+        return self.rates.of(instance_type)
 
     def _commitment_discount(self, commitment: Commitment, instance_type: str, found: InstanceRates) -> float:
         if commitment.discount is not None:

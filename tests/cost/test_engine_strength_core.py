@@ -455,7 +455,7 @@ def test_nat_gateway_outside_the_rate_table_is_listed_with_both_reasons() -> Non
     cost = price_resources([nat], PricingOptions(region="us-isob-east-1"))
     assert cost["items"] == []
     hourly, per_gb = cost["unpriced"]
-    # The wording of the missing-rate reason belongs to gpucloud.cost.rates; here: region, item, fix and unit.
+    # The wording of the missing-rate reason belongs to gpucloud.prices.rates; here: region, item, fix and unit.
     assert (hourly["urn"], hourly["unit"]) == (nat["urn"], "hour")
     assert hourly["reason"].startswith(
         "no us-isob-east-1 list price for a NAT gateway in gpucloud's service rates (it holds "

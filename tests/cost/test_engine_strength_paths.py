@@ -13,7 +13,8 @@ import pytest
 from engine_fixtures import NODEPOOL, SNAP, STACK, US, capacity, nodepool, od, res, spot_estimate, types_in
 
 from gpucloud.catalog import get_catalog
-from gpucloud.cost import PricingOptions, price_resources, rates
+from gpucloud.cost import PricingOptions, price_resources
+from gpucloud.prices import rates
 from gpucloud.cost.engine import UNKNOWN, classify
 from gpucloud.fleet import labels, selection
 from gpucloud.prices.book import PriceBook, load_snapshot

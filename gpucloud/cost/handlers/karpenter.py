@@ -8,11 +8,11 @@ from typing import Any
 
 from gpucloud import fleet
 from gpucloud.catalog import InstanceSpec
-from gpucloud.cost import rates
 from gpucloud.cost.pricer import InstanceRates, Pricer, prices
 from gpucloud.fleet import labels as L
 from gpucloud.fleet import selection
 from gpucloud.fleet import types as T
+from gpucloud.prices import rates
 
 Admitted = Mapping[str, tuple[InstanceSpec | None, InstanceRates]]
 

@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
-from gpucloud.cost import rates
 from gpucloud.cost.pricer import Pricer, _count, _get, _is_unknown, prices
 from gpucloud.fleet import types as T
+from gpucloud.prices import rates
 
 
 @prices(T.LUSTRE)
