@@ -15,9 +15,10 @@ from pydantic import Field
 from gpucloud.components.addons.kueue import KUEUE_API, team_cluster_queue_spec
 from gpucloud.components.base import ComponentConfig, child, named_tags, pod_identity_trust
 from gpucloud.components.storage.csi import static_lustre_claim
+from gpucloud.fleet import labels as L
 from gpucloud.spec.team import TeamSpec
 
-GPU_RESOURCE = "nvidia.com/gpu"
+GPU_RESOURCE = L.NVIDIA_GPU
 # The API server defaults a Container LimitRange item's missing `default` to its `max`, then a missing
 # `defaultRequest` to that `default` (kubernetes pkg/apis/core/v1/defaults.go, SetDefaults_LimitRangeItem).
 # A `max` of 4 GPUs alone therefore gave every container that asks for none a request and limit of 4 GPUs:

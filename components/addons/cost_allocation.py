@@ -19,6 +19,7 @@ import pulumi_kubernetes as k8s
 from gpucloud import catalog
 from gpucloud.components.addons.base import AddonsBase
 from gpucloud.components.addons.common import KPS_RELEASE, grafana_dashboard_configmap, grafana_panel
+from gpucloud.fleet import labels as L
 from gpucloud.prices.instance_rates import on_demand_rates
 
 # OpenCost's CSV columns, in its struct's order (csvutil header of `price`); EndTimestamp and Version are unused.
@@ -32,7 +33,7 @@ CSV_HEADER = (
     "MarketPriceHourly",
     "Version",
 )
-INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+INSTANCE_TYPE_LABEL = L.INSTANCE_TYPE
 # NodeValueFromMapField joins everything after `metadata.labels.` with dots, so the label key keeps its dots.
 NODE_ID_FIELD = f"metadata.labels.{INSTANCE_TYPE_LABEL}"
 PRICING_CONFIGMAP = "gpucloud-pricing"

@@ -11,11 +11,12 @@ from pydantic import Field, model_validator
 from gpucloud import catalog
 from gpucloud.components.addons.common import EFA_RESOURCE
 from gpucloud.components.base import ComponentConfig, child
+from gpucloud.fleet import labels as L
 from gpucloud.spec.common import Name
 
-POOL_LABEL_KEY = "gpucloud.io/pool"
-JOB_LABEL_KEY = "gpucloud.io/workload"
-DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
+POOL_LABEL_KEY = L.POOL
+JOB_LABEL_KEY = L.WORKLOAD
+DO_NOT_DISRUPT = L.DO_NOT_DISRUPT
 PREEMPT_FILE = "/tmp/gpucloud-preempt"
 RDZV_PORT = 29500
 # The only non-loopback interface of a pod on the Amazon VPC CNI (pods get a veth named eth0 in their netns).

@@ -23,9 +23,10 @@ from gpucloud.conformance import ConformanceContext, Finding, register_check
 from gpucloud.conformance.inventory import VENDOR_CHARTS, containers, image_of, image_tag, objects, releases
 from gpucloud.conformance.node_agents import CLUSTER_AUTOSCALER, KARPENTER, collect_agents
 from gpucloud.conformance.nodes import ASG, LAUNCH_TEMPLATE, NODE_GROUP
+from gpucloud.fleet import types as T
 from gpucloud.plan.model import ResourceRecord, is_unknown
 
-KMS_KEY = "aws:kms/key:Key"
+KMS_KEY = T.KMS_KEY
 KMS_GRANT = "aws:kms/grant:Grant"
 ROLE = "aws:iam/role:Role"
 ROLE_POLICY = "aws:iam/rolePolicy:RolePolicy"

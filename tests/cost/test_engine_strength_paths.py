@@ -14,9 +14,9 @@ from engine_fixtures import NODEPOOL, SNAP, STACK, US, capacity, nodepool, od, r
 
 from gpucloud.catalog import get_catalog
 from gpucloud.cost import PricingOptions, price_resources
-from gpucloud.prices import rates
 from gpucloud.cost.engine import UNKNOWN, classify
 from gpucloud.fleet import labels, selection
+from gpucloud.prices import rates
 from gpucloud.prices.book import PriceBook, load_snapshot
 
 SERVICE: dict[str, Any] = json.loads(rates.SERVICE_RATES_FILE.read_text())
