@@ -17,9 +17,10 @@ from gpucloud.components.pod_identity import pod_identity_association, pod_ident
 # The team components a team stack composes, importable from here as they were before each had its module.
 from gpucloud.components.team_queue import TeamQueue, TeamQueueConfig
 from gpucloud.components.team_volume import TeamLustreVolume, TeamLustreVolumeConfig
+from gpucloud.fleet import labels as L
 from gpucloud.spec.team import TeamSpec
 
-GPU_RESOURCE = "nvidia.com/gpu"
+GPU_RESOURCE = L.NVIDIA_GPU
 # The API server defaults a Container LimitRange item's missing `default` to its `max`, then a missing
 # `defaultRequest` to that `default` (kubernetes pkg/apis/core/v1/defaults.go, SetDefaults_LimitRangeItem).
 # A `max` of 4 GPUs alone therefore gave every container that asks for none a request and limit of 4 GPUs:

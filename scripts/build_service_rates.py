@@ -1,6 +1,6 @@
 """Rebuild gpucloud/prices/service_rates.json: the dated per-region service rates (NAT gateway, interface endpoints,
 EBS storage and provisioned performance, FSx for Lustre, CloudWatch Logs ingestion, the CPU types of system node
-groups) that gpucloud.cost.rates serves to the cost engine.
+groups) that gpucloud.prices.rates serves to the cost engine.
 
 Inputs (nothing is fetched here):
   * ``US_LIST`` below: the list prices transcribed from the AWS pricing pages (aws.amazon.com/vpc/pricing,
@@ -158,7 +158,7 @@ FSX_LUSTRE_CODES: dict[str, str] = {
     "xCIN2wziEu7lzO5aqPEEXBmoLO9xvLz29dpzjUvZSPo": "fsx_lustre:PERSISTENT_1:100:SSD",
     "tRaJtnmZyjmqgVlKNpbW3sqyU5Dj9aaDrx8Xua1dg7U": "fsx_lustre:PERSISTENT_1:200:SSD",
 }
-# The CPU types gpucloud prices (gpucloud.cost.rates.CPU_TYPES), as US_LIST names them.
+# The CPU types gpucloud prices (gpucloud.prices.rates.CPU_TYPES), as US_LIST names them.
 CPU_ITEMS = tuple(k for k in US_LIST if k.startswith("cpu:"))
 PAGE_SOURCE = "aws-page-data-{}"
 PAGE_REPO = "lamngockhuong/aws-price lib/data (MIT, commit 508fb45)"

@@ -15,6 +15,7 @@ from gpucloud import filecache
 from gpucloud.charts import lock as charts_lock
 from gpucloud.components.base import pod_identity_trust
 from gpucloud.components.nodepools.common import GPU_TAINT, LABEL_PREFIX, NEURON_TAINT
+from gpucloud.fleet import labels as L
 
 GPU_TAINT_KEY = GPU_TAINT.key
 GPU_TOLERATION = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
@@ -25,8 +26,8 @@ GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 NVIDIA_PCI_LABEL = "feature.node.kubernetes.io/pci-10de.present"
 POOL_LABEL = f"{LABEL_PREFIX}/pool"
 EFA_PRESENT_LABEL = "vpc.amazonaws.com/efa.present"
-EFA_RESOURCE = "vpc.amazonaws.com/efa"
-INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+EFA_RESOURCE = L.EFA
+INSTANCE_TYPE_LABEL = L.INSTANCE_TYPE
 
 # Chart coordinates come from the charts lock (gpucloud/charts/lock.yaml), never from constants here.
 NEURON_CHART = "neuron-helm-chart"

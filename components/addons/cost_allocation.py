@@ -19,7 +19,8 @@ import pulumi_kubernetes as k8s
 from gpucloud import catalog
 from gpucloud.components.addons.base import AddonsBase
 from gpucloud.components.addons.common import KPS_RELEASE, grafana_dashboard_configmap, grafana_panel
-from gpucloud.cost.engine import on_demand_rates
+from gpucloud.fleet import labels as L
+from gpucloud.prices.instance_rates import on_demand_rates
 
 # OpenCost's CSV columns, in its struct's order (csvutil header of `price`); EndTimestamp and Version are unused.
 CSV_HEADER = (
@@ -32,7 +33,7 @@ CSV_HEADER = (
     "MarketPriceHourly",
     "Version",
 )
-INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+INSTANCE_TYPE_LABEL = L.INSTANCE_TYPE
 # NodeValueFromMapField joins everything after `metadata.labels.` with dots, so the label key keeps its dots.
 NODE_ID_FIELD = f"metadata.labels.{INSTANCE_TYPE_LABEL}"
 PRICING_CONFIGMAP = "gpucloud-pricing"
@@ -52,8 +53,8 @@ def pricing_rows(
     """
     rows: list[dict[str, str]] = []
     unpriced: list[str] = []
-    # The cost engine's own On-Demand rates for the region, so the export and `gpucloud plan` agree; another
-    # region's rate is never borrowed.
+    # The On-Demand rates the cost engine prices with (gpucloud.prices.instance_rates, the one resolution both
+    # read), so the export and `gpucloud plan` agree; another region's rate is never borrowed.
     hourly_by_type = on_demand_rates(sorted(set(instance_types)), region)
     for itype, hourly in hourly_by_type.items():
         if hourly is None:

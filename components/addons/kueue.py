@@ -27,13 +27,14 @@ from gpucloud.components.base import ComponentConfig
 from gpucloud.components.interfaces import ClusterHandle
 from gpucloud.components.nodepools.capacity import capacity_types, managed_groups, self_managed_sizes
 from gpucloud.components.nodepools.common import GPU_TAINT, LABEL_PREFIX, _capacity_label
+from gpucloud.fleet import labels as L
 from gpucloud.spec import AddonsSpec, NodePoolSpec
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"  # the storage version of kueue 0.19's CRDs (v1beta1 is still served)
 QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
 CAPACITY_LABEL = f"{LABEL_PREFIX}/capacity-type"
-KARPENTER_CAPACITY_LABEL = "karpenter.sh/capacity-type"
-GPU = "nvidia.com/gpu"
+KARPENTER_CAPACITY_LABEL = L.CAPACITY_TYPE
+GPU = L.NVIDIA_GPU
 COVERED = (GPU, "cpu", "memory")
 # Kueue fails a workload that requests a resource no flavour of its ClusterQueue covers. EFA interfaces and
 # huge pages are per-node devices the scheduler already accounts for; quota on them adds nothing.

@@ -14,6 +14,7 @@ from gpucloud.components.nodepools.capacity import (
     capacity_types,
 )
 from gpucloud.components.nodepools.userdata import Taint
+from gpucloud.fleet import labels as L
 from gpucloud.spec.pools import NodePoolSpec
 
 LABEL_PREFIX = "gpucloud.io"
@@ -25,7 +26,7 @@ NEURON_TAINT = Taint("aws.amazon.com/neuron", "true", "NoSchedule")
 CA_TAG_PREFIX = "k8s.io/cluster-autoscaler"
 CA_ENABLED_TAG = f"{CA_TAG_PREFIX}/enabled"
 CA_NODE_TEMPLATE = f"{CA_TAG_PREFIX}/node-template"
-EFA_RESOURCE = "vpc.amazonaws.com/efa"
+EFA_RESOURCE = L.EFA
 _LtTarget = aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs
 _EKS_EFFECT = {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE", "PreferNoSchedule": "PREFER_NO_SCHEDULE"}
 # The gp3 baseline; image pulls of multi-GB CUDA images are throughput-bound, so raise it above 125 MB/s.

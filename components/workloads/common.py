@@ -11,11 +11,12 @@ from pydantic import Field, model_validator
 from gpucloud import catalog
 from gpucloud.components.addons.common import EFA_RESOURCE
 from gpucloud.components.base import ComponentConfig, child
+from gpucloud.fleet import labels as L
 from gpucloud.spec.common import Name
 
-POOL_LABEL_KEY = "gpucloud.io/pool"
-JOB_LABEL_KEY = "gpucloud.io/workload"
-DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
+POOL_LABEL_KEY = L.POOL
+JOB_LABEL_KEY = L.WORKLOAD
+DO_NOT_DISRUPT = L.DO_NOT_DISRUPT
 PREEMPT_FILE = "/tmp/gpucloud-preempt"
 RDZV_PORT = 29500
 # The only non-loopback interface of a pod on the Amazon VPC CNI (pods get a veth named eth0 in their netns).
@@ -79,8 +80,10 @@ def nccl_env(instance_type: str, use_efa: bool) -> dict[str, str]:
     if use_efa:
         # Huge pages for libfabric buffers break fork() (ENOMEM) in data loader workers.
         env["FI_EFA_USE_HUGE_PAGE"] = "0"
-    if catalog.family_of(instance_type).startswith(("g5", "g6")):
-        # No NVLink/P2P on these: staging through host memory with cudaMemcpy is faster than SHM copies.
+    spec = catalog.get_catalog().find(instance_type)
+    if spec is not None and spec.manufacturer == "nvidia" and spec.interconnect == "PCIe":
+        # GPUs on PCIe only (no NVLink, the catalog's interconnect): staging through host memory with cudaMemcpy
+        # is faster than SHM copies.
         env["NCCL_SHM_USE_CUDA_MEMCPY"] = "1"
     return env
 

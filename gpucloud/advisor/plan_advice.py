@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+from gpucloud import fleet
 from gpucloud.advisor.mix import (
     KIND_LABEL,
     KINDS,
@@ -40,14 +41,13 @@ from gpucloud.advisor.mix import (
 )
 from gpucloud.advisor.rates import bucket_rate_per_hour
 from gpucloud.catalog import Catalog, get_catalog
+from gpucloud.fleet import labels as L
 from gpucloud.prices.book import PriceBook, get_price_book, load_snapshot
 
 DEFAULT_HORIZON_MONTHS: Final = 12.0
-POOL_KEY: Final = "gpucloud.io/pool"
-WORKLOAD_KEY: Final = "gpucloud.io/workload"
-INTERRUPTIBLE_KEY: Final = "gpucloud.io/interruptible"
-# Cluster Autoscaler reads an ASG's node labels from these tags (scale-from-zero templates).
-_NODE_TEMPLATE_LABEL: Final = "k8s.io/cluster-autoscaler/node-template/label/"
+POOL_KEY: Final = L.POOL
+WORKLOAD_KEY: Final = L.WORKLOAD
+INTERRUPTIBLE_KEY: Final = L.INTERRUPTIBLE
 _INDEPENDENT_WORKLOADS: Final = frozenset({"inference", "rendering"})
 # Cost-engine pricing kinds -> optimiser kinds (reserved items are split by their commitment term below).
 _MARKET_KIND: Final = {"on-demand": "on_demand", "spot": "spot", "capacity-block": "capacity_block"}
@@ -81,36 +81,22 @@ class _Pool:
     unpriced: tuple[Mapping[str, Any], ...]
 
 
-def _labels(resource: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The label and tag maps that mark a pool's nodes, in the order they win."""
-    inputs = resource.get("inputs") or {}
-    sources: list[Mapping[str, Any]] = []
-    spec = inputs.get("spec")
-    template = spec.get("template") if isinstance(spec, Mapping) else None
-    meta = template.get("metadata") if isinstance(template, Mapping) else None
-    for holder in (meta, inputs.get("metadata"), inputs):
-        labels = holder.get("labels") if isinstance(holder, Mapping) else None
-        if isinstance(labels, Mapping):
-            sources.append(labels)
-    tags = inputs.get("tags")
-    if isinstance(tags, Mapping):
-        sources.append(tags)
-    elif isinstance(tags, list):
-        pairs = {str(t.get("key")): t.get("value") for t in tags if isinstance(t, Mapping)}
-        sources.append({k.removeprefix(_NODE_TEMPLATE_LABEL): v for k, v in pairs.items()})
-    return sources
-
-
-def _mark(resources: Sequence[Mapping[str, Any]], key: str) -> str:
-    for resource in resources:
-        for source in _labels(resource):
+def _mark(marks: Sequence[Sequence[Mapping[str, Any]]], key: str) -> str:
+    """The first value of ``key`` on the pools' label and tag maps (gpucloud.fleet.Pool.marks), lower-cased."""
+    for sources in marks:
+        for source in sources:
             value = source.get(key)
             if isinstance(value, str) and value.strip():
                 return value.strip().lower()
     return ""
 
 
-def _pools(cost: Mapping[str, Any], by_urn: Mapping[str, Mapping[str, Any]], catalog: Catalog) -> list[_Pool]:
+def _pools(
+    cost: Mapping[str, Any],
+    by_urn: Mapping[str, Mapping[str, Any]],
+    marks: Mapping[str, Sequence[Mapping[str, Any]]],
+    catalog: Catalog,
+) -> list[_Pool]:
     """GPU pools in the order the cost engine met them: priced items and unpriced nodes grouped by pool and type."""
     groups: dict[tuple[str, str], dict[str, Any]] = {}
 
@@ -121,7 +107,7 @@ def _pools(cost: Mapping[str, Any], by_urn: Mapping[str, Mapping[str, Any]], cat
             return
         urn = str(entry.get("urn"))
         resource = by_urn.get(urn) or {}
-        pool = _mark([resource], POOL_KEY)
+        pool = _mark([marks.get(urn, ())], POOL_KEY)
         key = (f"pool:{pool}" if pool else urn, itype)
         # urn:pulumi:<stack>::<project>::<type>::<name>, where the name itself may hold "::".
         name = pool or str(resource.get("name") or urn.split("::", 3)[-1])
@@ -216,7 +202,7 @@ def _money(value: float) -> float:
 
 def _pool_advice(
     pool: _Pool,
-    resources: Sequence[Mapping[str, Any]],
+    resources: Sequence[Sequence[Mapping[str, Any]]],
     region: str,
     horizon: float,
     book: PriceBook,
@@ -320,9 +306,11 @@ def mix_advice(
         book = get_price_book() if catalog is get_catalog() else PriceBook(load_snapshot(), catalog)
     region = str(cost.get("region") or "us-east-1")
     by_urn = {str(r.get("urn")): r for r in resources}
+    # What marks each pool (its node labels and tags) is the fleet layer's reading, as for every reader.
+    marks = {p.urn: p.marks for p in fleet.pools(resources, region=region, catalog=catalog)}
     pools = []
-    for pool in _pools(cost, by_urn, catalog):
-        members = [by_urn[u] for u in pool.urns if u in by_urn]
+    for pool in _pools(cost, by_urn, marks, catalog):
+        members = [marks.get(u, ()) for u in pool.urns if u in by_urn]
         pools.append(_pool_advice(pool, members, region, horizon, book, catalog))
     advised = [p for p in pools if p["status"] == "advice"]
     return {

@@ -97,6 +97,11 @@ class InstanceSpec:
     # because they move constantly.
     spot_usd: float | None = None
     spot_price_date: str | None = None
+    # The accelerator and CPU maker as EC2's DescribeInstanceTypes names them (GpuInfo / NeuronInfo name,
+    # ProcessorInfo manufacturer), lower kebab case as Karpenter labels nodes with them: "a100" for both A100
+    # sizes, "trainium2". ``accelerator`` stays the catalog's own, more precise name ("A100-40GB").
+    ec2_accelerator_name: str | None = None
+    cpu_manufacturer: str | None = None
 
     @property
     def efa_supported(self) -> bool:

@@ -27,6 +27,8 @@ class Accelerator:
     # bitsandbytes-style 4-bit quantisation (QLoRA) needs CUDA kernels.
     quantized_cuda: bool
     source: str
+    # Multi-Instance GPU partitioning (NVIDIA MIG user guide, supported GPUs: A100, H100, H200, B200 class).
+    mig: bool = False
 
 
 @functools.cache

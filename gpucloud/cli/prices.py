@@ -48,7 +48,7 @@ def run_refresh(args: argparse.Namespace) -> int:
     # Imported here so that other commands and --help skip boto3.
     from gpucloud import aws as aws_mod
     from gpucloud.aws import AwsAccessError
-    from gpucloud.cost import rates
+    from gpucloud.prices import rates
     from gpucloud.prices.refresh import refresh
 
     catalog = get_catalog()
@@ -109,7 +109,7 @@ def run_refresh(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from gpucloud.cost import rates
+    from gpucloud.prices import rates
 
     path = cache_path()
     cache = load_cache(path) if path else None

@@ -15,11 +15,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from gpucloud.fleet import types as T
 from gpucloud.plan.model import Plan
 
 Severity = Literal["error", "warning"]
 DEFAULT_KUBERNETES_VERSION = "1.34"
-EKS_CLUSTER_TYPE = "aws:eks/cluster:Cluster"
+EKS_CLUSTER_TYPE = T.EKS_CLUSTER
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,10 @@ from gpucloud.conformance.inventory import VENDOR_CHARTS, containers, image_of, 
 from gpucloud.conformance.node_agents import CLUSTER_AUTOSCALER, KARPENTER, collect_agents
 from gpucloud.conformance.nodes import ASG, LAUNCH_TEMPLATE, NODE_GROUP
 from gpucloud.conformance.parts import guarded
+from gpucloud.fleet import types as T
 from gpucloud.plan.model import ResourceRecord, is_unknown
 
-KMS_KEY = "aws:kms/key:Key"
+KMS_KEY = T.KMS_KEY
 KMS_GRANT = "aws:kms/grant:Grant"
 ROLE = "aws:iam/role:Role"
 ROLE_POLICY = "aws:iam/rolePolicy:RolePolicy"

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpucloud.fleet.model import Taint
 from gpucloud.plan.model import is_unknown
 
 Tri = bool | None  # True: certainly; False: certainly not; None: cannot tell before deploy
@@ -180,16 +181,6 @@ def _term_misses(labels: NodeLabels, terms: list[Mapping[str, Any]]) -> list[str
 
 def _show(values: frozenset[str] | None) -> str:
     return "any value" if values is None else ",".join(sorted(values))
-
-
-@dataclass(frozen=True)
-class Taint:
-    key: str
-    value: str
-    effect: str  # NoSchedule | NoExecute | PreferNoSchedule
-
-    def __str__(self) -> str:
-        return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
 
 
 def tolerates(toleration: Mapping[str, Any], taint: Taint) -> bool:

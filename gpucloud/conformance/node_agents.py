@@ -42,6 +42,8 @@ NFD_MASTER = "nfd-master"
 DCGM_EXPORTER = "dcgm-exporter"
 EFA_PLUGIN = "efa-device-plugin"
 NEURON_PLUGIN = "neuron-device-plugin"
+# NFD's cpu-model.vendor_id values (it maps CPUID's GenuineIntel / AuthenticAMD, and ARM for Graviton).
+_NFD_CPU_VENDOR = {"intel": "Intel", "amd": "AMD", "aws": "ARM"}
 GPU_OPERATOR = "gpu-operator"
 LOG_AGENT = "log-agent"
 METRICS_AGENT = "node-exporter"
@@ -407,11 +409,8 @@ def resolve(ctx: ConformanceContext) -> list[NodeState]:
                     who = f"NFD worker ({', '.join(sorted({a.source for a in aset.of(NFD_WORKER)}))})"
                     for k, val in _nfd_pci_labels(aset.nfd_worker_conf, v).items():
                         _set(labels, st.providers, k, val, who, nfd)
-                    vendor = (
-                        "AMD"
-                        if v.spec is not None and v.spec.family.startswith(("g4ad", "g5", "g6", "p5", "p6"))
-                        else "Intel"
-                    )
+                    # The CPU maker is catalog data (EC2's ProcessorInfo), in NFD's vendor_id spelling.
+                    vendor = _NFD_CPU_VENDOR.get(v.spec.cpu_manufacturer or "") if v.spec is not None else None
                     _set(
                         labels,
                         st.providers,

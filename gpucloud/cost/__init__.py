@@ -14,7 +14,7 @@ from typing import Any
 from gpucloud.cost.diff import base_cost, cost_diff
 from gpucloud.cost.engine import USAGE_BILLED, InstanceRates, price_resources
 from gpucloud.cost.options import CONFIG_KEY, Commitment, PricingConfigError, PricingOptions
-from gpucloud.cost.rates import CURRENCY, HOURS_PER_MONTH
+from gpucloud.prices.rates import CURRENCY, HOURS_PER_MONTH
 
 __all__ = [
     "CONFIG_KEY",

@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from gpucloud.cost.rates import HOURS_PER_MONTH
+from gpucloud.prices.rates import HOURS_PER_MONTH
 
 METRIC = "UnblendedCost"
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from gpucloud.fleet import types as T
+
 # type -> (what is billed, unit)
 USAGE_BILLED: Final[dict[str, tuple[str, str]]] = {
     "aws:s3/bucket:Bucket": ("S3 is billed by stored GB, requests and transfer, not by the bucket", "GB-month"),
@@ -194,8 +196,8 @@ BILLED_NOT_PRICED: Final[dict[str, tuple[str, str]]] = {
     "aws:alb/loadBalancer:LoadBalancer": ("load balancers are billed per hour plus LCU usage", "hour + LCU-hour"),
     "aws:elb/loadBalancer:LoadBalancer": ("Classic Load Balancers are billed per hour plus GB", "hour + GB"),
     "aws:ec2/dedicatedHost:DedicatedHost": ("Dedicated Hosts are billed per host-hour", "host-hour"),
-    "aws:ec2/fleet:Fleet": ("an EC2 Fleet's instances are billed per instance-hour", "instance-hour"),
-    "aws:ec2/spotFleetRequest:SpotFleetRequest": ("a Spot Fleet's instances are billed per instance-hour", "hour"),
+    T.EC2_FLEET: ("an EC2 Fleet's instances are billed per instance-hour", "instance-hour"),
+    T.SPOT_FLEET_REQUEST: ("a Spot Fleet's instances are billed per instance-hour", "hour"),
     "aws:ec2/trafficMirrorSession:TrafficMirrorSession": ("mirror sessions are billed per ENI-hour", "ENI-hour"),
     "aws:ec2/vpcEndpointSubnetAssociation:VpcEndpointSubnetAssociation": (
         "each AZ of an interface endpoint is billed per hour",

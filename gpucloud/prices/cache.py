@@ -3,7 +3,7 @@
 Location: ``$GPUCLOUD_PRICE_CACHE`` when set (``off`` or an empty value disables the cache), else
 ``$XDG_CACHE_HOME/gpucloud/prices.json`` (``~/.cache/gpucloud/prices.json``). Stdlib only. Entries may also
 carry ``spot_stats``, ``capacity_block_usd``, ``reserved_1y_usd``, ``reserved_3y_usd`` and ``availability_zones``.
-Region-varying service rates (NAT, EBS, FSx, endpoints, CPU types; keys of gpucloud.cost.rates) live beside the
+Region-varying service rates (NAT, EBS, FSx, endpoints, CPU types; keys of gpucloud.prices.rates) live beside the
 instance entries under ``service_rates``: ``{"us-east-1": {"ebs:gp3": {"usd": 0.08, "price_date": "2026-08-02",
 "price_source": "aws-price-list-api"}}}``.
 

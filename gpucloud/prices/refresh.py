@@ -6,7 +6,7 @@ cache with their date; gpucloud.prices.book lays the cache over the shipped snap
 Commitment basis: Standard Reserved Instances, No Upfront, Linux, shared tenancy (``reserved_1y_usd``,
 ``reserved_3y_usd``, hourly). A Capacity Block rate is the cheapest 1-instance, 24-hour offering's UpfrontFee / 24.
 
-With ``services=True`` it also reads the region-varying service rates gpucloud.cost.rates serves (NAT gateway,
+With ``services=True`` it also reads the region-varying service rates gpucloud.prices.rates serves (NAT gateway,
 interface endpoints, EBS storage and provisioned performance, FSx for Lustre storage, the CPU types of system node
 groups) from the same Price List API: one GetProducts query per product family, filtered by ``regionCode``, and
 each answer matched on its documented usage type (the region prefix differs by region, "EU-" for eu-west-1,
@@ -186,7 +186,7 @@ def service_item(doc: Mapping[str, Any]) -> tuple[str, float] | None:
 
 
 def fetch_service_rates(pricing: Any, region: str, cpu_types: Sequence[str]) -> dict[str, float]:
-    """Per item key of gpucloud.cost.rates, the region's On-Demand rate from the Price List API."""
+    """Per item key of gpucloud.prices.rates, the region's On-Demand rate from the Price List API."""
     out: dict[str, float] = {}
     paginator = pricing.get_paginator("get_products")
     for service, extra in SERVICE_QUERIES:

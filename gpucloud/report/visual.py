@@ -13,8 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpucloud.fleet import types as T
+
 STACK_TYPE = "pulumi:pulumi:Stack"
-CLUSTER_TYPES = ("aws:eks/cluster:Cluster",)
+CLUSTER_TYPES = (T.EKS_CLUSTER,)
 STORAGE_TYPES = {
     "aws:fsx/lustreFileSystem:LustreFileSystem": "FSx for Lustre",
     "aws:fsx/ontapFileSystem:OntapFileSystem": "FSx for ONTAP",

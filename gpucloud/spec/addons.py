@@ -14,13 +14,12 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from gpucloud.catalog.accelerators import accelerator
 from gpucloud.charts import lock as charts_lock
 from gpucloud.spec.base import RULE_ERROR, RuleViolations, SpecModel
 from gpucloud.spec.common import Name
 from gpucloud.spec.pools import NodePoolSpec
 
-# Accelerators that can be partitioned with MIG (A100, H100, H200, B200 class); L4/L40S/A10G/T4 cannot.
-MIG_CAPABLE_ACCELERATORS = frozenset({"A100-40GB", "A100-80GB", "H100", "H200", "B200", "B300"})
 # Node label the NVIDIA device plugin reads to pick a named sharing config for that node.
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 # Node label the GPU Operator's MIG manager reads to apply a MIG profile.
@@ -28,6 +27,13 @@ MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 TIME_SLICING_CONFIG_NAME = "time-sliced"
 
 GpuStack = Literal["device-plugin", "gpu-operator"]
+
+
+def _mig_capable(name: str) -> bool:
+    found = accelerator(name)
+    return found is not None and found.mig
+
+
 MetricsBackend = Literal["kube-prometheus-stack", "amp", "none"]
 Autoscaler = Literal["cluster-autoscaler", "karpenter", "none"]
 MpiApiVersion = Literal["kubeflow.org/v2beta1", "kubeflow.org/v1"]
@@ -579,7 +585,8 @@ class AddonsSpec(SpecModel):
                 pool = by_name.get(pool_name)
                 if pool is None:
                     continue
-                no_mig = [s.instance_type for s in pool.specs if s.accelerator not in MIG_CAPABLE_ACCELERATORS]
+                # Which GPUs partition with MIG is catalog data (accelerators.json `mig`), not a list kept here.
+                no_mig = [s.instance_type for s in pool.specs if not _mig_capable(s.accelerator)]
                 if no_mig:
                     problems.append(
                         (

@@ -30,6 +30,8 @@ from pulumi_policy.proxy import UNKNOWN_BOOLEAN_VALUE, UnknownValueError, unknow
 from pulumi_policy.proxy import _DictProxy as _PolicyDictProxy
 from pulumi_policy.proxy import _ListProxy as _PolicyListProxy
 
+from gpucloud.fleet import types as T
+
 PACK_NAME = "gpucloud-guardrails"
 
 Report = Callable[[str], None]
@@ -489,7 +491,7 @@ def provider_default_tags(provider: Any) -> dict[str, str]:
     provider's input, or the default provider's ``aws:defaultTags`` config, which the engine passes as a JSON
     string. Resource tags win over these on a key clash (the provider merges them into tagsAll)."""
     props = getattr(provider, "props", None)
-    if props is None or not str(getattr(provider, "resource_type", "")).startswith("pulumi:providers:aws"):
+    if props is None or not str(getattr(provider, "resource_type", "")).startswith(T.AWS_PROVIDER):
         return {}
     raw = get(props, "defaultTags")
     if isinstance(raw, str):

@@ -12,7 +12,6 @@ GPU types they admit, so a policy sees one list of :class:`Choice` per resource 
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import re
 import typing
@@ -21,47 +20,38 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpucloud import catalog
+from gpucloud.fleet import labels as L
+from gpucloud.fleet import selection
+from gpucloud.fleet import types as T
 from gpucloud.spec.pools import WorkloadKind
 
-from .base import falsy, get, integer, items, keys, maps, number, strings, tags_of, text
+from .base import falsy, get, integer, items, keys, maps, strings, tags_of, text
 
-NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
-LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
-LAUNCH_CONFIG = "aws:ec2/launchConfiguration:LaunchConfiguration"
-ASG = "aws:autoscaling/group:Group"
-INSTANCE = "aws:ec2/instance:Instance"
-SPOT_REQUEST = "aws:ec2/spotInstanceRequest:SpotInstanceRequest"
-FLEET = "aws:ec2/fleet:Fleet"
-SPOT_FLEET = "aws:ec2/spotFleetRequest:SpotFleetRequest"
-CAPACITY_RESERVATION = "aws:ec2/capacityReservation:CapacityReservation"
-NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
-NODE_POOL_V1BETA1 = "kubernetes:karpenter.sh/v1beta1:NodePool"
-NODE_POOLS = frozenset({NODE_POOL, NODE_POOL_V1BETA1})
-NODE_CLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
+# Type tokens and well-known labels are the fleet layer's (gpucloud.fleet), each defined once there.
+NODE_GROUP = T.NODE_GROUP
+LAUNCH_TEMPLATE = T.LAUNCH_TEMPLATE
+LAUNCH_CONFIG = T.LAUNCH_CONFIGURATION
+ASG = T.AUTOSCALING_GROUP
+INSTANCE = T.INSTANCE
+SPOT_REQUEST = T.SPOT_INSTANCE_REQUEST
+FLEET = T.EC2_FLEET
+SPOT_FLEET = T.SPOT_FLEET_REQUEST
+CAPACITY_RESERVATION = T.CAPACITY_RESERVATION
+NODE_POOL = T.KARPENTER_NODEPOOL
+NODE_POOL_V1BETA1 = T.KARPENTER_NODEPOOL_V1BETA1
+NODE_POOLS = frozenset(T.KARPENTER_NODEPOOLS)
+NODE_CLASS = T.EC2_NODE_CLASS
 
-CAPACITY_TYPES = frozenset(
-    {
-        NODE_GROUP,
-        LAUNCH_TEMPLATE,
-        LAUNCH_CONFIG,
-        ASG,
-        INSTANCE,
-        SPOT_REQUEST,
-        FLEET,
-        SPOT_FLEET,
-        CAPACITY_RESERVATION,
-        *NODE_POOLS,
-    }
-)
+CAPACITY_TYPES = T.CAPACITY_TYPES
 # Resources that start and scale nodes themselves (a template or configuration only describes them).
-POOL_TYPES = frozenset({NODE_GROUP, ASG, FLEET, SPOT_FLEET, INSTANCE, SPOT_REQUEST, CAPACITY_RESERVATION, *NODE_POOLS})
+POOL_TYPES = T.POOL_TYPES
 
-KEY_INSTANCE_TYPE = "node.kubernetes.io/instance-type"
-KEY_FAMILY = "karpenter.k8s.aws/instance-family"
-KEY_GPU_NAME = "karpenter.k8s.aws/instance-gpu-name"
-KEY_GPU_COUNT = "karpenter.k8s.aws/instance-gpu-count"
-KEY_CAPACITY_TYPE = "karpenter.sh/capacity-type"
-GPU_RESOURCE = "nvidia.com/gpu"
+KEY_INSTANCE_TYPE = L.INSTANCE_TYPE
+KEY_FAMILY = L.INSTANCE_FAMILY
+KEY_GPU_NAME = L.INSTANCE_GPU_NAME
+KEY_GPU_COUNT = L.INSTANCE_GPU_COUNT
+KEY_CAPACITY_TYPE = L.CAPACITY_TYPE
+GPU_RESOURCE = L.NVIDIA_GPU
 # Accelerated families: P, G (incl. gr6), Trainium, Inferentia, DL (Gaudi), for names the catalog lacks.
 _ACCELERATED_FAMILY = re.compile(r"^(?:p|g|gr|trn|inf|dl)\d")
 
@@ -169,108 +159,10 @@ class Choice:
         return sorted({family(t) for t in self.instance_types})
 
 
-def _range(value: Any, bounds: Any) -> bool:
-    """An attribute-based ``{min, max}`` range; a missing side is open (EC2 InstanceRequirements semantics)."""
-    lo, hi = number(get(bounds, "min")), number(get(bounds, "max"))
-    return (lo is None or value >= lo) and (hi is None or value <= hi)
-
-
-_ABS_MANUFACTURER = {"aws": "amazon-web-services"}
-_ABS_KIND = {"gpu": "gpu", "neuron": "inference"}
-
-
 def accelerator_names(s: catalog.InstanceSpec) -> set[str]:
-    """Names EC2 and Karpenter use for the accelerator ("a100" for A100-40GB, "inferentia" for Inferentia2)."""
-    name = s.accelerator.lower()
-    found = {name, name.split("-")[0]}
-    # A generation digit on a product name (inferentia2, trainium2), never a model number (h100, l4).
-    found |= {re.sub(r"(?<=[a-z]{4})\d+$", "", n) for n in found}
-    return found
-
-
-def _abs_admits(req: Any, s: catalog.InstanceSpec) -> bool:
-    """EC2 attribute-based instance selection (InstanceRequirements in the EC2 API reference): every attribute
-    left out admits any value, accelerators included, so only what is written narrows the set."""
-    count = s.accelerator_count
-    checks: list[bool] = []
-    if get(req, "acceleratorCount") is not None:
-        checks.append(_range(count, get(req, "acceleratorCount")))
-    if get(req, "acceleratorTotalMemoryMib") is not None:
-        checks.append(_range(count * s.accelerator_memory_gib * 1024, get(req, "acceleratorTotalMemoryMib")))
-    if get(req, "vcpuCount") is not None:
-        checks.append(_range(s.vcpu, get(req, "vcpuCount")))
-    if get(req, "memoryMib") is not None:
-        checks.append(_range(s.memory_gib * 1024, get(req, "memoryMib")))
-    manufacturers = strings(get(req, "acceleratorManufacturers"))
-    if manufacturers:
-        checks.append(_ABS_MANUFACTURER.get(s.manufacturer, s.manufacturer) in manufacturers)
-    names = strings(get(req, "acceleratorNames"))
-    if names:
-        checks.append(bool(accelerator_names(s) & {n.lower() for n in names}))
-    kinds = strings(get(req, "acceleratorTypes"))
-    if kinds:
-        checks.append(_ABS_KIND.get(s.accelerator_kind, s.accelerator_kind) in kinds)
-    allowed = strings(get(req, "allowedInstanceTypes"))
-    if allowed:
-        checks.append(any(fnmatch.fnmatchcase(s.instance_type, p) for p in allowed))
-    excluded = strings(get(req, "excludedInstanceTypes"))
-    if excluded:
-        checks.append(not any(fnmatch.fnmatchcase(s.instance_type, p) for p in excluded))
-    return all(checks)
-
-
-def _gpu(s: catalog.InstanceSpec) -> bool:
-    return s.accelerator_kind == "gpu"
-
-
-def _category(fam: str) -> str:
-    m = re.match(r"[a-z]+", fam)
-    return m.group(0) if m else fam
-
-
-def _generation(fam: str) -> str:
-    m = re.match(r"[a-z]+(\d+)", fam)
-    return m.group(1) if m else ""
-
-
-def _labels(s: catalog.InstanceSpec) -> dict[str, str]:
-    """The well-known Karpenter labels a node of this type carries (karpenter-provider-aws v1 labels)."""
-    fam = s.family
-    labels = {
-        KEY_INSTANCE_TYPE: s.instance_type,
-        KEY_FAMILY: fam,
-        "karpenter.k8s.aws/instance-category": _category(fam),
-        "karpenter.k8s.aws/instance-generation": _generation(fam),
-        "karpenter.k8s.aws/instance-size": s.instance_type.partition(".")[2],
-        "karpenter.k8s.aws/instance-cpu": str(s.vcpu),
-        "karpenter.k8s.aws/instance-memory": str(int(s.memory_gib * 1024)),
-    }
-    prefix = "karpenter.k8s.aws/instance-gpu" if _gpu(s) else "karpenter.k8s.aws/instance-accelerator"
-    labels[f"{prefix}-name"] = min(accelerator_names(s), key=lambda n: (len(n), n))
-    labels[f"{prefix}-manufacturer"] = s.manufacturer
-    labels[f"{prefix}-count"] = str(s.accelerator_count)
-    if _gpu(s):
-        labels[f"{prefix}-memory"] = str(int(s.accelerator_memory_gib * 1024))
-    return labels
-
-
-def _matches(labels: Mapping[str, str], key: str, operator: str, values: list[str]) -> bool:
-    """A Kubernetes node-selector requirement (In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte)."""
-    value = labels.get(key)
-    if operator == "In":
-        return value is not None and value in values
-    if operator == "NotIn":
-        return value is None or value not in values
-    if operator == "Exists":
-        return value is not None
-    if operator == "DoesNotExist":
-        return value is None
-    if operator in ("Gt", "Lt", "Gte", "Lte"):
-        have, bound = integer(value), integer(values[0] if values else None)
-        if have is None or bound is None:
-            return False
-        return {"Gt": have > bound, "Lt": have < bound, "Gte": have >= bound, "Lte": have <= bound}[operator]
-    return True
+    """The name EC2 and Karpenter give the accelerator (the catalog's ``ec2_accelerator_name``: ``a100`` for
+    both A100 sizes, ``inferentia2``, ``trainium2``), and the catalog's own name in lower case."""
+    return {L.accelerator_label(s), s.accelerator.lower()}
 
 
 # Keys that narrow which instance types a NodePool may launch; zone, arch, capacity type and the like do not.
@@ -281,13 +173,13 @@ def _nodepool_choice(props: Any) -> Choice | None:
     reqs = [
         (i, text(get(r, "key")), text(get(r, "operator")), strings(get(r, "values"))) for i, r in requirements(props)
     ]
-    narrowing = [r for r in reqs if _TYPE_KEY.match(r[1])]
+    narrowing = [r for r in reqs if _TYPE_KEY.match(L.normalize(r[1]))]
     if not narrowing:
         return None
     admitted = tuple(
         s.instance_type
         for s in catalog.get_catalog()
-        if all(_matches(_labels(s), key, op, values) for _, key, op, values in narrowing)
+        if selection.type_admits(s.instance_type, s, [(key, op, values) for _, key, op, values in narrowing])
     )
     via = " and ".join(f"{key} {op} {values}" if values else f"{key} {op}" for _, key, op, values in narrowing)
     return Choice("spec.template.spec.requirements", f"requirements {via}", admitted)
@@ -305,7 +197,7 @@ def choices(resource_type: str, props: Any) -> list[Choice]:
     for path, o in _overrides(resource_type, props):
         req = get(o, "instanceRequirements")
         if isinstance(req, Mapping):
-            admitted = tuple(s.instance_type for s in catalog.get_catalog() if _abs_admits(req, s))
+            admitted = selection.abs_types(catalog.get_catalog(), req)
             out.append(Choice(f"{path}.instanceRequirements", "instanceRequirements", admitted))
     return out
 
@@ -465,8 +357,8 @@ def spot_nodes(resource_type: str, props: Any, nodes: int) -> float:
 # ---------------------------------------------------------------------------------------------------------
 # What the pool is for: the documented gpucloud keys.
 
-WORKLOAD_KEY = "gpucloud.io/workload"
-INTERRUPTIBLE_KEY = "gpucloud.io/interruptible"
+WORKLOAD_KEY = L.WORKLOAD
+INTERRUPTIBLE_KEY = L.INTERRUPTIBLE
 # The workload kinds gpucloud's own spec knows (gpucloud.spec.pools.WorkloadKind); components label pools with
 # them under gpucloud.io/workload.
 WORKLOAD_KINDS: tuple[str, ...] = typing.get_args(WorkloadKind)

@@ -9,6 +9,8 @@ from typing import Any
 
 from pulumi_policy import PolicyResource
 
+from gpucloud.fleet import types as T
+
 from .base import UnknownValueError, count, get, integer, maps, text, via
 from .capacity import (
     ASG,
@@ -30,7 +32,7 @@ from .capacity import (
 )
 from .stack import linked, of_type
 
-SUBNET = "aws:ec2/subnet:Subnet"
+SUBNET = T.SUBNET
 
 
 @dataclass

@@ -15,7 +15,8 @@ from engine_fixtures import SNAP, STACK, US, od, res, spot_estimate
 
 from gpucloud.catalog import get_catalog
 from gpucloud.cost import PricingOptions, price_resources
-from gpucloud.cost.engine import UNKNOWN, _count, _num, _quantity
+from gpucloud.cost.pricer import UNKNOWN, _count, _num
+from gpucloud.fleet.selection import quantity as _quantity
 
 NG = "aws:eks/nodeGroup:NodeGroup"
 ASG = "aws:autoscaling/group:Group"
@@ -454,7 +455,7 @@ def test_nat_gateway_outside_the_rate_table_is_listed_with_both_reasons() -> Non
     cost = price_resources([nat], PricingOptions(region="us-isob-east-1"))
     assert cost["items"] == []
     hourly, per_gb = cost["unpriced"]
-    # The wording of the missing-rate reason belongs to gpucloud.cost.rates; here: region, item, fix and unit.
+    # The wording of the missing-rate reason belongs to gpucloud.prices.rates; here: region, item, fix and unit.
     assert (hourly["urn"], hourly["unit"]) == (nat["urn"], "hour")
     assert hourly["reason"].startswith(
         "no us-isob-east-1 list price for a NAT gateway in gpucloud's service rates (it holds "
@@ -595,7 +596,8 @@ def test_node_group_sizes_capacity_types_and_instance_types() -> None:
         "instance type is unknown at preview (instanceTypes / launch template instanceType)",
         "instance type is unknown at preview (instanceTypes / launch template instanceType)",
         "instance type is unknown at preview (instanceTypes / launch template instanceType)",
-        "instance type unknown: None",
+        # An unknown launchTemplate block: the type is unknown (the engine used to say "unknown: None").
+        "instance type is unknown at preview (instanceTypes / launch template instanceType)",
         "g5.xlarge is not offered through Capacity Blocks",
     ]
     assert cost["unpriced"][-1] == {"urn": groups[-1]["urn"], "reason": reasons(cost)[-1],

@@ -13,15 +13,10 @@ import pytest
 from engine_fixtures import NODEPOOL, SNAP, STACK, US, capacity, nodepool, od, res, spot_estimate, types_in
 
 from gpucloud.catalog import get_catalog
-from gpucloud.cost import PricingOptions, price_resources, rates
-from gpucloud.cost.engine import (
-    UNKNOWN,
-    _gpu_resource,
-    _karpenter_count,
-    _karpenter_label,
-    _karpenter_match,
-    classify,
-)
+from gpucloud.cost import PricingOptions, price_resources
+from gpucloud.cost.engine import UNKNOWN, classify
+from gpucloud.fleet import labels, selection
+from gpucloud.prices import rates
 from gpucloud.prices.book import PriceBook, load_snapshot
 
 SERVICE: dict[str, Any] = json.loads(rates.SERVICE_RATES_FILE.read_text())
@@ -680,31 +675,41 @@ def spec(itype: str) -> Any:
     return get_catalog().find(itype)
 
 
+def _label(itype: str, key: str) -> str | None:
+    s = spec(itype)
+    return (labels.instance_labels(s) if s is not None else labels.type_labels(itype)).get(key)
+
+
 @pytest.mark.parametrize(
     ("itype", "expected"),
     [
-        # karpenter-provider-aws labels: memory in MiB, GPU name lower-case, GPU labels only on GPU types.
+        # karpenter-provider-aws labels: memory in MiB, the GPU name EC2's (GpuInfo), GPU labels only on GPU types.
         ("g5.xlarge", ("g5", "xlarge", "g", "5", "1", "nvidia", "a10g", "4", "16384", "g5.xlarge")),
         ("g4dn.12xlarge", ("g4dn", "12xlarge", "g", "4", "4", "nvidia", "t4", "48", "196608", "g4dn.12xlarge")),
         ("g4ad.xlarge", ("g4ad", "xlarge", "g", "4", "1", "amd", "radeon-pro-v520", "4", "16384", "g4ad.xlarge")),
+        ("p4d.24xlarge", ("p4d", "24xlarge", "p", "4", "8", "nvidia", "a100", "96", "1179648", "p4d.24xlarge")),
         ("inf2.xlarge", ("inf2", "xlarge", "inf", "2", None, None, None, "4", "16384", "inf2.xlarge")),
         ("m7i.xlarge", ("m7i", "xlarge", "m", "7", None, None, None, None, None, "m7i.xlarge")),
-        ("metal.large", ("metal", "large", "metal", None, None, None, None, None, None, "metal.large")),
+        # instanceTypeScheme needs a generation digit: no category or generation label without one.
+        ("metal.large", ("metal", "large", None, None, None, None, None, None, None, "metal.large")),
     ],
 )
 def test_karpenter_labels(itype: str, expected: tuple[str | None, ...]) -> None:
     keys = ("instance-family", "instance-size", "instance-category", "instance-generation", "instance-gpu-count",
             "instance-gpu-manufacturer", "instance-gpu-name", "instance-cpu", "instance-memory")  # fmt: skip
-    got = [_karpenter_label(itype, spec(itype), f"karpenter.k8s.aws/{k}") for k in keys]
-    assert (*got, _karpenter_label(itype, spec(itype), "node.kubernetes.io/instance-type")) == expected
-    assert _karpenter_label(itype, spec(itype), "karpenter.k8s.aws/instance-hypervisor") is None
+    got = [_label(itype, f"karpenter.k8s.aws/{k}") for k in keys]
+    assert (*got, _label(itype, "node.kubernetes.io/instance-type")) == expected
 
 
 def test_karpenter_label_of_a_family_without_letters() -> None:
     # A family the category pattern cannot read has no category or generation label.
-    assert _karpenter_label("5x.large", None, "karpenter.k8s.aws/instance-category") is None
-    assert _karpenter_label("5x.large", None, "karpenter.k8s.aws/instance-generation") is None
-    assert _karpenter_label("5x.large", None, "karpenter.k8s.aws/instance-family") == "5x"
+    assert _label("5x.large", "karpenter.k8s.aws/instance-category") is None
+    assert _label("5x.large", "karpenter.k8s.aws/instance-generation") is None
+    assert _label("5x.large", "karpenter.k8s.aws/instance-family") == "5x"
+
+
+def _admits(itype: str, key: str, op: str, values: list[str]) -> bool:
+    return selection.type_admits(itype, spec(itype), [(key, op, values)])
 
 
 @pytest.mark.parametrize(
@@ -721,60 +726,66 @@ def test_karpenter_label_of_a_family_without_letters() -> None:
         ("Gte", ["4"], True, True),
         ("Lte", ["4"], True, False),
         ("Lte", ["3"], False, False),
-        ("Gt", [], True, True),  # no bound: not evaluated, admitted
+        ("Gt", [], True, True),  # no bound: the API refuses it, not evaluated, admitted
         ("Gt", ["many"], True, True),  # not a number: admitted (the ceiling errs high)
         ("Near", ["4"], True, True),  # an operator gpucloud does not know admits
     ],
 )
 def test_karpenter_match_operators(op: str, values: list[str], g5_xlarge: bool, g5_12xlarge: bool) -> None:
     key = "karpenter.k8s.aws/instance-cpu"
-    assert _karpenter_match("g5.xlarge", spec("g5.xlarge"), key, op, values) is g5_xlarge
-    assert _karpenter_match("g5.12xlarge", spec("g5.12xlarge"), key, op, values) is g5_12xlarge
+    assert _admits("g5.xlarge", key, op, values) is g5_xlarge
+    assert _admits("g5.12xlarge", key, op, values) is g5_12xlarge
 
 
 def test_karpenter_match_keys_it_cannot_evaluate() -> None:
-    m7i = None  # m7i.xlarge has no catalog spec
-    for key in ("topology.kubernetes.io/zone", "kubernetes.io/arch", "kubernetes.io/os", "karpenter.sh/capacity-type",
+    # m7i.xlarge has no catalog spec: its CPU and memory labels are undecided, so they admit it.
+    for key in ("topology.kubernetes.io/zone", "kubernetes.io/os", "karpenter.sh/capacity-type",
                 "gpucloud.io/pool", "example.com/team", "karpenter.k8s.aws/instance-cpu",
                 "karpenter.k8s.aws/instance-memory"):  # fmt: skip
-        assert _karpenter_match("m7i.xlarge", m7i, key, "In", ["nothing"]) is True
-        assert _karpenter_match("m7i.xlarge", m7i, key, "DoesNotExist", []) is True
+        assert _admits("m7i.xlarge", key, "In", ["nothing"]) is True
+        assert _admits("m7i.xlarge", key, "DoesNotExist", []) is True
+    # The architecture comes from the name (Graviton families carry a g after the generation).
+    assert _admits("m7i.xlarge", "kubernetes.io/arch", "In", ["arm64"]) is False
+    assert _admits("m7g.xlarge", "kubernetes.io/arch", "In", ["arm64"]) is True
     # A GPU label a type lacks: only NotIn and DoesNotExist admit it.
     gpu = "karpenter.k8s.aws/instance-gpu-count"
-    assert [
-        _karpenter_match("m7i.xlarge", m7i, gpu, op, ["1"]) for op in ("In", "NotIn", "Exists", "DoesNotExist", "Gt")
-    ] == [False, True, False, True, False]
-    assert _karpenter_match("m7i.xlarge", m7i, "karpenter.k8s.aws/instance-family", "In", ["m7i"]) is True
-    assert _karpenter_match("m7i.xlarge", m7i, "node.kubernetes.io/instance-type", "NotIn", ["m7i.xlarge"]) is False
+    assert [_admits("m7i.xlarge", gpu, op, ["1"]) for op in ("In", "NotIn", "Exists", "DoesNotExist", "Gt")] == [
+        False,
+        True,
+        False,
+        True,
+        False,
+    ]
+    assert _admits("m7i.xlarge", "karpenter.k8s.aws/instance-family", "In", ["m7i"]) is True
+    assert _admits("m7i.xlarge", "node.kubernetes.io/instance-type", "NotIn", ["m7i.xlarge"]) is False
+    # Karpenter's aliases: the beta instance-type key is the stable one.
+    assert _admits("m7i.xlarge", "beta.kubernetes.io/instance-type", "In", ["m5.large"]) is False
 
 
 def test_karpenter_count_per_limit() -> None:
     g5 = spec("g5.xlarge")  # 4 vCPU, 16 GiB, 1 NVIDIA GPU
-    assert _karpenter_count({"cpu": "12"}, g5) == 3  # exactly 12 / 4, not 2.999...
-    assert _karpenter_count({"cpu": "13"}, g5) == 3
-    assert _karpenter_count({"memory": "48Gi"}, g5) == 3  # 48 GiB / 16 GiB
-    assert _karpenter_count({"nvidia.com/gpu": "5"}, g5) == 5
-    assert _karpenter_count({"cpu": "12", "memory": "32Gi", "nvidia.com/gpu": "9"}, g5) == 2  # the tightest
-    assert _karpenter_count({"nvidia.com/gpu": "9", "cpu": "40"}, g5) == 9
+    count = selection.limit_nodes
+    assert count({"cpu": "12"}, g5) == 3  # exactly 12 / 4, not 2.999...
+    assert count({"cpu": "13"}, g5) == 3
+    assert count({"memory": "48Gi"}, g5) == 3  # 48 GiB / 16 GiB
+    assert count({"nvidia.com/gpu": "5"}, g5) == 5
+    assert count({"cpu": "12", "memory": "32Gi", "nvidia.com/gpu": "9"}, g5) == 2  # the tightest
+    assert count({"nvidia.com/gpu": "9", "cpu": "40"}, g5) == 9
     # Limits that do not bound this type: another vendor's device, a resource gpucloud does not read, a bad value.
-    assert _karpenter_count({"amd.com/gpu": "2", "pods": "10", "cpu": "lots"}, g5) is None
-    assert _karpenter_count({"aws.amazon.com/neuron": "4"}, spec("inf2.xlarge")) == 4
-    assert _karpenter_count({"amd.com/gpu": "2"}, spec("g4ad.xlarge")) == 2
+    assert count({"amd.com/gpu": "2", "pods": "10", "cpu": "lots"}, g5) is None
+    assert count({"aws.amazon.com/neuron": "4"}, spec("inf2.xlarge")) == 4
+    assert count({"amd.com/gpu": "2"}, spec("g4ad.xlarge")) == 2
     # Each unusable limit is passed over, not the end of the list.
-    assert _karpenter_count({"cpu": "lots", "memory": "32Gi"}, g5) == 2
-    assert _karpenter_count({"amd.com/gpu": "2", "cpu": "8"}, g5) == 2
-    assert _karpenter_count({"pods": "10", "cpu": "8"}, g5) == 2
-    assert _karpenter_count({"nvidia.com/gpu": "2", "cpu": "8"}, None) is None
-    assert _karpenter_count({}, g5) is None
+    assert count({"cpu": "lots", "memory": "32Gi"}, g5) == 2
+    assert count({"amd.com/gpu": "2", "cpu": "8"}, g5) == 2
+    assert count({"pods": "10", "cpu": "8"}, g5) == 2
+    assert count({"nvidia.com/gpu": "2", "cpu": "8"}, None) is None
+    assert count({}, g5) is None
 
 
 def test_gpu_resource_names() -> None:
-    assert [_gpu_resource(spec(t)) for t in ("g5.xlarge", "g4ad.xlarge", "inf2.xlarge", "trn1.32xlarge")] == [
-        "nvidia.com/gpu",
-        "amd.com/gpu",
-        "aws.amazon.com/neuron",
-        "aws.amazon.com/neuron",
-    ]
+    found = [labels.accelerator_resource(spec(t)) for t in ("g5.xlarge", "g4ad.xlarge", "inf2.xlarge", "trn1.32xlarge")]
+    assert found == ["nvidia.com/gpu", "amd.com/gpu", "aws.amazon.com/neuron", "aws.amazon.com/neuron"]
 
 
 def test_classify_each_kind() -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from gpucloud.cost import rates
+from gpucloud.prices import rates
 
 ROOT = Path(__file__).resolve().parents[2]
 FIVE = ("eu-west-1", "eu-central-1", "eu-north-1", "ap-northeast-1", "ap-southeast-2")

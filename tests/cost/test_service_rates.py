@@ -14,7 +14,8 @@ import pytest
 import yaml
 from botocore.stub import Stubber
 
-from gpucloud.cost import PricingOptions, price_plan, price_resources, rates
+from gpucloud.cost import PricingOptions, price_plan, price_resources
+from gpucloud.prices import rates
 from gpucloud.prices.cache import load_cache, region_service_rates, write_cache
 from gpucloud.prices.refresh import (
     SERVICE_QUERIES,

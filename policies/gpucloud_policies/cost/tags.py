@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gpucloud.fleet import types as T
+
 from ..base import (
     Config,
     EnforcementLevel,
@@ -36,12 +38,12 @@ TAGGED = frozenset(
         INSTANCE,
         SPOT_REQUEST,
         NODE_CLASS,
-        "aws:eks/cluster:Cluster",
-        "aws:fsx/lustreFileSystem:LustreFileSystem",
-        "aws:ebs/volume:Volume",
+        T.EKS_CLUSTER,
+        T.LUSTRE,
+        T.EBS_VOLUME,
         "aws:efs/fileSystem:FileSystem",
-        "aws:ec2/capacityReservation:CapacityReservation",
-        "aws:ec2/natGateway:NatGateway",
+        T.CAPACITY_RESERVATION,
+        T.NAT_GATEWAY,
         *BUCKETS,
     }
 )

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpucloud.fleet import types as T
+
 from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, count, deciding, get
 from ..pools import SUBNET, pools
 from ..stack import linked, of_type, subnet_azs
 
-LUSTRE = "aws:fsx/lustreFileSystem:LustreFileSystem"
+LUSTRE = T.LUSTRE
 
 
 def validate(args: Any, report: StackReport, cfg: Config) -> None:

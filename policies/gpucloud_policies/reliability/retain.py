@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpucloud.fleet import types as T
+
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, text, unknown
 
 STORES = frozenset(
     {
         "aws:s3/bucket:Bucket",
         "aws:s3/bucketV2:BucketV2",
-        "aws:fsx/lustreFileSystem:LustreFileSystem",
-        "aws:ebs/volume:Volume",
+        T.LUSTRE,
+        T.EBS_VOLUME,
         "aws:efs/fileSystem:FileSystem",
     }
 )

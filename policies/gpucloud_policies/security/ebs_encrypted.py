@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpucloud.fleet import types as T
+
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, maps, present, truthy
 from ..capacity import INSTANCE, LAUNCH_CONFIG, LAUNCH_TEMPLATE, SPOT_FLEET, SPOT_REQUEST
 from ..templates import inherits
 
-VOLUME = "aws:ebs/volume:Volume"
+VOLUME = T.EBS_VOLUME
 
 
 def _volumes(rt: str, props: Any) -> list[tuple[str, Any]]:

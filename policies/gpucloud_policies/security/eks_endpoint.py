@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpucloud.fleet import types as T
+
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, falsy, get, has, strings, truthy
 
-CLUSTER = "aws:eks/cluster:Cluster"
+CLUSTER = T.EKS_CLUSTER
 WORLD = ("0.0.0.0/0", "::/0")
 
 

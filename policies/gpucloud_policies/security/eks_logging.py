@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpucloud.fleet import types as T
+
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, strings
 
-CLUSTER = "aws:eks/cluster:Cluster"
+CLUSTER = T.EKS_CLUSTER
 
 
 def validate(args: Any, report: Report, cfg: Config) -> None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gpucloud.fleet import types as T
+
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, maps, present, strings
 
-CLUSTER = "aws:eks/cluster:Cluster"
+CLUSTER = T.EKS_CLUSTER
 
 
 def validate(args: Any, report: Report, cfg: Config) -> None:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpucloud.fleet import types as T
+
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, present, text
 
-LUSTRE = "aws:fsx/lustreFileSystem:LustreFileSystem"
+LUSTRE = T.LUSTRE
 ONTAP = "aws:fsx/ontapFileSystem:OntapFileSystem"
 OPENZFS = "aws:fsx/openZfsFileSystem:OpenZfsFileSystem"
 WINDOWS = "aws:fsx/windowsFileSystem:WindowsFileSystem"

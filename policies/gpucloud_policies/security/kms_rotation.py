@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpucloud.fleet import types as T
+
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, integer, text, truthy
 
-KEY = "aws:kms/key:Key"
+KEY = T.KMS_KEY
 
 
 def validate(args: Any, report: Report, cfg: Config) -> None:

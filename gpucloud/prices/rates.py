@@ -23,7 +23,7 @@ from gpucloud.prices.cache import region_service_rates
 HOURS_PER_MONTH: Final = 730
 CURRENCY: Final = "USD"
 RATES_REGION: Final = "us-east-1"
-SERVICE_RATES_FILE: Final = Path(__file__).resolve().parents[1] / "prices" / "service_rates.json"
+SERVICE_RATES_FILE: Final = Path(__file__).resolve().parent / "service_rates.json"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,128 @@
+"""Karpenter NodePools: the ceiling from ``limits`` resolved to instance counts of the types the fleet layer says
+the requirements admit; the expected cost from the pool's stated expected size."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gpucloud import fleet
+from gpucloud.catalog import InstanceSpec
+from gpucloud.cost.pricer import InstanceRates, Pricer, prices
+from gpucloud.fleet import labels as L
+from gpucloud.fleet import selection
+from gpucloud.fleet import types as T
+from gpucloud.prices import rates
+
+Admitted = Mapping[str, tuple[InstanceSpec | None, InstanceRates]]
+
+
+def _market_rate(found: InstanceRates, market: str) -> float | None:
+    # Karpenter markets: spot, or on-demand (its "reserved" capacity type bills ODCRs at On-Demand rates).
+    return found.spot if market == "spot" else found.on_demand
+
+
+@prices(*T.KARPENTER_NODEPOOLS)
+def karpenter_node_pool(pricer: Pricer, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
+    """Ceiling from `limits` resolved to instance counts of the admitted types; expected from the spec."""
+    pool = pricer.pool(r)
+    if "instance_types" in pool.unknown:
+        pricer.skip(r, "spec.template.spec.requirements is unknown at preview")
+        return
+    admitted, notes = _admitted(pricer, pool)
+    name = str(r.get("name"))
+    if not admitted:
+        pricer.skip(r, f"Karpenter NodePool admits no instance type gpucloud can price in {pricer.region}: {notes}")
+        return
+    markets = list(dict.fromkeys("on-demand" if m == fleet.RESERVED else m for m in _ordered(pool.markets)))
+    ceiling_rate = "on-demand" if "on-demand" in markets else markets[0]
+    expected_market = "spot" if "spot" in markets else ceiling_rate
+    best: tuple[float, str, int] | None = None
+    unbounded_types: list[str] = []
+    for itype, (spec_, found) in admitted.items():
+        usd = _market_rate(found, ceiling_rate)
+        if usd is None:
+            continue
+        n = selection.limit_nodes(pool.limits, spec_)
+        if n is None:
+            unbounded_types.append(itype)
+            continue
+        if best is None or n * usd > best[0] * best[2]:
+            best = (usd, itype, n)
+    gpu_pool = any(s is not None and s.accelerator_count > 0 for s, _ in admitted.values())
+    if unbounded_types:
+        kind = "GPU NodePool" if gpu_pool else "NodePool"
+        reason = (
+            f"UNBOUNDED CEILING: Karpenter {kind} {name} sets no limits that bound "
+            f"{', '.join(sorted(unbounded_types)[:5])}{' ...' if len(unbounded_types) > 5 else ''}"
+            f"{' (gpucloud holds no vCPU/memory figures for non-catalog types)' if pool.limits else ''}: "
+            "it can launch nodes without end; set spec.limits (cpu, memory, nvidia.com/gpu)"
+        )
+        pricer.unbounded.append({"urn": str(r.get("urn")), "reason": reason})
+        pricer.warnings.append(reason)
+    expected = pool.counts.desired
+    if expected is None:
+        expected = 0
+        pricer.warnings.append(
+            f"{name}: Karpenter launches nodes for pending pods only and the NodePool states no expected size "
+            f"(spec.replicas or the {L.EXPECTED_NODES} annotation): expected cost 0, ceiling from limits"
+        )
+    cheapest: tuple[float, str] | None = None
+    for itype, (_, found) in admitted.items():
+        usd = _market_rate(found, expected_market)
+        if usd is not None and (cheapest is None or usd < cheapest[0]):
+            cheapest = (usd, itype)
+    if best is not None and cheapest is not None and (cheapest[1], expected_market) == (best[1], ceiling_rate):
+        _item(pricer, r, best[1], ceiling_rate, min(expected, best[2]), best[2], admitted)
+        return
+    if cheapest is not None and expected:
+        # Karpenter's price-capacity-optimized choice: spot when the pool allows it, the cheapest admitted type.
+        _item(pricer, r, cheapest[1], expected_market, expected, 0, admitted)
+    if best is not None:
+        _item(pricer, r, best[1], ceiling_rate, 0, best[2], admitted)
+    elif not unbounded_types:
+        pricer.skip(r, f"no {ceiling_rate} rate for any admitted type in {pricer.region}: {notes}")
+
+
+def _ordered(markets: Sequence[str]) -> list[str]:
+    # The order Karpenter's capacity types are read in: spot first, then on-demand, then reserved.
+    return [m for m in (fleet.SPOT, fleet.ON_DEMAND, fleet.RESERVED) if m in markets]
+
+
+def _item(
+    pricer: Pricer, r: Mapping[str, Any], itype: str, market: str, desired: int, maximum: int, admitted: Admitted
+) -> None:
+    found = admitted[itype][1]
+    usd = _market_rate(found, market)
+    if usd is None:
+        return
+    pricer.add(
+        r,
+        pricing=market,
+        quantity=desired,
+        max_quantity=maximum,
+        unit_price=usd,
+        unit="hour",
+        instance_type=itype,
+        source=found.origin(market)[0],
+        as_of=found.origin(market)[1],
+    )
+
+
+def _admitted(pricer: Pricer, pool: fleet.Pool) -> tuple[dict[str, tuple[InstanceSpec | None, InstanceRates]], str]:
+    """Priced types the pool admits, and notes on what was left. Without an explicit type list the pool also
+    admits the CPU types gpucloud can price here, narrowed by the same requirements."""
+    candidates = set(pool.instance_types)
+    if not pool.named_types:
+        reqs = [q for q in (selection.requirement(x) for x in pool.requirements) if q is not None]
+        cpu = set(rates.CPU_TYPES) | set(pricer.cpu_cache)
+        candidates |= {t for t in cpu - candidates if selection.type_admits(t, pricer.catalog.find(t), reqs)}
+    admitted: dict[str, tuple[InstanceSpec | None, InstanceRates]] = {}
+    left: list[str] = []
+    for itype in sorted(candidates):
+        found = pricer.instance_rates(itype)
+        if isinstance(found, str):
+            left.append(found)
+            continue
+        admitted[itype] = (pricer.catalog.find(itype), found)
+    return admitted, "; ".join(left[:3]) or "no type matches the requirements"

@@ -1,0 +1,212 @@
+"""Requirement sets resolved to instance types: Karpenter NodePool requirements and EC2 attribute-based
+instance requirements (InstanceRequirements), each against the catalog's facts."""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from gpucloud.catalog import Catalog, InstanceSpec
+from gpucloud.fleet import labels as L
+from gpucloud.fleet.values import get, is_list, number, strings, text
+
+# Labels every EC2 type has whose value only a catalog record gives: for a type outside the catalog a
+# requirement on them is undecided, and admits the type (a ceiling errs high, never low).
+_UNKNOWN_WITHOUT_SPEC: Final = frozenset(
+    {L.INSTANCE_CPU, L.INSTANCE_MEMORY, L.INSTANCE_HYPERVISOR, L.INSTANCE_CPU_MANUFACTURER, L.INSTANCE_LOCAL_NVME}
+)
+_ACCELERATOR_KEYS: Final = frozenset(
+    {
+        L.INSTANCE_GPU_NAME,
+        L.INSTANCE_GPU_MANUFACTURER,
+        L.INSTANCE_GPU_COUNT,
+        L.INSTANCE_GPU_MEMORY,
+        L.INSTANCE_ACCELERATOR_NAME,
+        L.INSTANCE_ACCELERATOR_MANUFACTURER,
+        L.INSTANCE_ACCELERATOR_COUNT,
+    }
+)
+
+
+def requirement(req: Any) -> tuple[str, str, list[str]] | None:
+    """(normalised key, operator, known values) of one node-selector requirement; None when it is not one."""
+    if not isinstance(req, Mapping):
+        return None
+    key, op = text(req.get("key")), text(req.get("operator"))
+    if key is None or op is None:
+        return None
+    return L.normalize(key), op, strings(req.get("values"))
+
+
+def narrows(key: str) -> bool:
+    """Whether a requirement on ``key`` narrows the instance types (zone, capacity type, OS and custom labels
+    do not: every type can carry them)."""
+    return key in L.INSTANCE_LABELS
+
+
+def type_admits(instance_type: str, spec: InstanceSpec | None, reqs: Iterable[tuple[str, str, list[str]]]) -> bool:
+    """Whether a NodePool's requirements admit one type. A type outside the catalog has the labels its name
+    gives, no accelerator labels, and undecided CPU / memory labels (which admit it)."""
+    have = L.instance_labels(spec) if spec is not None else L.type_labels(instance_type)
+    for raw_key, op, values in reqs:
+        key = L.normalize(raw_key)
+        if not narrows(key):
+            continue
+        if spec is None and key in _UNKNOWN_WITHOUT_SPEC:
+            continue
+        if not L.requirement_matches(have, key, op, values):
+            return False
+    return True
+
+
+def explicit_types(reqs: Sequence[tuple[str, str, list[str]]]) -> list[str] | None:
+    """The types ``node.kubernetes.io/instance-type In`` lists (the intersection of several); None without."""
+    found: list[str] | None = None
+    for key, op, values in reqs:
+        if key == L.INSTANCE_TYPE and op == "In":
+            found = list(values) if found is None else [t for t in found if t in values]
+    return found
+
+
+def nodepool_types(catalog: Catalog, raw: Any) -> tuple[tuple[str, ...], bool]:
+    """(types the requirements admit, whether types outside the catalog are admitted too).
+
+    With an ``instance-type In`` list the listed types that pass the other requirements; else the catalog's
+    types that pass, and open when a type without accelerators (any type outside the catalog) could pass.
+    """
+    reqs = [r for r in (requirement(q) for q in (raw if is_list(raw) else [])) if r is not None]
+    listed = explicit_types(reqs)
+    if listed is not None:
+        return tuple(t for t in dict.fromkeys(listed) if type_admits(t, catalog.find(t), reqs)), False
+    admitted = tuple(s.instance_type for s in catalog if type_admits(s.instance_type, s, reqs))
+    return admitted, _admits_plain_types(catalog, reqs)
+
+
+def _admits_plain_types(catalog: Catalog, reqs: Sequence[tuple[str, str, list[str]]]) -> bool:
+    families = {s.family for s in catalog}
+    for key, op, values in reqs:
+        if key in _ACCELERATOR_KEYS and op in ("In", "Exists", "Gt", "Lt", "Gte", "Lte"):
+            return False
+        if key == L.INSTANCE_FAMILY and op == "In" and set(values) <= families:
+            return False
+    return True
+
+
+# ---- EC2 attribute-based instance selection ------------------------------------------------------------------
+
+# InstanceRequirements spellings (botocore ec2 AcceleratorManufacturer / AcceleratorType enums).
+_ABS_MANUFACTURER: Final = {"aws": "amazon-web-services"}
+_ABS_KIND: Final = {"gpu": "gpu", "neuron": "inference"}
+
+
+def _in_range(value: float, bounds: Any) -> bool:
+    """An attribute-based ``{min, max}`` range; a missing side is open (EC2 InstanceRequirements semantics)."""
+    lo, hi = number(get(bounds, "min")), number(get(bounds, "max"))
+    return (lo is None or value >= lo) and (hi is None or value <= hi)
+
+
+def abs_admits(req: Any, spec: InstanceSpec) -> bool:
+    """EC2 attribute-based instance selection (InstanceRequirements in the EC2 API reference): every attribute
+    left out admits any value, accelerators included, so only what is written narrows the set. Accelerator
+    names are EC2's (``a100``, ``trainium2``), the catalog's ``ec2_accelerator_name``."""
+    checks: list[bool] = []
+    count = spec.accelerator_count
+    if get(req, "acceleratorCount") is not None:
+        checks.append(_in_range(count, get(req, "acceleratorCount")))
+    if get(req, "acceleratorTotalMemoryMib") is not None:
+        checks.append(_in_range(count * spec.accelerator_memory_gib * 1024, get(req, "acceleratorTotalMemoryMib")))
+    if get(req, "vcpuCount") is not None:
+        checks.append(_in_range(spec.vcpu, get(req, "vcpuCount")))
+    if get(req, "memoryMib") is not None:
+        checks.append(_in_range(spec.memory_gib * 1024, get(req, "memoryMib")))
+    manufacturers = strings(get(req, "acceleratorManufacturers"))
+    if manufacturers:
+        checks.append(_ABS_MANUFACTURER.get(spec.manufacturer, spec.manufacturer) in manufacturers)
+    names = strings(get(req, "acceleratorNames"))
+    if names:
+        checks.append(count > 0 and L.accelerator_label(spec) in {n.lower() for n in names})
+    kinds = strings(get(req, "acceleratorTypes"))
+    if kinds:
+        checks.append(count > 0 and _ABS_KIND.get(spec.accelerator_kind, spec.accelerator_kind) in kinds)
+    allowed = strings(get(req, "allowedInstanceTypes"))
+    if allowed:
+        checks.append(any(fnmatch.fnmatchcase(spec.instance_type, p) for p in allowed))
+    excluded = strings(get(req, "excludedInstanceTypes"))
+    if excluded:
+        checks.append(not any(fnmatch.fnmatchcase(spec.instance_type, p) for p in excluded))
+    return all(checks)
+
+
+def abs_types(catalog: Catalog, req: Any) -> tuple[str, ...]:
+    return tuple(s.instance_type for s in catalog if abs_admits(req, s))
+
+
+# ---- Karpenter limits ----------------------------------------------------------------------------------------
+
+_QUANTITY_SUFFIX: Final = {
+    "Ki": 2**10,
+    "Mi": 2**20,
+    "Gi": 2**30,
+    "Ti": 2**40,
+    "Pi": 2**50,
+    "k": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "P": 10**15,
+    "m": 10**-3,
+}
+
+
+def quantity(value: Any) -> float | None:
+    """A Kubernetes resource quantity ("8", "1000m", "512Gi") as a number, or None when it is not one."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        return float(value) if math.isfinite(value) and value >= 0 else None
+    raw = text(value)
+    if raw is None:
+        return None
+    raw = raw.strip()
+    # No suffix ends another ("Gi" and "G" differ in their last letter), so the order they are tried in is free.
+    for suffix, factor in _QUANTITY_SUFFIX.items():
+        if raw.endswith(suffix):
+            try:
+                n = float(raw[: -len(suffix)])
+            except ValueError:
+                return None
+            return n * factor if n >= 0 else None
+    try:
+        n = float(raw)
+    except ValueError:
+        return None
+    return n if n >= 0 and math.isfinite(n) else None
+
+
+def limit_nodes(limits: Mapping[str, Any], spec: InstanceSpec | None) -> int | None:
+    """Nodes of one type a NodePool's limits allow, or None when no limit bounds it.
+
+    Karpenter's scheduler drops instance types that would exceed the pool's remaining limits, so each limit
+    allows floor(limit / per-node capacity) nodes and the tightest one wins.
+    """
+    counts: list[int] = []
+    for key, raw in limits.items():
+        limit = quantity(raw)
+        if limit is None:
+            continue
+        if key == "cpu":
+            per_node = float(spec.vcpu) if spec is not None else 0.0
+        elif key == "memory":
+            per_node = spec.memory_gib * 2**30 if spec is not None else 0.0
+        elif key in L.ACCELERATOR_RESOURCES:
+            if spec is None or L.accelerator_resource(spec) != key:
+                # A type without this device consumes none of the limit; it is bounded only by the others.
+                continue
+            per_node = float(spec.accelerator_count)
+        else:
+            continue
+        if per_node > 0:
+            counts.append(math.floor(limit / per_node + 1e-9))
+    return min(counts) if counts else None
