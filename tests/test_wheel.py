@@ -222,3 +222,34 @@ def test_the_installed_pack_serves_the_analyzer_protocol(
     assert online.keys(on.violations, "policy", "urn") == online.keys(off.violations, "policy", "urn") == set()
     assert online.keys(on.not_evaluated, "policy", "urn") == online.keys(off.not_evaluated, "policy", "urn")
     assert on.analyze_calls == len(online.engine_resources(plan))
+
+
+def test_the_platform_program_renders_the_wheels_charts_outside_the_repository(
+    installed: Installed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The root program copied out of the checkout: its components read the vendored charts, CRDs and manifests,
+    # which now come from the installed package (0.1.0's wheel failed here on kueue's values.yaml).
+    program = tmp_path / "platform"
+    for name in ("Pulumi.yaml", "__main__.py", "stacks/Pulumi.dev.yaml"):
+        (program / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, program / name)
+    env = {**installed.env, "GPUCLOUD_CACHE_DIR": str(tmp_path / "cache")}  # nothing rendered before
+    done = subprocess.run(
+        [str(installed.venv / "bin" / "gpucloud"), "plan", "--stack", "dev", "--format", "json"],
+        cwd=program,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    outside = json.loads(done.stdout)
+    assert outside["policy_config"] == str(installed.site / "gpucloud" / "policies" / "configs" / "dev.json")
+    monkeypatch.chdir(ROOT)
+    assert main(["plan", "--program", str(program), "--stack", "dev", "--format", "json"]) == 0
+    inside = json.loads(capsys.readouterr().out)
+    assert _verdict(outside) == _verdict(inside)
+    # The charts were rendered from the wheel's copies, every one of them.
+    assert outside["conformance"]["derived_objects"] == inside["conformance"]["derived_objects"]
+    assert len(outside["conformance"]["derived_objects"]) > 100
