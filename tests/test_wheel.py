@@ -1,10 +1,11 @@
 """gpucloud as a library in someone else's repository: the sdist and wheel the suite builds, installed into a fresh
-virtualenv outside this checkout, write and plan the template team project there with the same verdict as here,
-and serve the installed pack over the Analyzer protocol as `pulumi preview --policy-pack` would start it.
+virtualenv outside this checkout, write and plan the template team project there with the same verdict as here
+(and the platform program, whose components read the vendored charts from the installed package), and serve the
+installed pack over the Analyzer protocol as `pulumi preview --policy-pack` would start it.
 
 Offline: the fresh venv gets the third-party dependencies from this venv's site-packages through a .pth line (a
 plain path line: that directory's own .pth files, among them the editable gpucloud, are not processed), and the
-wheel is installed with `pip --no-deps --no-index`. Slow (about a minute): marked `slow`, it still runs in
+wheel is installed with `pip --no-deps --no-index`. Slow (under two minutes): marked `slow`, it still runs in
 `make test`; `pytest -m "not slow"` leaves it out.
 """
 
