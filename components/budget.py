@@ -20,6 +20,10 @@ class GpuBudgetConfig(ComponentConfig):
     anomaly_threshold_usd: float = Field(
         default=100.0, gt=0, description="Daily anomaly alerts fire when the total impact reaches this many USD."
     )
+    tag_key: str = Field(
+        default="Env", min_length=1, description="Cost-allocation tag the budget and the monitor filter on."
+    )
+    tag_value: str | None = Field(default=None, description="Value of that tag. Unset: the environment.")
 
 
 class GpuBudget(pulumi.ComponentResource):
@@ -29,7 +33,9 @@ class GpuBudget(pulumi.ComponentResource):
         super().__init__("gpucloud:budget:GpuBudget", name, None, opts)
         b = config.budget
         # Budgets filter on activated cost-allocation tags; Env must be activated in the billing console.
-        env_filter = f"user:Env${config.environment}"
+        # A team stack filters on its Team tag instead (tag_key/tag_value), so each team gets its own budget.
+        tag_value = config.tag_value if config.tag_value is not None else config.environment
+        env_filter = f"user:{config.tag_key}${tag_value}"
         self.budget = aws.budgets.Budget(
             f"{name}-budget",
             budget_type="COST",
@@ -59,7 +65,7 @@ class GpuBudget(pulumi.ComponentResource):
             f"{name}-anomaly-monitor",
             monitor_type="CUSTOM",
             monitor_specification=json.dumps(
-                {"Tags": {"Key": "Env", "Values": [config.environment], "MatchOptions": ["EQUALS"]}}
+                {"Tags": {"Key": config.tag_key, "Values": [tag_value], "MatchOptions": ["EQUALS"]}}
             ),
             tags=config.tags,
             opts=child(self),

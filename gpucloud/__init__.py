@@ -1,3 +1,3 @@
 """gpucloud: Pulumi toolkit for GPU fleets on AWS."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -13,6 +13,8 @@ import pytest
 from gpucloud.catalog import get_catalog
 
 os.environ["GPUCLOUD_PRICE_CACHE"] = "off"
+# No test downloads helm or kubectl (gpucloud/tools.py fetches them on first use): a missing binary stays missing.
+os.environ["GPUCLOUD_NO_DOWNLOAD"] = "1"
 # Rendered charts go to a cache of this test session, never a developer's ~/.cache/gpucloud/helm.
 os.environ["GPUCLOUD_CACHE_DIR"] = tempfile.mkdtemp(prefix="gpucloud-test-cache-")
 atexit.register(shutil.rmtree, os.environ["GPUCLOUD_CACHE_DIR"], True)

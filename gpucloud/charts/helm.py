@@ -1,8 +1,8 @@
 """Run the real Helm binary offline: `helm template` of a vendored chart directory with given values.
 
-The binary comes from `make` (scripts/fetch_helm.py puts it next to the virtualenv's python), from $GPUCLOUD_HELM,
-or from PATH. Helm's cache, config and data homes point at a scratch directory so a render writes nothing else
-and never reaches a repository.
+The binary comes from $GPUCLOUD_HELM, from `make` (which puts it next to the virtualenv's python), from the per-user
+tool cache where gpucloud fetches it on first use (gpucloud/tools.py), or from PATH. Helm's cache, config and data
+homes point at a scratch directory so a render writes nothing else and never reaches a repository.
 
 `render_pinned` renders a chart of the charts lock through an on-disk cache keyed by the chart's digest, the values,
 the release name, the namespace, the Kubernetes version and the helm binary: a plan renders each release once per
@@ -15,9 +15,7 @@ import hashlib
 import json
 import marshal
 import os
-import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -67,15 +65,11 @@ class HelmError(Exception):
 
 
 def find_helm() -> Path | None:
-    """The helm binary: $GPUCLOUD_HELM, then the one `make` installs beside this interpreter, then PATH."""
-    explicit = os.environ.get(HELM_ENV)
-    if explicit:
-        return Path(explicit) if Path(explicit).is_file() else None
-    beside = Path(sys.executable).parent / "helm"
-    if beside.is_file():
-        return beside
-    found = shutil.which("helm")
-    return Path(found) if found else None
+    """The helm binary: $GPUCLOUD_HELM, the one `make` installs beside this interpreter, the per-user tool cache,
+    PATH; else the pinned, checksum-verified download into that cache on first use (gpucloud/tools.py)."""
+    from gpucloud import tools
+
+    return tools.find("helm", HELM_ENV)
 
 
 def helm_template(
@@ -93,7 +87,8 @@ def helm_template(
     helm = find_helm()
     if helm is None:
         raise HelmError(
-            f"no helm binary: run `make` (it installs one into .venv/bin), put helm on PATH or set ${HELM_ENV}"
+            f"no helm binary: run `gpucloud tools install` (pinned, checksum-verified), put helm on PATH or set "
+            f"${HELM_ENV}"
         )
     with tempfile.TemporaryDirectory(prefix="gpucloud-helm-") as scratch:
         values_file = Path(scratch) / "values.json"
@@ -195,7 +190,8 @@ def render_pinned(
             pass
     if find_helm() is None:
         raise HelmError(
-            f"no helm binary: run `make` (it installs one into .venv/bin), put helm on PATH or set ${HELM_ENV}"
+            f"no helm binary: run `gpucloud tools install` (pinned, checksum-verified), put helm on PATH or set "
+            f"${HELM_ENV}"
         )
     try:
         objects = helm_template(

@@ -23,9 +23,12 @@ from typing import Any
 
 import yaml
 
+from gpucloud.package_data import PACKAGE_ROOT
+
 LOCK_FILE = Path(__file__).with_name("lock.yaml")
-# The repository root: vendored paths in the lock are relative to it.
-REPO_ROOT = Path(__file__).resolve().parents[2]
+# Vendored paths in the lock (vendor/upstream/...) are relative to the package root: gpucloud/vendor in a
+# checkout and in an installed wheel alike (gpucloud/package_data.py).
+REPO_ROOT = PACKAGE_ROOT
 LOCK_SOURCE = "charts lock (gpucloud/charts/lock.yaml)"
 
 
@@ -41,7 +44,7 @@ class ChartPin:
     version: str
     app_version: str
     repository: str  # https chart repository URL, or the chart's own oci:// URL
-    path: str  # vendored directory, relative to the repository root
+    path: str  # vendored directory, relative to the package root (gpucloud/vendor/...)
     digest: str  # "sha256:<hex>" over the vendored directory (see the module docstring)
 
     @property

@@ -17,17 +17,31 @@ from typing import NoReturn
 from gpucloud import __version__
 from gpucloud.cli import cost as cost_cmd
 from gpucloud.cli import mix as mix_cmd
+from gpucloud.cli import new as new_cmd
+from gpucloud.cli import pack as pack_cmd
 from gpucloud.cli import plan as plan_cmd
 from gpucloud.cli import preflight as preflight_cmd
 from gpucloud.cli import prices as prices_cmd
 from gpucloud.cli import recommend as recommend_cmd
 from gpucloud.cli import stacks as stacks_cmd
+from gpucloud.cli import tools as tools_cmd
 from gpucloud.cli.errors import EXIT_INTERNAL, EXIT_INVALID, CliError
 
 # Each sub-command module exposes register(subparsers); its parser sets `func(args) -> int`. The modules import
 # their heavy dependencies (the plan engine, provider SDKs, rich) inside `func`, so `--help` and the light
 # commands do not pay for what `plan` needs.
-COMMANDS = [plan_cmd, recommend_cmd, mix_cmd, preflight_cmd, prices_cmd, cost_cmd, stacks_cmd]
+COMMANDS = [
+    plan_cmd,
+    recommend_cmd,
+    mix_cmd,
+    preflight_cmd,
+    prices_cmd,
+    cost_cmd,
+    stacks_cmd,
+    new_cmd,
+    pack_cmd,
+    tools_cmd,
+]
 
 # Input errors raised below the CLI, by module: printed as one message with exit 2. Looked up in sys.modules
 # rather than imported, because a class whose module was never imported cannot have been raised.

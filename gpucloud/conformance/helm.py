@@ -412,7 +412,8 @@ def check_helm(ctx: ConformanceContext) -> Iterable[Finding]:
                 pinned[0].record.urn,
                 "chart",
                 f"no helm binary: {len(pinned)} chart(s) not rendered, so their objects are not checked",
-                "run `make` (it installs Helm 4.1.4 into .venv/bin), put helm on PATH or set $GPUCLOUD_HELM",
+                "run `gpucloud tools install` (pinned Helm 4.1.4, checksum-verified), put helm on PATH or set "
+                "$GPUCLOUD_HELM",
                 "gpucloud.charts.helm",
             )
         )

@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from gpucloud import package_data
 from gpucloud.conformance import ConformanceContext
 from gpucloud.plan.model import ResourceRecord, is_unknown
 
-VENDOR_CHARTS = Path(__file__).resolve().parents[2] / "vendor" / "upstream" / "charts"
+VENDOR_CHARTS = package_data.CHARTS
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 _K8S_TYPE = re.compile(r"^kubernetes:(?P<group>[^:]+)/(?P<version>[^:/]+):(?P<kind>[A-Za-z0-9]+)$")
 # Types the pulumi-kubernetes provider registers that are not API objects.

@@ -25,10 +25,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from gpucloud import package_data
+
 ENTRY_POINT_GROUP = "gpucloud.policy_packs"
 HOOK = "gpucloud_pack"
 # gpucloud/policies: the repository's policies/ (gpucloud/policies links to it) or, installed, the wheel's copy.
-DEFAULT_PACK_DIR = (Path(__file__).resolve().parent.parent / "policies").resolve()
+DEFAULT_PACK_DIR = package_data.PACK_DIR.resolve()
 OWN_PACK_MODULE = "gpucloud.policies"
 
 _registered: list[Any] = []

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import glob
 import os
-import shutil
 import subprocess
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,15 +120,11 @@ def type_token(api_version: str, kind: str) -> str:
 
 
 def find_kubectl() -> Path | None:
-    """kubectl: $GPUCLOUD_KUBECTL, the one `make` installs beside this interpreter, then PATH."""
-    explicit = os.environ.get(KUBECTL_ENV)
-    if explicit:
-        return Path(explicit) if Path(explicit).is_file() else None
-    beside = Path(sys.executable).parent / "kubectl"
-    if beside.is_file():
-        return beside
-    found = shutil.which("kubectl")
-    return Path(found) if found else None
+    """kubectl: $GPUCLOUD_KUBECTL, the one `make` installs beside this interpreter, the per-user tool cache, PATH;
+    else the pinned, checksum-verified download into that cache on first use (gpucloud/tools.py)."""
+    from gpucloud import tools
+
+    return tools.find("kubectl", KUBECTL_ENV)
 
 
 def _has_unknown(value: Any) -> bool:
@@ -176,7 +170,9 @@ def _read_files(patterns: list[str], base: Path, use_glob: bool) -> list[dict[st
 def _kustomize(directory: str, base: Path) -> list[dict[str, Any]]:
     kubectl = find_kubectl()
     if kubectl is None:
-        raise ExpansionError(f"no kubectl to run kustomize on {directory}: run `make` or set ${KUBECTL_ENV}")
+        raise ExpansionError(
+            f"no kubectl to run kustomize on {directory}: run `gpucloud tools install` or set ${KUBECTL_ENV}"
+        )
     target = base / directory
     done = subprocess.run(
         [str(kubectl), "kustomize", str(target)],

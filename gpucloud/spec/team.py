@@ -9,6 +9,7 @@ from pydantic import Field, field_validator, model_validator
 
 from gpucloud import catalog
 from gpucloud.spec.base import RuleViolations, SpecModel
+from gpucloud.spec.budget import BudgetSpec
 from gpucloud.spec.common import Name, TagMap
 from gpucloud.spec.loading import load_object, parse_object
 
@@ -255,6 +256,12 @@ class TeamSpec(SpecModel):
     )
     tags: TagMap = Field(description="Cost-allocation tags; CostCenter, Team and Project required.")
     quota: TeamQuotaSpec = Field(description="Namespace-wide GPU, CPU and memory ceilings.")
+    budget: BudgetSpec | None = Field(
+        default=None,
+        description="The team's monthly cost budget with forecast/actual alerts and a cost anomaly monitor, "
+        "filtered on its GpuTeam tag (GpuBudget). Every stack needs one (guardrail budget-and-anomaly, mandatory in "
+        "prod). costReporting does not apply to a team stack.",
+    )
     limits: TeamLimitsSpec = Field(default_factory=TeamLimitsSpec, description="Per-container defaults and ceilings.")
     members: list[TeamMemberSpec] = Field(
         default_factory=list,

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpucloud import package_data
 from gpucloud.plan.engine import OFFLINE_STACK_REFERENCES_KEY, PlanInputError, Project
 
 # Directories never searched for projects: test fixtures and vendored upstream code hold Pulumi.yaml files that
@@ -174,12 +175,19 @@ def find_policy_configs(start: Path, cwd: Path | None = None) -> Path | None:
     return fallback if fallback.is_dir() else None
 
 
-def policy_config_for(program: Path, stack: str, environment: str | None, cwd: Path | None = None) -> Path | None:
-    """The policy config a stack is judged by: `<stack>.json`, else its spec environment's `<environment>.json`."""
+def policy_config_for(
+    program: Path, stack: str, environment: str | None, cwd: Path | None = None, *, shipped: Path | None = None
+) -> Path | None:
+    """The policy config a stack is judged by: `<stack>.json`, else its spec environment's `<environment>.json`,
+    from the repository's `policies/configs` (find_policy_configs); else the config gpucloud ships for that
+    environment (`shipped`, default gpucloud/policies/configs: dev, staging, prod). So a team stack in its own
+    repository is judged by its environment's config by default, and its own file overrides it. The shipped
+    configs are per environment, so only the spec's validated `environment` selects one, never a stack name."""
     configs = find_policy_configs(program, cwd)
-    if configs is None:
-        return None
     for name in (stack, environment):
-        if name and (configs / f"{name}.json").is_file():
+        if configs is not None and name and (configs / f"{name}.json").is_file():
             return configs / f"{name}.json"
+    shipped = shipped if shipped is not None else package_data.POLICY_CONFIGS
+    if environment and (shipped / f"{environment}.json").is_file():
+        return shipped / f"{environment}.json"
     return None

@@ -385,7 +385,7 @@ def test_python_dash_m_gpucloud() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "gpucloud", "--version"], capture_output=True, text=True, cwd=ROOT, check=False
     )
-    assert (proc.returncode, proc.stdout) == (0, "gpucloud 0.1.0\n")
+    assert (proc.returncode, proc.stdout) == (0, "gpucloud 0.2.0\n")
 
 
 def _advice(saving: float, advised: int, horizon: float = 12) -> dict:

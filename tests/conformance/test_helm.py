@@ -231,7 +231,7 @@ def test_without_helm_one_warning_says_how_to_get_it(monkeypatch: pytest.MonkeyP
         )
     )
     assert [(f.check, f.severity) for f in result.findings] == [("helm.values", "error"), ("helm.render", "warning")]
-    assert "run `make`" in result.findings[1].expected
+    assert "run `gpucloud tools install`" in result.findings[1].expected
     assert result.derived == []
 
 

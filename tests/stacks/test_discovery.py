@@ -173,8 +173,25 @@ def test_policy_config_by_stack_name_then_environment(tmp_path: Path) -> None:
     assert policy_config_for(program, "qa", "prod") == configs / "qa.json"
     # A stack named after no config file is judged by its spec's environment (prod-eu is a prod stack).
     assert policy_config_for(program, "prod-eu", "prod") == configs / "prod.json"
-    assert policy_config_for(program, "prod-eu", None) is None
-    assert policy_config_for(program, "prod-eu", "staging") is None
+    assert policy_config_for(program, "prod-eu", None, shipped=tmp_path / "none") is None
+    assert policy_config_for(program, "prod-eu", "staging", shipped=tmp_path / "none") is None
+
+
+def test_policy_config_falls_back_to_the_configs_shipped_with_gpucloud(tmp_path: Path) -> None:
+    from gpucloud import package_data
+
+    program = tmp_path / "team"
+    (program / "policies" / "configs").mkdir(parents=True)
+    (program / "policies" / "configs" / "dev.json").write_text("{}")
+    # The team's own file overrides; an environment it has no file for is judged by the shipped config.
+    assert policy_config_for(program, "dev", "dev", cwd=program) == program / "policies" / "configs" / "dev.json"
+    assert policy_config_for(program, "prod-eu", "prod", cwd=program) == package_data.POLICY_CONFIGS / "prod.json"
+    assert policy_config_for(tmp_path / "bare", "x", "staging", cwd=tmp_path) == (
+        package_data.POLICY_CONFIGS / "staging.json"
+    )
+    assert policy_config_for(tmp_path / "bare", "x", "qa", cwd=tmp_path) is None
+    # A stack name alone never picks a shipped config: those are per environment.
+    assert policy_config_for(tmp_path / "bare", "prod", None, cwd=tmp_path) is None
 
 
 def test_policy_config_found_under_the_working_directory(tmp_path: Path) -> None:
@@ -184,7 +201,7 @@ def test_policy_config_found_under_the_working_directory(tmp_path: Path) -> None
     (cwd / "policies" / "configs").mkdir(parents=True)
     (cwd / "policies" / "configs" / "dev.json").write_text("{}")
     assert policy_config_for(program, "dev", None, cwd=cwd) == cwd / "policies" / "configs" / "dev.json"
-    assert policy_config_for(program, "dev", None, cwd=program) is None
+    assert policy_config_for(program, "dev", None, cwd=program, shipped=tmp_path / "none") is None
 
 
 def test_the_nearest_policy_configs_win(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import kubernetes_validate
 
+from gpucloud import package_data
 from gpucloud.conformance import ConformanceContext, DerivedObject
 from gpucloud.plan.model import UNKNOWN, Plan, ResourceRecord
 
@@ -20,7 +21,7 @@ _SCHEMA_ROOT = Path(kubernetes_validate.__file__).parent / "kubernetes-json-sche
 _DEFS_ID = "https://kubernetes.io/api/_definitions.json"
 _OBJECT_META = f"{_DEFS_ID}#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 _CRD_API = "apiextensions.k8s.io/v1"
-VENDOR_UPSTREAM = Path(__file__).resolve().parents[3] / "vendor" / "upstream"
+VENDOR_UPSTREAM = package_data.UPSTREAM
 
 # Plan resources that are not Kubernetes objects themselves: Helm releases and charts (their rendered objects
 # arrive as derived objects), YAML/kustomize groups (their children are registered on their own), providers.

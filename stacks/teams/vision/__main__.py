@@ -15,6 +15,7 @@ except ImportError:
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gpucloud.components.budget import GpuBudget, GpuBudgetConfig
 from gpucloud.components.team import (
     GpuTeam,
     GpuTeamConfig,
@@ -173,6 +174,20 @@ if team.serving is not None:
         opts=pulumi.ResourceOptions(depends_on=[tenant, *([lustre] if lustre is not None else [])]),
     )
     pulumi.export("servingUrl", server.url)
+
+if team.budget is not None:
+    # The team's own budget and anomaly monitor, on its GpuTeam tag: the platform's budget covers the environment.
+    GpuBudget(
+        f"{team.name}-budget",
+        GpuBudgetConfig(
+            region=team.region,
+            tags=team.all_tags,
+            environment=team.environment,
+            budget=team.budget,
+            tag_key="GpuTeam",
+            tag_value=team.name,
+        ),
+    )
 
 pulumi.export("namespace", tenant.namespace_name)
 pulumi.export("serviceAccount", tenant.service_account_name)
