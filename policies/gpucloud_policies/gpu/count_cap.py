@@ -10,7 +10,7 @@ from typing import Any
 
 from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, deciding, get, integer, keys
 from ..capacity import GPU_RESOURCE, NODE_POOLS, nodepool_is_gpu
-from ..pools import pools
+from ..pools import POOL_RESOURCES, pools
 from ..stack import of_type
 
 
@@ -73,6 +73,8 @@ GUARDRAIL = Guardrail(
     "NodePool, or raise maxGpusPerPool / maxGpusPerStack through a reviewed config change.",
     references=("gpucloud guardrails rule 32",),
     kind="stack",
+    surfaces=frozenset({"compute"}),
+    reads=frozenset({*POOL_RESOURCES, *NODE_POOLS}),
     validate=validate,
     config={
         "maxGpusPerPool": {"type": "integer", "minimum": 0, "default": 64, "description": "GPUs one pool may reach."},

@@ -84,6 +84,7 @@ GUARDRAIL = Guardrail(
     references=("compliance.tf restrict_instance_types",),
     kind="resource",
     resource_types=CAPACITY_TYPES,
+    surfaces=frozenset({"compute"}),
     validate=validate,
     config={
         "allowedFamilies": {
