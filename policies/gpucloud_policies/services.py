@@ -1,8 +1,10 @@
 """Capacity started by AWS services other than EC2's own launch paths: the instance types and counts that Batch
 compute environments, SageMaker (notebook instances, endpoint configurations, training and tuning jobs), EMR
 (clusters, instance groups and fleets), Image Builder infrastructure, CloudFormation stacks and Cloud Control
-resources put on EC2. The surface inventory (gpucloud.surface) lists these types as starting compute; capacity.py
-reads EC2's own paths, this module the services', so the GPU family allowlist and the GPU count cap see both.
+resources put on EC2, and the simpler services of ``SIMPLE`` (GameLift, AppStream, Cloud9, dedicated hosts,
+CodeBuild fleets, SageMaker Studio apps, spaces and domain defaults, monitoring jobs). The surface inventory
+(gpucloud.surface) lists these types as starting compute; capacity.py reads EC2's own paths, this module the
+services', so the GPU family allowlist and the GPU count cap see both.
 
 SageMaker names EC2 types with an ``ml.`` prefix (``ml.p4d.24xlarge`` runs on a p4d.24xlarge); Batch accepts a
 family alone (``p4d``: every size of it) and bounds a compute environment by vCPUs (``maxVcpus``), so its GPU
@@ -36,6 +38,40 @@ CFN_STACK = "aws:cloudformation/stack:Stack"
 CFN_STACK_SET = "aws:cloudformation/stackSet:StackSet"
 CLOUD_CONTROL = "aws:cloudcontrol/resource:Resource"
 
+# Services whose inputs name an instance type (``*`` matches every key or element) and, where they say it, a
+# count (a path, a fixed number, or None: how many instances run is decided outside the resource, e.g. per user
+# or by a scaling policy, so a GPU type there leaves the count cap undecided).
+_Count = str | int | None
+SIMPLE: dict[str, tuple[tuple[str, _Count], ...]] = {
+    "aws:gamelift/fleet:Fleet": (("ec2InstanceType", None),),
+    "aws:gamelift/gameServerGroup:GameServerGroup": (("instanceDefinitions.*.instanceType", "maxSize"),),
+    "aws:appstream/fleet:Fleet": (("instanceType", "computeCapacity.desiredInstances"),),
+    "aws:appstream/imageBuilder:ImageBuilder": (("instanceType", 1),),
+    "aws:cloud9/environmentEC2:EnvironmentEC2": (("instanceType", 1),),
+    # A dedicated host of a GPU type holds one instance of its largest size.
+    "aws:ec2/dedicatedHost:DedicatedHost": (("instanceType", 1), ("instanceFamily", 1)),
+    "aws:codebuild/fleet:Fleet": (
+        ("computeConfiguration.instanceType", "scalingConfiguration.maxCapacity|baseCapacity"),
+    ),
+    "aws:sagemaker/app:App": (("resourceSpec.instanceType", 1),),
+    "aws:sagemaker/space:Space": (("spaceSettings.*.defaultResourceSpec.instanceType", 1),),
+    "aws:sagemaker/domain:Domain": (
+        ("defaultSpaceSettings.*.defaultResourceSpec.instanceType", None),
+        ("defaultUserSettings.*.defaultResourceSpec.instanceType", None),
+        ("domainSettings.*.defaultResourceSpec.instanceType", None),
+    ),
+    "aws:sagemaker/userProfile:UserProfile": (("userSettings.*.defaultResourceSpec.instanceType", None),),
+    "aws:sagemaker/dataQualityJobDefinition:DataQualityJobDefinition": (
+        ("jobResources.clusterConfig.instanceType", "jobResources.clusterConfig.instanceCount"),
+    ),
+    "aws:sagemaker/monitoringSchedule:MonitoringSchedule": (
+        (
+            "monitoringScheduleConfig.monitoringJobDefinition.monitoringResources.clusterConfig.instanceType",
+            "monitoringScheduleConfig.monitoringJobDefinition.monitoringResources.clusterConfig.instanceCount",
+        ),
+    ),
+}
+
 SERVICE_TYPES = frozenset(
     {
         BATCH,
@@ -50,6 +86,7 @@ SERVICE_TYPES = frozenset(
         CFN_STACK,
         CFN_STACK_SET,
         CLOUD_CONTROL,
+        *SIMPLE,
     }
 )
 
@@ -93,8 +130,37 @@ class ServiceCapacity:
 
 
 def ec2_type(name: str) -> str:
-    """SageMaker's ``ml.`` spelling of an EC2 type, as EC2 names it."""
-    return name[3:] if name.startswith("ml.") else name
+    """SageMaker's ``ml.`` and AppStream's ``stream.graphics.`` spellings of an EC2 type, as EC2 names them."""
+    for prefix in ("ml.", "stream.graphics."):
+        if name.startswith(prefix):
+            return name[len(prefix) :]
+    return name
+
+
+def _find(node: Any, steps: list[str], path: str) -> Iterator[tuple[str, Any]]:
+    """(concrete path, value) for a dotted path whose ``*`` steps match every key or list element."""
+    if not steps:
+        yield path, node
+        return
+    step, rest = steps[0], steps[1:]
+    if step != "*":
+        yield from _find(get(node, step), rest, f"{path}.{step}" if path else step)
+    elif isinstance(node, Mapping):
+        for k in keys(node):
+            yield from _find(node[k], rest, f"{path}.{k}")
+    else:
+        for i, x in enumerate(items(node)):
+            yield from _find(x, rest, f"{path}[{i}]")
+
+
+def _simple(resource_type: str, props: Any) -> Iterator[ServiceCapacity]:
+    for type_path, count in SIMPLE[resource_type]:
+        # "a|b": the larger of two counts (CodeBuild's scaling maximum or its base capacity).
+        nodes = max(_count(get(props, *c.split(".")), 0) for c in count.split("|")) if isinstance(count, str) else count
+        for where, value in _find(props, type_path.split("."), ""):
+            t = text(value)
+            if t:
+                yield ServiceCapacity(where, ec2_type(t), nodes)
 
 
 def _count(v: Any, default: int) -> int:
@@ -138,7 +204,9 @@ def capacity(resource_type: str, props: Any) -> list[ServiceCapacity]:
 
 
 def _capacity(resource_type: str, props: Any) -> Iterator[ServiceCapacity]:
-    if resource_type == BATCH:
+    if resource_type in SIMPLE:
+        yield from _simple(resource_type, props)
+    elif resource_type == BATCH:
         res = get(props, "computeResources")
         vcpus = _count(get(res, "maxVcpus"), 0)
         for i, t in enumerate(strings(get(res, "instanceTypes"))):

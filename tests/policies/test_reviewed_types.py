@@ -11,8 +11,9 @@ from gpucloud.policies.gpucloud_policies.base import UndecidedError
 POLICY = "reviewed-types-only"
 
 
-def fleet(name: str, **props: object) -> Res:
-    return Res("aws:gamelift/fleet:Fleet", name, {"name": name, **props})
+def schedule(name: str, **props: object) -> Res:
+    # A scheduled action resizes an ASG: no guardrail reads its sizes yet.
+    return Res("aws:autoscaling/schedule:Schedule", name, {"scheduledActionName": name, **props})
 
 
 REVIEWED = [
@@ -24,8 +25,8 @@ REVIEWED = [
     Res("mycorp:index:Platform", "platform", {}, custom=False),
     Res("aws:ec2/vpc:Vpc", "vpc", {"cidrBlock": "10.0.0.0/16"}, parent="platform"),
     Res("pulumi:providers:aws", "east", {"region": "us-east-1"}),
-    # GameLift sells GPU instances, but a fleet without an instance type starts nothing.
-    fleet("idle"),
+    # A schedule that sets no size changes nothing.
+    schedule("idle"),
 ]
 
 
@@ -37,7 +38,7 @@ def test_unreviewed_types_fail() -> None:
     found = [
         Res("gcp:compute/instance:Instance", "gcp-vm", {"machineType": "a2-highgpu-8g"}),
         Res("kubernetes:serving.kserve.io/v1beta1:InferenceService", "isvc", {"spec": {}}),
-        fleet("gpu", ec2InstanceType="g5.48xlarge"),
+        schedule("gpu", maxSize=100.0),
     ]
     messages = dict(stack_messages(POLICY, [*REVIEWED, *found]))
     assert set(messages) == {"gcp-vm", "isvc", "gpu"}
@@ -46,7 +47,7 @@ def test_unreviewed_types_fail() -> None:
     )
     assert "Fix: use a reviewed type, or review it and add it to reviewedTypes" in messages["isvc"]
     assert messages["gpu"].startswith(
-        "gpu: aws:gamelift/fleet:Fleet sets ec2InstanceType (compute), a surface no guardrail reads yet"
+        "gpu: aws:autoscaling/schedule:Schedule sets maxSize (compute), a surface no guardrail reads yet"
     )
 
 
@@ -54,10 +55,10 @@ def test_config_reviews_types_and_surfaces() -> None:
     found = [
         Res("gcp:compute/instance:Instance", "gcp-vm", {}),
         Res("gcp:storage/bucket:Bucket", "gcs", {}),
-        fleet("gpu", ec2InstanceType="g5.48xlarge"),
+        schedule("gpu", maxSize=100.0),
     ]
     assert stack_flagged(POLICY, found, {"reviewedTypes": ["gcp:compute/*"]}) == {"gcs", "gpu"}
-    assert stack_flagged(POLICY, found, {"reviewedTypes": ["aws:gamelift/fleet:Fleet"]}) == {"gcp-vm", "gcs"}
+    assert stack_flagged(POLICY, found, {"reviewedTypes": ["aws:autoscaling/schedule:Schedule"]}) == {"gcp-vm", "gcs"}
     assert stack_flagged(POLICY, found, {"unreadSurfaces": []}) == {"gcp-vm", "gcs"}
     # A surface a guardrail reads never makes a type unreviewed.
     lt = Res("aws:ec2/launchTemplate:LaunchTemplate", "lt", {"userData": "x", "instanceType": "p5.48xlarge"})

@@ -180,6 +180,81 @@ def test_gpu_ceilings(resource: Res, gpus: int) -> None:
     assert sum(c.max_gpus() or 0 for c in services.capacity(resource.type, resource.props)) == gpus
 
 
+SIMPLE = [
+    (Res("aws:gamelift/fleet:Fleet", "gl", {"ec2InstanceType": "g5.2xlarge"}), None),
+    (
+        Res(
+            "aws:gamelift/gameServerGroup:GameServerGroup",
+            "gsg",
+            {"maxSize": 3, "instanceDefinitions": [{"instanceType": "g4dn.xlarge"}, {"instanceType": "c5.large"}]},
+        ),
+        3,
+    ),
+    (
+        Res(
+            "aws:appstream/fleet:Fleet",
+            "as",
+            {"instanceType": "stream.graphics.g5.2xlarge", "computeCapacity": {"desiredInstances": 5}},
+        ),
+        5,
+    ),
+    (Res("aws:cloud9/environmentEC2:EnvironmentEC2", "c9", {"instanceType": "g4dn.xlarge"}), 1),
+    (Res("aws:ec2/dedicatedHost:DedicatedHost", "host", {"instanceFamily": "p4d"}), 1),
+    (
+        Res(
+            "aws:codebuild/fleet:Fleet",
+            "cb",
+            {
+                "baseCapacity": 2,
+                "computeConfiguration": {"instanceType": "g5.xlarge"},
+                "scalingConfiguration": {"maxCapacity": 6},
+            },
+        ),
+        6,
+    ),
+    (
+        Res(
+            "aws:sagemaker/space:Space",
+            "space",
+            {"spaceSettings": {"jupyterLabAppSettings": {"defaultResourceSpec": {"instanceType": "ml.g6.xlarge"}}}},
+        ),
+        1,
+    ),
+    (
+        Res(
+            "aws:sagemaker/userProfile:UserProfile",
+            "user",
+            {"userSettings": {"jupyterLabAppSettings": {"defaultResourceSpec": {"instanceType": "ml.p4d.24xlarge"}}}},
+        ),
+        None,
+    ),
+]
+
+
+def test_simple_services() -> None:
+    got = {r.name: [(c.path, c.instance_type) for c in services.capacity(r.type, r.props)] for r, _ in SIMPLE}
+    assert got["gsg"] == [
+        ("instanceDefinitions[0].instanceType", "g4dn.xlarge"),
+        ("instanceDefinitions[1].instanceType", "c5.large"),
+    ]
+    assert got["as"] == [("instanceType", "g5.2xlarge")]
+    assert got["space"] == [("spaceSettings.jupyterLabAppSettings.defaultResourceSpec.instanceType", "g6.xlarge")]
+    gpus = {r.name: sum(c.max_gpus() or 0 for c in services.capacity(r.type, r.props)) for r, _ in SIMPLE}
+    nodes = {r.name: next(c.nodes for c in services.capacity(r.type, r.props)) for r, _ in SIMPLE}
+    assert nodes == {r.name: n for r, n in SIMPLE}
+    assert gpus == {"gl": 0, "gsg": 3, "as": 5, "c9": 1, "host": 8, "cb": 6, "space": 1, "user": 0}
+    assert flagged("gpu-family-allowlist", [r for r, _ in SIMPLE], DEV) == {"gsg", "c9", "host", "user"}
+
+
+def test_a_gpu_type_whose_count_is_decided_elsewhere_is_undecided() -> None:
+    gamelift = SIMPLE[0][0]
+    with pytest.raises(UndecidedError) as exc:
+        stack_messages("gpu-count-cap", [gamelift], CAP)
+    assert [(u.field, u.urn.rsplit("::", 1)[-1]) for u in exc.value.undecided] == [("ec2InstanceType", "gl")]
+    cpu = Res("aws:gamelift/fleet:Fleet", "cpu", {"ec2InstanceType": "c5.large"})
+    assert stack_messages("gpu-count-cap", [cpu], CAP) == []
+
+
 def test_count_cap_counts_other_services() -> None:
     small = Res(NOTEBOOK, "nb", {"instanceType": "ml.g5.12xlarge"})
     big = Res(TRAINING, "train", {"resourceConfig": {"instanceType": "ml.p5.48xlarge", "instanceCount": 3}})
