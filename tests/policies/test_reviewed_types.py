@@ -1,4 +1,4 @@
-"""reviewed-types-only (GC-SEC-148): passing and failing fixtures with the exact resources flagged; components the
+"""reviewed-types-only (GC-SEC-149): passing and failing fixtures with the exact resources flagged; components the
 plan shows without children are undecided under the policy's unknowns setting."""
 
 from __future__ import annotations

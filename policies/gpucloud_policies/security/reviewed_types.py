@@ -1,4 +1,4 @@
-"""GC-SEC-148 reviewed-types-only: every resource is of a type someone reviewed; what the pack cannot see fails closed.
+"""GC-SEC-149 reviewed-types-only: every resource is of a type someone reviewed; what the pack cannot see fails closed.
 
 A guardrail judges only the types it reads, so a type nobody reviewed (another provider's resource, a custom
 resource no guardrail names, a type a provider upgrade added) passes every other policy unseen. Reviewed means
@@ -72,7 +72,7 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
 
 
 GUARDRAIL = Guardrail(
-    id="GC-SEC-148",
+    id="GC-SEC-149",
     name="reviewed-types-only",
     description="Every resource is of a reviewed type; components whose children the plan cannot see are undecided.",
     category="security",
