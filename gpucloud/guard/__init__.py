@@ -45,8 +45,8 @@ def load_pack() -> Any:
 
 
 class PlanResourceOptions(PolicyResourceOptions):
-    """Resource options as the analyzer shows them, plus retain_on_delete, which the offline plan records and
-    CrossGuard 1.21 does not pass (policies read it with getattr)."""
+    """Resource options as the analyzer shows them, plus retain_on_delete and custom, which the offline plan
+    records and CrossGuard 1.21 does not pass (policies read them with getattr)."""
 
     def __init__(self, record: ResourceRecord) -> None:
         super().__init__(
@@ -59,6 +59,9 @@ class PlanResourceOptions(PolicyResourceOptions):
             parent=record.parent,
         )
         self.retain_on_delete = record.retain_on_delete
+        # Whether the resource is custom or a component: the engine does not say, the recorded plan does
+        # (reviewed-types-only tells a component without visible children from an unreviewed custom type).
+        self.custom = record.custom
 
 
 @dataclass

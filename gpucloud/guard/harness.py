@@ -29,7 +29,9 @@ def urn(type_: str, name: str) -> str:
     return f"urn:pulumi:test::{PROJECT}::{type_}::{name}"
 
 
-def options(protect: bool = False, retain_on_delete: bool | None = False) -> PolicyResourceOptions:
+def options(
+    protect: bool = False, retain_on_delete: bool | None = False, custom: bool | None = None
+) -> PolicyResourceOptions:
     opts = PolicyResourceOptions(
         protect=protect,
         ignore_changes=[],
@@ -40,6 +42,8 @@ def options(protect: bool = False, retain_on_delete: bool | None = False) -> Pol
     )
     if retain_on_delete is not None:
         opts.retain_on_delete = retain_on_delete  # type: ignore[attr-defined]
+    if custom is not None:
+        opts.custom = custom  # type: ignore[attr-defined]
     return opts
 
 
@@ -53,6 +57,9 @@ class Res:
     deps: Mapping[str, list[str]] = field(default_factory=dict)
     protect: bool = False
     retain_on_delete: bool | None = False
+    # None: as online, where the engine does not say whether a resource is custom; False: a component.
+    custom: bool | None = None
+    parent: str | None = None  # the name of its parent resource
 
 
 def _guardrail(name: str, cost: Mapping[str, Any] | None = None) -> tuple[Any, Any]:
@@ -111,7 +118,7 @@ def stack_messages(
             unknown_checking_proxy(dict(r.props)),
             urn(r.type, r.name),
             r.name,
-            options(r.protect, r.retain_on_delete),
+            options(r.protect, r.retain_on_delete, r.custom),
             None,
             None,
             [],
@@ -121,6 +128,7 @@ def stack_messages(
     }
     for r in items:
         pr = prs[r.name]
+        pr.parent = prs[r.parent] if r.parent else None
         pr.property_dependencies = {k: [prs[n] for n in names] for k, names in r.deps.items()}
         pr.dependencies = list({n: prs[n] for names in r.deps.values() for n in names}.values())
     found = [] if found is None else found

@@ -78,10 +78,21 @@ class Guardrail:
     remediate: Any = None
     # For a guardrail that needs the priced plan: cost section -> validate function (gpucloud.guard passes it).
     bind_cost: Any = None
+    # The guarded surfaces this guardrail judges (gpucloud.surface: compute, network, principal, iam, data,
+    # secrets, pods) and the types it reads them on: a resource policy reads its resource_types; a stack policy
+    # declares ``reads`` (type tokens or fnmatch patterns, "!pattern" to leave some out). The surface coverage
+    # (coverage.py, docs/guardrails.md) and the reviewed-types guardrail are derived from these declarations.
+    surfaces: frozenset[str] = frozenset()
+    reads: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if "unknowns" not in self.config:
             object.__setattr__(self, "config", {**self.config, "unknowns": UNKNOWNS_SCHEMA})
+
+    @property
+    def read_types(self) -> frozenset[str]:
+        """Type tokens and patterns this guardrail reads (its resource_types plus what it declares)."""
+        return self.resource_types | self.reads
 
     def defaults(self) -> dict[str, Any]:
         return {k: v["default"] for k, v in self.config.items() if "default" in v}

@@ -30,6 +30,7 @@ from .security import (
     kms_rotation,
     public_ip,
     rds_cmk,
+    reviewed_types,
     s3_public_access,
     s3_sse_kms,
     s3_tls,
@@ -72,6 +73,7 @@ GUARDRAILS: tuple[Guardrail, ...] = tuple(
         s3_tls,
         iam_admin,
         iam_trust,
+        reviewed_types,
         # data at rest, logs, Kubernetes workloads
         ebs_default,
         efs_cmk,

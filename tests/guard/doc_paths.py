@@ -8,6 +8,7 @@ from pathlib import Path
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "guardrails.md"
 ANY_KUBERNETES = "any Kubernetes kind"
+ANY_TYPE = "any resource type"
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,7 @@ class Row:
     default: str
     paths: frozenset[str]  # short names as written: `ec2.LaunchTemplate`, `karpenter.sh/v1 NodePool`
     any_kubernetes: bool
+    any_type: bool = False
 
 
 def short(type_token: str) -> str:
@@ -46,12 +48,13 @@ def rows() -> dict[str, Row]:
             cells[4],
             frozenset(re.findall(r"`([^`]+)`", judged)),
             ANY_KUBERNETES in cells[5],
+            ANY_TYPE in cells[5],
         )
     return out
 
 
 def documents(row: Row, type_token: str) -> bool:
     """Whether the row's paths cover a resource of this type (chart-rendered Kubernetes kinds included)."""
-    if row.any_kubernetes and type_token.startswith("kubernetes:"):
+    if row.any_type or (row.any_kubernetes and type_token.startswith("kubernetes:")):
         return True
     return short(type_token) in row.paths

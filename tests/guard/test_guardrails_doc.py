@@ -28,7 +28,8 @@ def test_resource_policies_list_exactly_their_resource_types() -> None:
         if g.kind == "resource":
             assert table[g.name].paths == {short(t) for t in g.resource_types}, g.name
         else:
-            assert table[g.name].paths or table[g.name].any_kubernetes, f"{g.name}: no paths listed"
+            row = table[g.name]
+            assert row.paths or row.any_kubernetes or row.any_type, f"{g.name}: no paths listed"
 
 
 def test_short_names_and_coverage() -> None:
@@ -38,3 +39,7 @@ def test_short_names_and_coverage() -> None:
     assert documents(row, "aws:s3/bucket:Bucket")
     assert not documents(row, "aws:s3/bucketPolicy:BucketPolicy")
     assert documents(Row("X", "x", "stack", "high", "mandatory", frozenset(), True), "kubernetes:apps/v1:Deployment")
+    anything = Row("X", "x", "stack", "high", "mandatory", frozenset(), False, True)
+    assert documents(anything, "gcp:compute/instance:Instance")
+    kubernetes_only = Row("X", "x", "stack", "high", "mandatory", frozenset(), True)
+    assert not documents(kubernetes_only, "gcp:compute/instance:Instance")

@@ -64,6 +64,7 @@ GUARDRAIL = Guardrail(
     "allowedReservationIds for the environment that bought them; pair reservations with a utilisation alarm.",
     references=("gpucloud guardrails rule 39",),
     kind="resource",
+    surfaces=frozenset({"compute"}),
     resource_types=frozenset({NODE_GROUP, LAUNCH_TEMPLATE, NODE_CLASS}),
     validate=validate,
     config={

@@ -131,6 +131,21 @@ GUARDRAIL = Guardrail(
     "a reviewed config change. Capacity Block fees count in full.",
     references=("HCP Terraform Sentinel cost_estimation",),
     kind="stack",
+    surfaces=frozenset({"compute"}),
+    reads=frozenset(
+        {
+            "aws:eks/nodeGroup:NodeGroup",
+            "aws:autoscaling/group:Group",
+            "aws:ec2/fleet:Fleet",
+            "aws:ec2/spotFleetRequest:SpotFleetRequest",
+            "aws:ec2/instance:Instance",
+            "aws:ec2/spotInstanceRequest:SpotInstanceRequest",
+            "aws:ec2/capacityReservation:CapacityReservation",
+            "kubernetes:karpenter.sh/v1:NodePool",
+            "kubernetes:karpenter.sh/v1beta1:NodePool",
+            POOL_COMPONENT,
+        }
+    ),
     validate=make_validate(None),
     bind_cost=make_validate,
     config={

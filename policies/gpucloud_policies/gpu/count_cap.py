@@ -2,16 +2,47 @@
 Karpenter NodePools must bound their GPUs with spec.limits["nvidia.com/gpu"].
 
 A pool is anything pools.py knows to start nodes (node groups, ASGs, EC2 Fleets, Spot Fleets, instances, spot
-requests, capacity reservations); a requirement set counts with the largest GPU count it admits."""
+requests, capacity reservations), and what other services start (services.py: Batch by its vCPU limit, SageMaker,
+EMR, Image Builder, infrastructure templates); a requirement set counts with the largest GPU count it admits."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, deciding, get, integer, keys
+from ..base import (
+    Config,
+    EnforcementLevel,
+    Guardrail,
+    Severity,
+    StackReport,
+    deciding,
+    get,
+    integer,
+    keys,
+    mark_undecided,
+)
 from ..capacity import GPU_RESOURCE, NODE_POOLS, nodepool_is_gpu
-from ..pools import pools
+from ..pools import POOL_RESOURCES, pools
+from ..services import SERVICE_TYPES, capacity
 from ..stack import of_type
+
+
+def _service_gpus(r: Any) -> int | None:
+    """GPUs one service resource can start (services.py), or None (marked undecided) when a GPU type's count is
+    not modelled."""
+    total = 0
+    for c in capacity(r.resource_type, r.props):
+        n = c.max_gpus()
+        if n is None:
+            mark_undecided(
+                r.urn,
+                c.path,
+                f"'{c.instance_type}' is a GPU type, but how many instances this {r.resource_type} resource "
+                "starts is not modelled",
+            )
+            return None
+        total += n
+    return total
 
 
 def validate(args: Any, report: StackReport, cfg: Config) -> None:
@@ -54,6 +85,21 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
                     np.urn,
                     f'spec.limits["{GPU_RESOURCE}"] is {n}, above the per-pool cap of {per_pool}. Fix: lower it.',
                 )
+    for r in of_type(args.resources, *SERVICE_TYPES):
+        with deciding(r):
+            found = _service_gpus(r)
+            if found is None:
+                continue
+            total += found
+            if found > biggest:
+                largest, biggest = r.urn, found
+            if found > per_pool:
+                report(
+                    r.urn,
+                    f"can start {found} GPUs ({r.resource_type}: instance counts x GPUs per instance), above the "
+                    f"per-pool cap of {per_pool}. Fix: lower its instance counts or vCPU limit, or raise "
+                    "maxGpusPerPool in this environment's policy config.",
+                )
     if total > per_stack:
         report(
             largest,
@@ -73,6 +119,8 @@ GUARDRAIL = Guardrail(
     "NodePool, or raise maxGpusPerPool / maxGpusPerStack through a reviewed config change.",
     references=("gpucloud guardrails rule 32",),
     kind="stack",
+    surfaces=frozenset({"compute"}),
+    reads=frozenset({*POOL_RESOURCES, *NODE_POOLS, *SERVICE_TYPES}),
     validate=validate,
     config={
         "maxGpusPerPool": {"type": "integer", "minimum": 0, "default": 64, "description": "GPUs one pool may reach."},

@@ -47,6 +47,7 @@ GUARDRAIL = Guardrail(
     references=("gpucloud catalog (deprecated flag)",),
     kind="resource",
     resource_types=CAPACITY_TYPES,
+    surfaces=frozenset({"compute"}),
     validate=validate,
     config={
         "extraDeprecatedFamilies": {

@@ -3,7 +3,8 @@
 Every capacity path of the one capacity reader is checked (capacity.choices): named types on node groups,
 launch templates and configurations, ASG / Fleet / Spot Fleet overrides, instances, spot requests and capacity
 reservations, and requirement sets (attribute-based instance requirements, Karpenter NodePool requirements of
-v1 and v1beta1) resolved to the catalog types they admit. Per-environment lists live in
+v1 and v1beta1) resolved to the catalog types they admit; and the capacity other services start (services.py:
+Batch, SageMaker, EMR, Image Builder, infrastructure templates). Per-environment lists live in
 policies/configs/<env>.json (dev leaves P5 out).
 """
 
@@ -25,6 +26,7 @@ from ..capacity import (
     nodepool_families,
     nodepool_is_gpu,
 )
+from ..services import SERVICE_TYPES, capacity
 
 DEFAULT_FAMILIES = sorted({s.family for s in catalog.get_catalog() if not s.deprecated})
 
@@ -39,11 +41,39 @@ def _suggestion(instance_type: str) -> str:
     return f"unknown instance type {instance_type!r}"
 
 
+def _services(args: Any, report: Report, allowed: set[str], allowed_types: set[str], denied: set[str]) -> None:
+    """Other services' capacity (services.py): only accelerated types are judged; whether a name is a valid type
+    of that service is conformance's question, not this policy's."""
+    shown = ", ".join(sorted(allowed)) or "none"
+    seen: set[str] = set()
+    for c in capacity(args.resource_type, args.props):
+        t = c.instance_type
+        # A template's group names the type of the template it uses: one finding per type, where it is written.
+        if t in seen:
+            continue
+        seen.add(t)
+        if t in denied:
+            report(f"{c.path} '{t}' is denied by config. Fix: pick another type.")
+        elif c.is_family and family_is_accelerated(t) and t not in allowed:
+            report(
+                f"{c.path} admits family '{t}', which is not allowed here (allowed: {shown}). Fix: name types of "
+                "an allowed family, or allow the family in allowedFamilies."
+            )
+        elif not c.is_family and is_accelerated(t) and c.family not in allowed and t not in allowed_types:
+            report(
+                f"{c.path} '{t}': family '{c.family}' is not allowed in this environment (allowed: {shown}). "
+                "Fix: pick a type from an allowed family, or allow the family in this environment's policy config."
+            )
+
+
 def validate(args: Any, report: Report, cfg: Config) -> None:
     allowed = set(cfg["allowedFamilies"])
     allowed_types = set(cfg["allowedInstanceTypes"])
     denied = set(cfg["deniedInstanceTypes"])
     shown = ", ".join(sorted(allowed)) or "none"
+    if args.resource_type in SERVICE_TYPES:
+        _services(args, report, allowed, allowed_types, denied)
+        return
     if args.resource_type in NODE_POOLS and nodepool_families(args.props)[0] is None:
         if nodepool_is_gpu(args.props):
             report(
@@ -83,7 +113,8 @@ GUARDRAIL = Guardrail(
     "karpenter.k8s.aws/instance-family (or instance-type / instance-gpu-name) with operator In.",
     references=("compliance.tf restrict_instance_types",),
     kind="resource",
-    resource_types=CAPACITY_TYPES,
+    resource_types=CAPACITY_TYPES | SERVICE_TYPES,
+    surfaces=frozenset({"compute"}),
     validate=validate,
     config={
         "allowedFamilies": {

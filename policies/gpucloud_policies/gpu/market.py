@@ -39,5 +39,6 @@ GUARDRAIL = Guardrail(
     references=("AWS Capacity Blocks supported instance types",),
     kind="resource",
     resource_types=CAPACITY_TYPES - NODE_POOLS - {CAPACITY_RESERVATION},
+    surfaces=frozenset({"compute"}),
     validate=validate,
 )

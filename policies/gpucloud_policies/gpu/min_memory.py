@@ -49,6 +49,7 @@ GUARDRAIL = Guardrail(
     references=("gpucloud catalog",),
     kind="resource",
     resource_types=CAPACITY_TYPES,
+    surfaces=frozenset({"compute"}),
     validate=validate,
     config={
         "minGpuMemoryGib": {

@@ -50,6 +50,7 @@ GUARDRAIL = Guardrail(
         "SH CloudTrail.4",
     ),
     kind="resource",
+    surfaces=frozenset({"data"}),
     resource_types=frozenset({TRAIL}),
     validate=validate,
     config={

@@ -32,6 +32,7 @@ GUARDRAIL = Guardrail(
     remediation_steps="Set enabled=True on aws.ebs.EncryptionByDefault (and an aws.ebs.DefaultKmsKey).",
     references=("CKV_AWS_106", "SH EC2.7", "AWS-0131"),
     kind="resource",
+    surfaces=frozenset({"data"}),
     resource_types=frozenset({ENCRYPTION_BY_DEFAULT}),
     validate=validate,
 )

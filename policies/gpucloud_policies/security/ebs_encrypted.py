@@ -86,6 +86,7 @@ GUARDRAIL = Guardrail(
         "AWS-0008",
     ),
     kind="resource",
+    surfaces=frozenset({"data"}),
     resource_types=frozenset({LAUNCH_TEMPLATE, INSTANCE, VOLUME, SPOT_REQUEST, LAUNCH_CONFIG, SPOT_FLEET}),
     validate=validate,
     config={

@@ -37,6 +37,7 @@ GUARDRAIL = Guardrail(
     "encrypted in place).",
     references=("CKV_AWS_42", "CKV_AWS_184", "AWS-0037", "SH EFS.1"),
     kind="resource",
+    surfaces=frozenset({"data"}),
     resource_types=frozenset({FILE_SYSTEM}),
     validate=validate,
     config={

@@ -51,6 +51,7 @@ GUARDRAIL = Guardrail(
     "needed (dev), list the allowed networks in publicAccessCidrs and set allowRestrictedPublicAccess.",
     references=("CKV_AWS_38", "CKV_AWS_39", "AWS-0040", "AWS-0041", "SH EKS.1", "CT.EKS.PR.1"),
     kind="resource",
+    surfaces=frozenset({"network"}),
     resource_types=frozenset({CLUSTER}),
     validate=validate,
     config={

@@ -34,6 +34,7 @@ GUARDRAIL = Guardrail(
     "resources ['secrets'].",
     references=("CKV_AWS_58", "AWS-0039", "SH EKS.3", "CT.EKS.PR.2"),
     kind="resource",
+    surfaces=frozenset({"data"}),
     resource_types=frozenset({CLUSTER}),
     validate=validate,
 )

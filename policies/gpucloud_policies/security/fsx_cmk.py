@@ -48,6 +48,7 @@ GUARDRAIL = Guardrail(
     "types cannot take one and are not checked).",
     references=("CKV_AWS_190", "CKV_AWS_178", "CKV_AWS_203", "CKV_AWS_179"),
     kind="resource",
+    surfaces=frozenset({"data"}),
     resource_types=frozenset({LUSTRE, ONTAP, OPENZFS, WINDOWS}),
     validate=validate,
 )

@@ -86,6 +86,7 @@ GUARDRAIL = Guardrail(
     "AmazonEC2ContainerRegistryReadOnly) and Pod Identity roles for workloads.",
     references=("CKV_AWS_1", "CKV_AWS_49", "CKV_AWS_62", "CKV_AWS_63", "CKV_AWS_355", "CKV2_AWS_40", "AWS-0057"),
     kind="resource",
+    surfaces=frozenset({"iam"}),
     resource_types=frozenset({*POLICY_TYPES, *ATTACHMENTS, ROLE}),
     validate=validate,
     config={

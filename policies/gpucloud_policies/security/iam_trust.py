@@ -36,6 +36,7 @@ GUARDRAIL = Guardrail(
     "or add a Condition (aws:PrincipalOrgID, sts:ExternalId) to the statement.",
     references=("CKV_AWS_60",),
     kind="resource",
+    surfaces=frozenset({"principal"}),
     resource_types=frozenset({ROLE}),
     validate=validate,
 )

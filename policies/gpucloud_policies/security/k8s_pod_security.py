@@ -245,6 +245,8 @@ GUARDRAIL = Guardrail(
         "PSS",
     ),
     kind="stack",
+    surfaces=frozenset({"pods"}),
+    reads=frozenset({"kubernetes:*", "!kubernetes:*List"}),
     validate=validate,
     config={
         "level": {

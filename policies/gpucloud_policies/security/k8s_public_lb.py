@@ -214,6 +214,8 @@ GUARDRAIL = Guardrail(
         "CKV_K8S_* (none)",
     ),
     kind="stack",
+    surfaces=frozenset({"network"}),
+    reads=frozenset({"kubernetes:*:Service", "kubernetes:*:Ingress"}),
     validate=validate,
     config={
         "allowInternetFacing": {

@@ -44,6 +44,7 @@ GUARDRAIL = Guardrail(
     remediation_steps="Set enableKeyRotation=True on aws.kms.Key (optionally rotationPeriodInDays).",
     references=("CKV_AWS_7", "AWS-0065", "SH KMS.4"),
     kind="resource",
+    surfaces=frozenset({"data"}),
     resource_types=frozenset({KEY}),
     validate=validate,
     config={

@@ -40,6 +40,7 @@ GUARDRAIL = Guardrail(
     "subnets (mapPublicIpOnLaunch false).",
     references=("CKV_AWS_88", "AWS-0009", "AWS-0164", "SH EC2.25", "SH EC2.9", "SH EC2.15", "CT.EC2.PR.8"),
     kind="resource",
+    surfaces=frozenset({"network"}),
     resource_types=frozenset({LAUNCH_TEMPLATE, INSTANCE, SPOT_REQUEST, LAUNCH_CONFIG, SPOT_FLEET}),
     validate=validate,
 )

@@ -43,6 +43,7 @@ GUARDRAIL = Guardrail(
     "databases: restore an encrypted copy of a snapshot).",
     references=("CKV_AWS_16", "CKV_AWS_96", "CKV_AWS_327", "AWS-0080", "AWS-0079", "SH RDS.3"),
     kind="resource",
+    surfaces=frozenset({"data"}),
     resource_types=frozenset({INSTANCE, CLUSTER}),
     validate=validate,
     config={

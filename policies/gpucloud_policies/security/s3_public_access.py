@@ -60,5 +60,7 @@ GUARDRAIL = Guardrail(
         "SH S3.3",
     ),
     kind="stack",
+    surfaces=frozenset({"network"}),
+    reads=frozenset({"aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2", PAB}),
     validate=validate,
 )

@@ -119,6 +119,8 @@ GUARDRAIL = Guardrail(
     "kmsMasterKeyId and bucketKeyEnabled.",
     references=("CKV_AWS_19", "CKV_AWS_145", "AWS-0088", "AWS-0132", "SH S3.17"),
     kind="stack",
+    surfaces=frozenset({"data"}),
+    reads=frozenset({"aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2", SSE, SSE_V2, *LOGGING}),
     validate=validate,
     config={
         "requireBucketKey": {"type": "boolean", "default": True, "description": "Require bucketKeyEnabled."},

@@ -99,5 +99,7 @@ GUARDRAIL = Guardrail(
     "false (optionally also s3:TlsVersion < 1.2).",
     references=("SH S3.5", "CKV_AWS_379"),
     kind="stack",
+    surfaces=frozenset({"principal"}),
+    reads=frozenset({"aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2", POLICY}),
     validate=validate,
 )

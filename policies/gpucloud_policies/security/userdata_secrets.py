@@ -54,6 +54,7 @@ GUARDRAIL = Guardrail(
     "SSM Parameter Store.",
     references=("CKV_AWS_46", "AWS-0029", "AWS-0129", "AWS-0122"),
     kind="resource",
+    surfaces=frozenset({"secrets"}),
     resource_types=frozenset({LAUNCH_TEMPLATE, INSTANCE}),
     validate=validate,
 )

@@ -249,6 +249,8 @@ GUARDRAIL = Guardrail(
         "CT.EC2.PR.3",
     ),
     kind="stack",
+    surfaces=frozenset({"network"}),
+    reads=frozenset({SG, SG_RULE, INGRESS_RULE, PREFIX_LIST, PREFIX_LIST_ENTRY}),
     validate=validate,
     config={
         "loadBalancerTagKey": {

@@ -1,0 +1,96 @@
+"""reviewed-types-only (GC-SEC-149): passing and failing fixtures with the exact resources flagged; components the
+plan shows without children are undecided under the policy's unknowns setting."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpucloud.guard.harness import Res, stack_flagged, stack_messages
+from gpucloud.policies.gpucloud_policies.base import UndecidedError
+
+POLICY = "reviewed-types-only"
+
+
+def schedule(name: str, **props: object) -> Res:
+    # A scheduled action resizes an ASG: no guardrail reads its sizes yet.
+    return Res("aws:autoscaling/schedule:Schedule", name, {"scheduledActionName": name, **props})
+
+
+REVIEWED = [
+    Res("aws:ec2/launchTemplate:LaunchTemplate", "lt", {"instanceType": "g6e.12xlarge"}),
+    Res("kubernetes:karpenter.sh/v1:NodePool", "np", {"spec": {}}),
+    Res("kubernetes:kubeflow.org/v2beta1:MPIJob", "mpi", {"spec": {}}),
+    Res("kubernetes:apps/v1:Deployment", "web", {"spec": {}}),
+    # A component with children: each child is judged by its own type.
+    Res("mycorp:index:Platform", "platform", {}, custom=False),
+    Res("aws:ec2/vpc:Vpc", "vpc", {"cidrBlock": "10.0.0.0/16"}, parent="platform"),
+    Res("pulumi:providers:aws", "east", {"region": "us-east-1"}),
+    # A schedule that sets no size changes nothing.
+    schedule("idle"),
+]
+
+
+def test_reviewed_types_pass() -> None:
+    assert stack_messages(POLICY, REVIEWED) == []
+
+
+def test_unreviewed_types_fail() -> None:
+    found = [
+        Res("gcp:compute/instance:Instance", "gcp-vm", {"machineType": "a2-highgpu-8g"}),
+        Res("kubernetes:serving.kserve.io/v1beta1:InferenceService", "isvc", {"spec": {}}),
+        schedule("gpu", maxSize=100.0),
+    ]
+    messages = dict(stack_messages(POLICY, [*REVIEWED, *found]))
+    assert set(messages) == {"gcp-vm", "isvc", "gpu"}
+    assert messages["gcp-vm"].startswith(
+        "gcp-vm: type gcp:compute/instance:Instance is not reviewed: no guardrail reads it"
+    )
+    assert "Fix: use a reviewed type, or review it and add it to reviewedTypes" in messages["isvc"]
+    assert messages["gpu"].startswith(
+        "gpu: aws:autoscaling/schedule:Schedule sets maxSize (compute), a surface no guardrail reads yet"
+    )
+
+
+def test_config_reviews_types_and_surfaces() -> None:
+    found = [
+        Res("gcp:compute/instance:Instance", "gcp-vm", {}),
+        Res("gcp:storage/bucket:Bucket", "gcs", {}),
+        schedule("gpu", maxSize=100.0),
+    ]
+    assert stack_flagged(POLICY, found, {"reviewedTypes": ["gcp:compute/*"]}) == {"gcs", "gpu"}
+    assert stack_flagged(POLICY, found, {"reviewedTypes": ["aws:autoscaling/schedule:Schedule"]}) == {"gcp-vm", "gcs"}
+    assert stack_flagged(POLICY, found, {"unreadSurfaces": []}) == {"gcp-vm", "gcs"}
+    # A surface a guardrail reads never makes a type unreviewed.
+    lt = Res("aws:ec2/launchTemplate:LaunchTemplate", "lt", {"userData": "x", "instanceType": "p5.48xlarge"})
+    assert stack_flagged(POLICY, [lt], {"unreadSurfaces": ["compute", "secrets", "network"]}) == set()
+    cm = Res("kubernetes:core/v1:ConfigMap", "cm", {"data": {"k": "v"}})
+    assert stack_flagged(POLICY, [cm], {"unreadSurfaces": ["secrets"]}) == {"cm"}
+
+
+def test_component_without_children_is_undecided() -> None:
+    opaque = Res("eks:index:Cluster", "cluster", {"desiredCapacity": 2}, custom=False)
+    found: list[tuple[str, str]] = []
+    with pytest.raises(UndecidedError) as exc:
+        stack_messages(POLICY, [*REVIEWED, opaque], found=found)
+    assert found == []
+    assert [(u.urn.rsplit("::", 1)[-1], u.field) for u in exc.value.undecided] == [("cluster", "children")]
+    assert "component eks:index:Cluster registered no children the plan can see" in exc.value.undecided[0].reason
+    blocked = stack_messages(POLICY, [opaque], {"unknowns": "block"})
+    assert [name for name, _ in blocked] == ["cluster"]
+    assert "cannot be decided at preview (unknown: children): component eks:index:Cluster" in blocked[0][1]
+
+
+def test_online_a_childless_unknown_type_is_unreviewed() -> None:
+    # The engine does not tell a policy whether a resource is a component: without children it is judged as a type.
+    assert stack_flagged(POLICY, [Res("eks:index:Cluster", "cluster", {})]) == {"cluster"}
+
+
+def test_environments() -> None:
+    import json
+    from pathlib import Path
+
+    configs = Path(__file__).resolve().parents[2] / "policies" / "configs"
+    dev = json.loads((configs / "dev.json").read_text())
+    prod = json.loads((configs / "prod.json").read_text())
+    assert dev[POLICY] == "advisory"
+    assert prod[POLICY] == {"unknowns": "block"} and prod["all"] == "mandatory"
