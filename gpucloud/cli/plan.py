@@ -54,7 +54,25 @@ def register(sub: Any) -> None:
         help="months the mix advice plans each GPU pool for (default: 12); see docs/advisor.md",
     )
     p.add_argument("--no-mix-advice", action="store_true", help="leave out the per-pool capacity-mix advice")
+    p.add_argument(
+        "--timeout",
+        type=timeout_arg,
+        metavar="SECONDS",
+        help="stop a program still running after SECONDS (exit 2, naming what it waited for); default: "
+        "$GPUCLOUD_PLAN_TIMEOUT, else 120",
+    )
     p.set_defaults(func=run)
+
+
+def timeout_arg(value: str) -> float:
+    """argparse type of --timeout: a number of seconds above 0."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds above 0; give e.g. --timeout 120")
+    return seconds
 
 
 def horizon_arg(value: str) -> float:
@@ -146,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
     compare = _load_compare(args.compare) if args.compare else None
     horizon = mix_horizon(args)
     as_of = _as_of(args.as_of) if getattr(args, "as_of", None) else None
-    plan = run_program(program, stack)
+    plan = run_program(program, stack, timeout=getattr(args, "timeout", None))
     if as_of is not None:
         plan.config[_PRICING_KEY] = {**(plan.config.get(_PRICING_KEY) or {}), "asOf": as_of}
     report = build_report(plan, policy_config=policy_config, compare=compare, mix_horizon=horizon)
