@@ -701,6 +701,10 @@ def _run_in_context(
     # makes plans diffable (--compare) and reproducible.
     records.sort(key=lambda r: r.urn)
     warnings = [f"offline plan has no answer for {t}; its results are empty" for t in answers.unanswered]
+    warnings += [
+        f"offline plan answered {t} from its SDK result type: values echo the query or are placeholders"
+        for t in answers.generic
+    ]
     warnings += answers.warnings
     return Plan(
         project=project_name,
