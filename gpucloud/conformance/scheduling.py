@@ -85,6 +85,7 @@ from gpucloud.conformance.nodes import (
     build_pools,
     cluster_name,
 )
+from gpucloud.conformance.stack_options import EXTERNAL_DEVICE_PLUGINS, manages_workloads
 from gpucloud.plan.model import is_unknown
 
 CHECK = "scheduling"
@@ -259,9 +260,17 @@ def _advertise_findings(
                 message = f"{pool.kind} {pool.name} would not advertise {res}: no {label} can run there ({why})"
             else:
                 message = f"{pool.kind} {pool.name} would not advertise {res}: the plan installs no {label}"
+            severity: Any = "error"
+            if not agents and not manages_workloads(ctx):
+                # Nothing here runs on the cluster: its plugins may well come from elsewhere (GitOps, a stack).
+                severity = "warning"
+                message += (
+                    " and manages no Kubernetes workloads, so the plugin may be installed elsewhere (GitOps, another "
+                    f"stack): if it is, state it with the stack config `{EXTERNAL_DEVICE_PLUGINS}: true`"
+                )
             yield Finding(
                 f"{CHECK}.advertise",
-                "error",
+                severity,
                 pool.urn,
                 pool.types_field,
                 message + "; pods requesting it stay Pending",

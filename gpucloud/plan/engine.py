@@ -18,10 +18,18 @@ from typing import Any
 
 import yaml
 
-from gpucloud.plan import autoname, k8s_components, lazy_sdk, refs, transforms
+from gpucloud.plan import autoname, k8s_components, lazy_sdk, options, refs, transforms
 from gpucloud.plan.deadline import Deadline, PlanTimeout, TimeoutSettingError, resolve_timeout
 from gpucloud.plan.model import SECRET, UNKNOWN_OUTPUT, Plan, ResourceRecord, is_unknown, unknown_marker
-from gpucloud.plan.offline import OfflineAnswerError, OfflineAnswers, fake_id, partition_of, render_chart_v3
+from gpucloud.plan.offline import (
+    ChartNotVendored,
+    OfflineAnswerError,
+    OfflineAnswers,
+    fake_id,
+    partition_of,
+    render_chart_v3,
+    unrendered_chart_warning,
+)
 from gpucloud.plan.wire import _SECRET_SIG, _SIG_KEY, struct_views
 from gpucloud.spec.errors import SpecError
 
@@ -426,6 +434,11 @@ def _make_monitor(
                 expansion = k8s_components.expand(
                     request.type, request.name, inputs, project_dir, helm_render=_helm_v4_render
                 )
+            except ChartNotVendored as exc:
+                if answers.strict_charts:
+                    self._fail(f"{request.type} {request.name}: {exc}")
+                answers.warnings.append(unrendered_chart_warning(f"{request.type} {request.name}: {exc}"))
+                return
             except (k8s_components.ExpansionError, OfflineAnswerError) as exc:
                 self._fail(f"{request.type} {request.name}: {exc}")
                 return
@@ -600,7 +613,8 @@ def _run_in_context(
 
     try:
         deadline = Deadline(resolve_timeout(timeout), project_dir)
-    except TimeoutSettingError as exc:
+        answers.strict_charts = options.lock_enforced(config, stack_file)
+    except (TimeoutSettingError, options.StackOptionError) as exc:
         raise PlanInputError(str(exc)) from None
     # Offline plans load only the provider SDK modules the program uses (see lazy_sdk); same names, same objects.
     lazy_sdk.install()

@@ -73,6 +73,9 @@ class OfflineAnswers:
         self.warnings: list[str] = []
         # Data sources answered from their SDK result type alone (invoke_shapes): placeholders, said so.
         self.generic: list[str] = []
+        # A chart nothing vendors is bad input where the stack enforces the charts lock (gpucloud.plan.options);
+        # elsewhere its objects are left out of the plan, with a warning.
+        self.strict_charts = True
 
     def answer(self, token: str, args: dict[str, Any]) -> dict[str, Any]:
         handler = self._handlers.get(token)
@@ -96,7 +99,13 @@ class OfflineAnswers:
     def _helm_template(self, args: dict[str, Any]) -> dict[str, Any]:
         """`helm.v3.Chart`: the provider renders the chart (`helm template`) and the SDK registers the objects."""
         opts = json.loads(str(args.get("jsonOpts") or "{}"))
-        return {"result": render_chart_v3(opts)}
+        try:
+            return {"result": render_chart_v3(opts)}
+        except ChartNotVendored as exc:
+            if self.strict_charts:
+                raise
+            self.warnings.append(unrendered_chart_warning(str(exc)))
+            return {"result": []}
 
     def _kustomize_directory(self, args: dict[str, Any]) -> dict[str, Any]:
         """`kustomize.Directory` (v1): the provider runs kustomize and the SDK registers the objects."""
@@ -343,6 +352,17 @@ class OfflineAnswerError(Exception):
     """A data source the provider would fail; the plan reports it as bad input."""
 
 
+class ChartNotVendored(OfflineAnswerError):
+    """A chart the offline plan cannot render because nothing vendors it (a preview would fetch it)."""
+
+
+def unrendered_chart_warning(reason: str) -> str:
+    return (
+        f"{reason}: the offline plan cannot render it, so its objects are not in the plan (a preview fetches the "
+        "chart; vendor it, or set gpucloud:enforceChartLock: true to make this an error)"
+    )
+
+
 _TEST_HOOKS = {"test", "test-success", "test-failure"}
 
 
@@ -373,7 +393,9 @@ def render_chart_v3(opts: Mapping[str, Any]) -> list[dict[str, Any]]:
             include_crds=not opts.get("skip_crd_rendering"),
             api_versions=list(opts.get("api_versions") or []),
         )
-    except (ChartNotPinned, HelmError) as exc:
+    except ChartNotPinned as exc:
+        raise ChartNotVendored(f"helm.v3.Chart {label}: {exc}") from None
+    except HelmError as exc:
         raise OfflineAnswerError(f"helm.v3.Chart {label}: {exc}") from None
     if opts.get("disable_hooks"):
         objs = [o for o in objs if not _hooks(o)]
