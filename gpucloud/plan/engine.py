@@ -782,7 +782,8 @@ def _drain(loop: asyncio.AbstractEventLoop) -> None:
     for task in pending:
         task.cancel()
     if pending:
-        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        # Bounded too: a program's coroutine may swallow its cancellation and wait on.
+        loop.run_until_complete(asyncio.wait(pending, timeout=_DRAIN_S))
     # Bounded: an executor thread still blocked (a program's synchronous wait) must not hang the next plan.
     with contextlib.suppress(TimeoutError):
         loop.run_until_complete(asyncio.wait_for(loop.shutdown_default_executor(), _DRAIN_S))
