@@ -49,6 +49,7 @@ INPUT_ERRORS = (
     ("gpucloud.plan.engine", "PlanInputError"),
     ("gpucloud.spec.errors", "SpecError"),
     ("gpucloud.guard.config", "PolicyConfigError"),
+    ("gpucloud.plan.options", "StackOptionError"),
 )
 
 # Collector thresholds for one command. The provider SDKs' generated modules allocate about a million

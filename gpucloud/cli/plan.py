@@ -10,7 +10,14 @@ from typing import Any
 
 from gpucloud.cli.errors import CliError
 from gpucloud.cli.io import output_width, read_json, width_arg, write_output
-from gpucloud.cli.plan_common import exit_code, horizon_arg, mix_horizon, resolve_policy_config, sarif_log
+from gpucloud.cli.plan_common import (
+    exit_code,
+    horizon_arg,
+    mix_horizon,
+    resolve_policy_config,
+    sarif_log,
+    timeout_arg,
+)
 
 FORMATS = ("text", "json", "markdown", "sarif", "html")
 
@@ -55,6 +62,13 @@ def register(sub: Any) -> None:
         help="months the mix advice plans each GPU pool for (default: 12); see docs/advisor.md",
     )
     p.add_argument("--no-mix-advice", action="store_true", help="leave out the per-pool capacity-mix advice")
+    p.add_argument(
+        "--timeout",
+        type=timeout_arg,
+        metavar="SECONDS",
+        help="stop a program still running after SECONDS (exit 2, naming what it waited for); default: "
+        "$GPUCLOUD_PLAN_TIMEOUT, else 120",
+    )
     p.set_defaults(func=run)
 
 
@@ -93,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     compare = _load_compare(args.compare) if args.compare else None
     horizon = mix_horizon(args)
     as_of = _as_of(args.as_of) if getattr(args, "as_of", None) else None
-    plan = run_program(program, stack)
+    plan = run_program(program, stack, timeout=getattr(args, "timeout", None))
     if as_of is not None:
         plan.config[_PRICING_KEY] = {**(plan.config.get(_PRICING_KEY) or {}), "asOf": as_of}
     report = build_report(plan, policy_config=policy_config, compare=compare, mix_horizon=horizon)

@@ -129,7 +129,7 @@ def plan_stack(root: Path, info: Any, args: argparse.Namespace) -> StackResult:
     source = "none"
     try:
         policy_config, source = resolve_policy_config(args, program, info.stack)
-        plan = run_program(program, info.stack)
+        plan = run_program(program, info.stack, timeout=getattr(args, "timeout", None))
         report = build_report(plan, policy_config=policy_config, mix_horizon=mix_horizon(args))
         report["policy_config"] = source
         return StackResult(info, exit_code(report), time.perf_counter() - started, source, report=report)

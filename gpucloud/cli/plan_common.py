@@ -11,6 +11,17 @@ from gpucloud.cli.errors import EXIT_CONFORMANCE, EXIT_OK, EXIT_VIOLATIONS, CliE
 from gpucloud.cli.io import read_json
 
 
+def timeout_arg(value: str) -> float:
+    """argparse type of --timeout: a number of seconds above 0."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds above 0; give e.g. --timeout 120")
+    return seconds
+
+
 def horizon_arg(value: str) -> float:
     """argparse type of --mix-horizon: a positive number of months."""
     from gpucloud.advisor.plan_advice import MixHorizonError, validate_horizon

@@ -179,6 +179,9 @@ def kubernetes_version(plan: Plan) -> str:
 def run_conformance(plan: Plan, *, only: Iterable[str] | None = None, skip: Iterable[str] = ()) -> ConformanceResult:
     """Run every registered check (or those in `only`) on the plan and collect their findings, sorted."""
     _load_builtin_checks()
+    from gpucloud.conformance.stack_options import validate
+
+    validate(plan)
     wanted = set(only) if only is not None else None
     skipped = set(skip)
     ctx = ConformanceContext(plan=plan, kubernetes_version=kubernetes_version(plan))

@@ -38,6 +38,7 @@ from gpucloud.charts.values import (
     unread_keys_for_pin,
 )
 from gpucloud.conformance import ConformanceContext, DerivedObject, Finding, register_check
+from gpucloud.conformance.stack_options import ENFORCE_CHART_LOCK, lock_enforced
 from gpucloud.plan.model import SECRET, ResourceRecord, is_unknown
 
 RELEASE_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
@@ -79,6 +80,8 @@ CLUSTER_SCOPED_KINDS = frozenset(
     }
 )
 FACTS_KEY = "helm.releases"
+# Releases not rendered because no pinned chart verifies them: a CRD they may install is undecided (k8s.crd).
+UNVERIFIED_KEY = "helm.unverified"
 
 
 @dataclass
@@ -172,9 +175,20 @@ def _sentinel(value: Any) -> bool:
     return is_unknown(value) or (isinstance(value, str) and value == SECRET)
 
 
-def _lock_findings(view: ReleaseView, lock: ChartsLock) -> Iterable[Finding]:
-    """Match chart/version/repository against the lock; set view.pin when the vendored copy is this chart."""
+_UNVERIFIED = (
+    "not verified against a pinned chart: {what}, so its values, render and objects are not checked (this stack "
+    f"does not enforce gpucloud's charts lock; {ENFORCE_CHART_LOCK}: true would make this an error)"
+)
+
+
+def _lock_findings(view: ReleaseView, lock: ChartsLock, enforced: bool) -> Iterable[Finding]:
+    """Match chart/version/repository against the lock; set view.pin when the vendored copy is this chart.
+
+    Where the stack does not enforce the lock (a program that is not gpucloud's has no obligation to use it), a
+    chart the lock does not cover is a warning: unverified, which says nothing about whether it exists upstream.
+    """
     urn = view.record.urn
+    severity: Any = "error" if enforced else "warning"
     if not view.chart:
         yield Finding(
             "helm.lock",
@@ -194,11 +208,13 @@ def _lock_findings(view: ReleaseView, lock: ChartsLock) -> Iterable[Finding]:
         related = [f"{a.ref} ({a.kind}, not a chart)" for a in lock.artifacts.values() if a.name.startswith(name)]
         yield Finding(
             "helm.lock",
-            "error",
+            severity,
             urn,
             "chart",
             f"chart {view.chart} is not in the charts lock: nothing pins or vendors it, so the install is "
-            "unchecked and may not exist upstream",
+            "unchecked and may not exist upstream"
+            if enforced
+            else f"chart {view.chart} is " + _UNVERIFIED.format(what="the charts lock does not pin it"),
             (f"the lock pins {', '.join(related)} instead; " if related else "")
             + f"a pinned chart: {', '.join(sorted(lock.charts))}",
             LOCK_SOURCE,
@@ -216,13 +232,16 @@ def _lock_findings(view: ReleaseView, lock: ChartsLock) -> Iterable[Finding]:
         )
         return
     if view.version != by_name.version:
+        asked = view.version or "(none: the newest, whatever it is)"
         yield Finding(
             "helm.lock",
-            "error",
+            severity,
             urn,
             "version",
-            f"chart {by_name.name} version {view.version or '(none: the newest, whatever it is)'} is not the pinned "
-            "version",
+            f"chart {by_name.name} version {asked} is not the pinned version"
+            if enforced
+            else f"chart {by_name.name} version {asked} is "
+            + _UNVERIFIED.format(what=f"the lock pins version {by_name.version}"),
             f"version {by_name.version!r} (vendored at {by_name.path}); upgrading is a lock change plus the "
             "vendored copy",
             LOCK_SOURCE,
@@ -237,13 +256,18 @@ def _lock_findings(view: ReleaseView, lock: ChartsLock) -> Iterable[Finding]:
         )
         yield Finding(
             "helm.lock",
-            "error",
+            severity,
             urn,
             "repositoryOpts.repo" if not oci else "chart",
-            f"chart {by_name.ref} is requested from {where}, which does not serve the pinned chart: the install fails",
+            f"chart {by_name.ref} is requested from {where}, which does not serve the pinned chart: the install fails"
+            if enforced
+            else f"chart {by_name.ref} from {where} is "
+            + _UNVERIFIED.format(what="the lock pins it from another repository"),
             how,
             LOCK_SOURCE,
         )
+        if not enforced:
+            return
     view.pin = by_name
 
 
@@ -370,14 +394,17 @@ def check_helm(ctx: ConformanceContext) -> Iterable[Finding]:
         view, problems = _view(r, ctx.plan.program_dir)
         views.append(view)
         findings += problems
+    enforced = lock_enforced(ctx.plan)
     for view in views:
-        findings += _lock_findings(view, lock)
+        findings += _lock_findings(view, lock, enforced)
     pinned = []
+    ctx.facts[UNVERIFIED_KEY] = [v.record.urn for v in views if v.pin is None]
     for view in views:
         if view.pin is None:
             continue
         if not (view.pin.chart_dir / "Chart.yaml").is_file():
             # An installed copy without the repository's vendor/ tree: nothing to render or read keys from.
+            ctx.facts[UNVERIFIED_KEY].append(view.record.urn)
             findings.append(
                 Finding(
                     "helm.render",
@@ -449,4 +476,4 @@ def check_helm(ctx: ConformanceContext) -> Iterable[Finding]:
     return findings
 
 
-__all__ = ["CLUSTER_SCOPED_KINDS", "FACTS_KEY", "RELEASE_TYPES", "check_helm"]
+__all__ = ["CLUSTER_SCOPED_KINDS", "FACTS_KEY", "RELEASE_TYPES", "UNVERIFIED_KEY", "check_helm"]

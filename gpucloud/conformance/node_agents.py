@@ -33,6 +33,7 @@ from gpucloud.conformance import ConformanceContext
 from gpucloud.conformance.inventory import KObject, PodSet, command_words, containers, image_of, objects, pod_sets
 from gpucloud.conformance.kube import NodeLabels, Tri, selector_fits, tri_or, untolerated
 from gpucloud.conformance.nodes import EFA, EKS_CLUSTER, GPU, NEURON, NEURONCORE, NodeVariant, Pool, build_pools
+from gpucloud.conformance.stack_options import EXTERNAL_DEVICE_PLUGINS, external_device_plugins
 
 # Roles of node agents / controllers, from the container image and command (name-agnostic: charts rename).
 DEVICE_PLUGIN = "nvidia-device-plugin"
@@ -392,6 +393,7 @@ def resolve(ctx: ConformanceContext) -> list[NodeState]:
     masters = bool(aset.of(NFD_MASTER))
     operators = bool(aset.of(GPU_OPERATOR))
     cluster_in_plan = bool(ctx.plan.of_type(EKS_CLUSTER))
+    external = external_device_plugins(ctx.plan)
     for pool in build_pools(ctx):
         for v in pool.variants:
             labels = v.labels.copy()
@@ -510,6 +512,11 @@ def resolve(ctx: ConformanceContext) -> list[NodeState]:
                 (EFA, v.efa_devices, r"efa"),
                 (NEURON, v.neuron_devices, r"neuron"),
             ):
+                if has and res not in st.resources and external:
+                    # The stack states that its plugins come from elsewhere (GitOps, another stack).
+                    st.resources[res] = float(has)
+                    st.providers[res] = f"a device plugin installed outside this program ({EXTERNAL_DEVICE_PLUGINS})"
+                    continue
                 opaque = any(re.search(pattern, c) for c in aset.opaque_charts)
                 # A plan that joins nodes to a cluster it does not create leaves its add-ons to another stack.
                 elsewhere = not cluster_in_plan

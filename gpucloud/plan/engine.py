@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import json
 import logging
@@ -17,9 +18,18 @@ from typing import Any
 
 import yaml
 
-from gpucloud.plan import autoname, k8s_components, lazy_sdk, transforms
+from gpucloud.plan import autoname, k8s_components, lazy_sdk, options, refs, transforms
+from gpucloud.plan.deadline import Deadline, PlanTimeout, TimeoutSettingError, resolve_timeout
 from gpucloud.plan.model import SECRET, UNKNOWN_OUTPUT, Plan, ResourceRecord, is_unknown, unknown_marker
-from gpucloud.plan.offline import OfflineAnswerError, OfflineAnswers, fake_id, partition_of, render_chart_v3
+from gpucloud.plan.offline import (
+    ChartNotVendored,
+    OfflineAnswerError,
+    OfflineAnswers,
+    fake_id,
+    partition_of,
+    render_chart_v3,
+    unrendered_chart_warning,
+)
 from gpucloud.plan.wire import _SECRET_SIG, _SIG_KEY, struct_views
 from gpucloud.spec.errors import SpecError
 
@@ -257,7 +267,9 @@ class PlanLog:
             self.entries.append({"severity": severity, "message": str(request.message), "urn": request.urn or ""})
 
 
-def _make_monitor(mocks: Any, records: list[ResourceRecord], answers: OfflineAnswers, project_dir: Path) -> Any:
+def _make_monitor(
+    mocks: Any, records: list[ResourceRecord], answers: OfflineAnswers, project_dir: Path, deadline: Deadline
+) -> Any:
     from pulumi.runtime.mocks import MockMonitor
 
     class RecordingMonitor(MockMonitor):
@@ -287,6 +299,7 @@ def _make_monitor(mocks: Any, records: list[ResourceRecord], answers: OfflineAns
             # alone) is known whenever its arguments are; the SDK already answers unknown when one is not.
             import pulumi
 
+            request = refs.downgrade_request(request, "args")
             pending = [u for u in request.dependsOn if u in self.urns]
             if pending and request.tok not in PURE_INVOKES and pulumi.runtime.is_dry_run():
                 from pulumi.runtime.proto import resource_pb2
@@ -309,6 +322,14 @@ def _make_monitor(mocks: Any, records: list[ResourceRecord], answers: OfflineAns
             self.fatal = self.fatal or message
             raise _Fatal(message)
 
+        def ReadResource(self, request: Any) -> Any:  # the engine service's RPC name
+            # `Resource.get(name, id)`: the engine reads the existing resource even in a preview, so its ID is the
+            # one asked for (the SDK's mock leaves it empty, which the SDK takes for unknown).
+            response = super().ReadResource(refs.downgrade_request(request, "properties"))
+            if not response.id and request.id:
+                response.id = request.id
+            return response
+
         def RegisterStackTransform(self, request: Any) -> Any:
             self.stack_transforms.append(request)
             return super().RegisterStackTransform(request)
@@ -326,9 +347,11 @@ def _make_monitor(mocks: Any, records: list[ResourceRecord], answers: OfflineAns
             chain.extend(self.stack_transforms)
             if chain:
                 try:
-                    request = transforms.apply(request, chain)
+                    request = transforms.apply(request, chain, timeout=deadline.remaining())
                 except transforms.TransformError as exc:
                     self._fail(str(exc))
+            # Resource objects among the inputs reach providers and analyzers as their ID or URN (refs).
+            request = refs.downgrade_request(request, "object")
             urn = self.make_urn(request.parent, request.type, request.name)
             with self.lock:
                 duplicate = urn in self.urns
@@ -411,6 +434,11 @@ def _make_monitor(mocks: Any, records: list[ResourceRecord], answers: OfflineAns
                 expansion = k8s_components.expand(
                     request.type, request.name, inputs, project_dir, helm_render=_helm_v4_render
                 )
+            except ChartNotVendored as exc:
+                if answers.strict_charts:
+                    self._fail(f"{request.type} {request.name}: {exc}")
+                answers.warnings.append(unrendered_chart_warning(f"{request.type} {request.name}: {exc}"))
+                return
             except (k8s_components.ExpansionError, OfflineAnswerError) as exc:
                 self._fail(f"{request.type} {request.name}: {exc}")
                 return
@@ -492,11 +520,13 @@ def run_program(
     *,
     preview: bool = True,
     config_overrides: Mapping[str, Any] | None = None,
+    timeout: float | None = None,
 ) -> Plan:
     """Run a Pulumi Python project's program offline and record every resource it registers.
 
     Each call gets a fresh context, event loop and mock monitor, so programs can be planned repeatedly
-    in one process.
+    in one process. `timeout` (seconds; default GPUCLOUD_PLAN_TIMEOUT, else 120) bounds the whole run: a program
+    still waiting then is bad input (PlanInputError naming what it waited for).
     """
     project = Project(Path(program_dir))
     config = project.config(stack)
@@ -504,10 +534,10 @@ def run_program(
     region = str(config.get("aws:region") or DEFAULT_REGION)
     if isinstance(config.get("aws:region"), dict):
         region = DEFAULT_REGION
-    refs = config.pop(OFFLINE_STACK_REFERENCES_KEY, None) or {}
-    if not isinstance(refs, dict):
+    stack_refs = config.pop(OFFLINE_STACK_REFERENCES_KEY, None) or {}
+    if not isinstance(stack_refs, dict):
         raise PlanInputError(f"{OFFLINE_STACK_REFERENCES_KEY} must map stack names to their outputs")
-    answers = OfflineAnswers(region, refs)
+    answers = OfflineAnswers(region, stack_refs)
     records: list[ResourceRecord] = []
 
     def program() -> None:
@@ -527,6 +557,7 @@ def run_program(
         records,
         preview,
         _shown_path(stack_file),
+        timeout,
     )
     plan.stack_file = _shown_path(stack_file)
     return plan
@@ -549,6 +580,7 @@ def run_callable(
     preview: bool = True,
     region: str = DEFAULT_REGION,
     stack_references: Mapping[str, Mapping[str, Any]] | None = None,
+    timeout: float | None = None,
 ) -> Plan:
     """Run a Python callable that creates resources (a component test, a benchmark) like a program.
 
@@ -559,7 +591,7 @@ def run_callable(
     records: list[ResourceRecord] = []
     here = Path.cwd()
     ctx = contextvars.Context()
-    return ctx.run(_run_in_context, project, here, here, fn, stack, cfg, answers, records, preview)
+    return ctx.run(_run_in_context, project, here, here, fn, stack, cfg, answers, records, preview, "", timeout)
 
 
 def _run_in_context(
@@ -573,11 +605,17 @@ def _run_in_context(
     records: list[ResourceRecord],
     preview: bool,
     stack_file: str = "",
+    timeout: float | None = None,
 ) -> Plan:
     import pulumi
     from pulumi.runtime import settings
     from pulumi.runtime.stack import run_pulumi_func
 
+    try:
+        deadline = Deadline(resolve_timeout(timeout), project_dir)
+        answers.strict_charts = options.lock_enforced(config, stack_file)
+    except (TimeoutSettingError, options.StackOptionError) as exc:
+        raise PlanInputError(str(exc)) from None
     # Offline plans load only the provider SDK modules the program uses (see lazy_sdk); same names, same objects.
     lazy_sdk.install()
     loop = asyncio.new_event_loop()
@@ -599,7 +637,7 @@ def _run_in_context(
     try:
         settings.ROOT.set(None)
         mocks = _make_mocks(answers)
-        monitor = _make_monitor(mocks, records, answers, project_dir)
+        monitor = _make_monitor(mocks, records, answers, project_dir, deadline)
         pulumi.runtime.set_mocks(
             mocks,
             project=project_name,
@@ -619,7 +657,9 @@ def _run_in_context(
         os.chdir(project_dir)
         root = settings.get_root_resource()
         try:
-            loop.run_until_complete(run_pulumi_func(program))
+            deadline.run(loop, run_pulumi_func(program))
+        except PlanTimeout as exc:
+            raise PlanInputError(str(exc)) from None
         except SpecError as exc:
             if stack_file:
                 exc.source = f"{exc.source} ({stack_file})"
@@ -633,6 +673,9 @@ def _run_in_context(
                 "an exception, or call pulumi.log.error, to fail the plan); the offline plan stopped there"
             ) from None
         except Exception as exc:
+            # A deadline that passed while the program was blocked surfaces as whatever the block raised.
+            if deadline.expired:
+                raise PlanInputError(deadline.expired) from None
             fatal = monitor.fatal or answers.fatal
             if fatal:
                 raise PlanInputError(fatal) from None
@@ -654,7 +697,10 @@ def _run_in_context(
         if errors:
             # The engine fails a deployment whose program logged an error diagnostic.
             raise PlanInputError("program logged an error: " + "; ".join(errors))
-        outputs = loop.run_until_complete(_stack_outputs(root))
+        try:
+            outputs = deadline.run(loop, _stack_outputs(root))
+        except PlanTimeout as exc:
+            raise PlanInputError(str(exc)) from None
     finally:
         sys.stdout = real_stdout
         restore_stack_traces()
@@ -669,6 +715,10 @@ def _run_in_context(
     # makes plans diffable (--compare) and reproducible.
     records.sort(key=lambda r: r.urn)
     warnings = [f"offline plan has no answer for {t}; its results are empty" for t in answers.unanswered]
+    warnings += [
+        f"offline plan answered {t} from its SDK result type: values echo the query or are placeholders"
+        for t in answers.generic
+    ]
     warnings += answers.warnings
     return Plan(
         project=project_name,
@@ -732,8 +782,14 @@ def _drain(loop: asyncio.AbstractEventLoop) -> None:
     for task in pending:
         task.cancel()
     if pending:
-        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-    loop.run_until_complete(loop.shutdown_default_executor())
+        # Bounded too: a program's coroutine may swallow its cancellation and wait on.
+        loop.run_until_complete(asyncio.wait(pending, timeout=_DRAIN_S))
+    # Bounded: an executor thread still blocked (a program's synchronous wait) must not hang the next plan.
+    with contextlib.suppress(TimeoutError):
+        loop.run_until_complete(asyncio.wait_for(loop.shutdown_default_executor(), _DRAIN_S))
+
+
+_DRAIN_S = 5.0
 
 
 async def _stack_outputs(root: Any) -> dict[str, Any]:

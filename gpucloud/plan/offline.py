@@ -19,7 +19,6 @@ _ADDON_VERSION_BASES = {
     "eks-pod-identity-agent": "v1.3",
     "eks-node-monitoring-agent": "v1.4",
 }
-_ZONE_LETTERS = "abcdef"
 
 
 def fake_id(prefix: str, *parts: str, length: int = 17) -> str:
@@ -51,6 +50,7 @@ class OfflineAnswers:
         self.unanswered: list[str] = []
         self._handlers: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "aws:index/getAvailabilityZones:getAvailabilityZones": self._azs,
+            "aws:index/getAvailabilityZone:getAvailabilityZone": self._az,
             "aws:index/getCallerIdentity:getCallerIdentity": self._caller,
             "aws:index/getRegion:getRegion": self._region,
             "aws:index/getPartition:getPartition": self._partition,
@@ -71,10 +71,22 @@ class OfflineAnswers:
         # build): the plan stops with this message rather than a traceback from inside the SDK.
         self.fatal: str | None = None
         self.warnings: list[str] = []
+        # Data sources answered from their SDK result type alone (invoke_shapes): placeholders, said so.
+        self.generic: list[str] = []
+        # A chart nothing vendors is bad input where the stack enforces the charts lock (gpucloud.plan.options);
+        # elsewhere its objects are left out of the plan, with a warning.
+        self.strict_charts = True
 
     def answer(self, token: str, args: dict[str, Any]) -> dict[str, Any]:
         handler = self._handlers.get(token)
         if handler is None:
+            from gpucloud.plan.invoke_shapes import generic_answer
+
+            generic = generic_answer(token, args, self.region)
+            if generic is not None:
+                if token not in self.generic:
+                    self.generic.append(token)
+                return generic
             if token not in self.unanswered:
                 self.unanswered.append(token)
             return {}
@@ -87,7 +99,13 @@ class OfflineAnswers:
     def _helm_template(self, args: dict[str, Any]) -> dict[str, Any]:
         """`helm.v3.Chart`: the provider renders the chart (`helm template`) and the SDK registers the objects."""
         opts = json.loads(str(args.get("jsonOpts") or "{}"))
-        return {"result": render_chart_v3(opts)}
+        try:
+            return {"result": render_chart_v3(opts)}
+        except ChartNotVendored as exc:
+            if self.strict_charts:
+                raise
+            self.warnings.append(unrendered_chart_warning(str(exc)))
+            return {"result": []}
 
     def _kustomize_directory(self, args: dict[str, Any]) -> dict[str, Any]:
         """`kustomize.Directory` (v1): the provider runs kustomize and the SDK registers the objects."""
@@ -102,16 +120,59 @@ class OfflineAnswers:
     def _region_of(self, args: Mapping[str, Any]) -> str:
         return str(args.get("region") or self.region)
 
+    def _zones(self, region: str) -> list[tuple[str, str]]:
+        from gpucloud.plan.invoke_shapes import availability_zones, known_region
+
+        if not known_region(region):
+            note = (
+                f"availability zones of {region} are not in gpucloud/plan/availability_zones.json; the plan "
+                "assumes three"
+            )
+            if note not in self.warnings:
+                self.warnings.append(note)
+        return availability_zones(region)
+
     def _azs(self, args: dict[str, Any]) -> dict[str, Any]:
+        """getAvailabilityZones: the Region's zones from the shipped table, less excludeNames / excludeZoneIds
+        (the `state` and opt-in filters keep them all: every listed zone is available and needs no opt-in)."""
         region = self._region_of(args)
-        letters = _ZONE_LETTERS[:4] if region != "us-east-1" else _ZONE_LETTERS
-        prefix = zone_id_prefix(region)
+        excluded = set(args.get("excludeNames") or []) | set(args.get("excludeZoneIds") or [])
+        zones = [(n, z) for n, z in self._zones(region) if n not in excluded and z not in excluded]
         return {
             "id": region,
-            "names": [f"{region}{c}" for c in letters],
-            "zoneIds": [f"{prefix}-az{i + 1}" for i in range(len(letters))],
-            "groupNames": [region] * len(letters),
+            "names": [n for n, _ in zones],
+            "zoneIds": [z for _, z in zones],
+            "groupNames": [region] * len(zones),
             "state": args.get("state"),
+            "allAvailabilityZones": args.get("allAvailabilityZones"),
+            "excludeNames": args.get("excludeNames"),
+            "excludeZoneIds": args.get("excludeZoneIds"),
+        }
+
+    def _az(self, args: dict[str, Any]) -> dict[str, Any]:
+        """getAvailabilityZone: one zone by name or AZ ID (else the Region's first)."""
+        region = self._region_of(args)
+        zones = self._zones(region)
+        wanted = args.get("name") or args.get("zoneId")
+        name, zone_id = next((z for z in zones if wanted in z), zones[0])
+        if wanted and wanted not in (name, zone_id):
+            name = str(args.get("name") or name)
+            zone_id = str(args.get("zoneId") or zone_id)
+        return {
+            "id": name,
+            "name": name,
+            "zoneId": zone_id,
+            "region": region,
+            "nameSuffix": name.removeprefix(region),
+            "groupName": region,
+            "groupLongName": region,
+            "networkBorderGroup": region,
+            "optInStatus": "opt-in-not-required",
+            "state": "available",
+            "zoneType": "availability-zone",
+            "parentZoneId": "",
+            "parentZoneName": "",
+            "allAvailabilityZones": args.get("allAvailabilityZones"),
         }
 
     def _caller(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -240,7 +301,7 @@ class OfflineAnswers:
             if f.get("name") == "instance-type":
                 types.extend(f.get("values") or [])
         location_type = args.get("locationType") or "region"
-        zones = self._azs({})["names"] if location_type == "availability-zone" else [self.region]
+        zones = [n for n, _ in self._zones(self.region)] if location_type == "availability-zone" else [self.region]
         return {
             "id": self.region,
             "instanceTypes": [t for t in types for _ in zones],
@@ -291,6 +352,17 @@ class OfflineAnswerError(Exception):
     """A data source the provider would fail; the plan reports it as bad input."""
 
 
+class ChartNotVendored(OfflineAnswerError):
+    """A chart the offline plan cannot render because nothing vendors it (a preview would fetch it)."""
+
+
+def unrendered_chart_warning(reason: str) -> str:
+    return (
+        f"{reason}: the offline plan cannot render it, so its objects are not in the plan (a preview fetches the "
+        "chart; vendor it, or set gpucloud:enforceChartLock: true to make this an error)"
+    )
+
+
 _TEST_HOOKS = {"test", "test-success", "test-failure"}
 
 
@@ -321,7 +393,9 @@ def render_chart_v3(opts: Mapping[str, Any]) -> list[dict[str, Any]]:
             include_crds=not opts.get("skip_crd_rendering"),
             api_versions=list(opts.get("api_versions") or []),
         )
-    except (ChartNotPinned, HelmError) as exc:
+    except ChartNotPinned as exc:
+        raise ChartNotVendored(f"helm.v3.Chart {label}: {exc}") from None
+    except HelmError as exc:
         raise OfflineAnswerError(f"helm.v3.Chart {label}: {exc}") from None
     if opts.get("disable_hooks"):
         objs = [o for o in objs if not _hooks(o)]

@@ -13,6 +13,7 @@ registration is sent, so they need nothing here.)
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 from collections.abc import Sequence
 from typing import Any
 
@@ -53,8 +54,11 @@ def _options(request: Any) -> Any:
     return opts
 
 
-def apply(request: Any, chain: Sequence[Any]) -> Any:
-    """A copy of a RegisterResourceRequest with every transform in `chain` (Callback messages) applied in order."""
+def apply(request: Any, chain: Sequence[Any], timeout: float | None = None) -> Any:
+    """A copy of a RegisterResourceRequest with every transform in `chain` (Callback messages) applied in order.
+
+    `timeout` bounds the wait for each callback (the plan's deadline): a transform that never returns fails the
+    registration instead of hanging the executor thread the SDK called the monitor from."""
     from pulumi.runtime.proto import resource_pb2
 
     transform_request = resource_pb2.TransformRequest(
@@ -72,7 +76,12 @@ def apply(request: Any, chain: Sequence[Any]) -> Any:
         fn, loop = found
         try:
             future = asyncio.run_coroutine_threadsafe(fn(transform_request.SerializeToString()), loop)
-            response = future.result()
+            response = future.result(timeout=timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise TransformError(
+                f"transform on {request.type} '{request.name}' did not return within the plan's time limit"
+            ) from None
         except Exception as exc:  # a user transform can raise anything; the plan names it
             raise TransformError(
                 f"transform on {request.type} '{request.name}' raised {type(exc).__name__}: {exc}"

@@ -42,8 +42,12 @@ def release(
     )
 
 
-def helm_check(fn: Callable[[], Any]) -> tuple[Plan, ConformanceResult]:
-    plan = run_callable(fn)
+# The lock semantics below are those of a stack that enforces gpucloud's charts lock (gpucloud's own do).
+ENFORCED = {"gpucloud:enforceChartLock": True}
+
+
+def helm_check(fn: Callable[[], Any], config: dict[str, Any] | None = None) -> tuple[Plan, ConformanceResult]:
+    plan = run_callable(fn, config=ENFORCED if config is None else config)
     return plan, run_conformance(plan, only=["helm"])
 
 
@@ -144,6 +148,65 @@ def test_charts_and_versions_outside_the_lock_are_errors(checked: ConformanceRes
     [nginx] = of(checked, "nginx")
     assert (nginx.check, nginx.field) == ("helm.lock", "chart")
     assert "chart nginx is not in the charts lock" in nginx.message
+
+
+def test_charts_outside_the_lock_are_unverified_warnings_where_the_lock_is_not_enforced() -> None:
+    def foreign() -> None:
+        release("ca-old", "cluster-autoscaler", "9.46.6", {"autoDiscovery": {"clusterName": "c"}}, repo=AUTOSCALER)
+        release("nginx", "nginx", "1.0.0", {}, repo="https://charts.example.com")
+        release("nth-eks", "aws-node-termination-handler", "0.27.0", {}, repo=EKS_CHARTS)
+
+    _, result = helm_check(foreign, config={})
+    tail = (
+        ", so its values, render and objects are not checked (this stack does not enforce gpucloud's charts lock; "
+        "gpucloud:enforceChartLock: true would make this an error)"
+    )
+    assert [(f.urn.rsplit("::", 1)[1], f.severity, f.field, f.message) for f in result.findings] == [
+        (
+            "ca-old",
+            "warning",
+            "version",
+            "chart cluster-autoscaler version 9.46.6 is not verified against a pinned chart: the lock pins version "
+            "9.53.0" + tail,
+        ),
+        (
+            "nginx",
+            "warning",
+            "chart",
+            "chart nginx is not verified against a pinned chart: the charts lock does not pin it" + tail,
+        ),
+        (
+            "nth-eks",
+            "warning",
+            "repositoryOpts.repo",
+            "chart aws-node-termination-handler@0.27.0 from https://aws.github.io/eks-charts is not verified against "
+            "a pinned chart: the lock pins it from another repository" + tail,
+        ),
+    ]
+    assert result.derived == []
+    # Stated in the stack, the lock is enforced again.
+    _, strict = helm_check(foreign, config={"gpucloud:enforceChartLock": "true"})
+    assert [f.severity for f in strict.findings if f.check == "helm.lock"] == ["error", "error", "error"]
+
+
+def test_a_stack_with_a_gpucloud_spec_enforces_the_lock_and_a_bad_value_is_refused() -> None:
+    from gpucloud.conformance.stack_options import lock_enforced
+    from gpucloud.plan import PlanInputError
+
+    def nothing() -> None:
+        pass
+
+    assert lock_enforced(run_callable(nothing, config={"gpucloud:platform": "{}"})) is True
+    assert lock_enforced(run_callable(nothing)) is False
+    assert lock_enforced(run_callable(nothing, config={"gpucloud:team": "{}", "gpucloud:enforceChartLock": False})) is (
+        False
+    )
+    with pytest.raises(PlanInputError) as info:
+        run_callable(nothing, config={"gpucloud:enforceChartLock": "sometimes"})
+    assert str(info.value) == (
+        "gpucloud:enforceChartLock: 'sometimes' is not true or false; set it to true (every chart must be pinned in "
+        "gpucloud's charts lock) or false"
+    )
 
 
 def test_nth_from_eks_charts_is_an_error_pointing_at_the_oci_url(checked: ConformanceResult) -> None:

@@ -234,8 +234,8 @@ def test_pulumi_kubernetes_resources_as_the_engine_records_them() -> None:
             urn="urn:pulumi:test::gpucloud::kubernetes:kubeflow.org/v2beta1:MPIJob::job",
             field="apiVersion",
             message=(
-                "MPIJob nccl: no CRD for kind MPIJob in group kubeflow.org among the plan's objects, and Helm "
-                "releases were not rendered (rel): cannot tell whether one installs it"
+                "undecided: MPIJob nccl: no CRD for kind MPIJob in group kubeflow.org among the plan's objects, and "
+                "Helm releases were not rendered (rel): cannot tell whether one installs it"
             ),
             expected=(
                 "a CustomResourceDefinition for MPIJob.kubeflow.org serving v2beta1, installed by the plan; the "

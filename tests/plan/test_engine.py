@@ -116,12 +116,26 @@ def test_secrets_are_masked() -> None:
     assert param.inputs["value"] == "[secret]"
 
 
-def test_unanswered_data_source_is_a_warning() -> None:
+def test_data_source_without_a_specific_answer_is_answered_from_its_result_type() -> None:
+    names: list[str] = []
+
     def program() -> None:
-        aws.ec2.get_key_pair_output(key_name="missing")
+        aws.ec2.get_key_pair_output(key_name="ops").key_name.apply(names.append)
 
     plan = run_callable(program, preview=False)
-    assert plan.warnings == ["offline plan has no answer for aws:ec2/getKeyPair:getKeyPair; its results are empty"]
+    assert names == ["ops"]
+    assert plan.warnings == [
+        "offline plan answered aws:ec2/getKeyPair:getKeyPair from its SDK result type: values echo the query or are "
+        "placeholders"
+    ]
+
+
+def test_data_source_no_sdk_defines_is_a_warning() -> None:
+    def program() -> None:
+        pulumi.runtime.invoke("acme:index/getThing:getThing", {"name": "x"})
+
+    plan = run_callable(program, preview=False)
+    assert plan.warnings == ["offline plan has no answer for acme:index/getThing:getThing; its results are empty"]
 
 
 def test_stack_reference_answered_from_offline_source() -> None:

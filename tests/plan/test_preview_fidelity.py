@@ -259,15 +259,24 @@ def test_helm_v3_chart_resolves_to_the_vendored_chart() -> None:
     )
 
 
-def test_helm_v3_chart_not_vendored_is_bad_input() -> None:
+def test_helm_v3_chart_not_vendored_is_bad_input_where_the_lock_is_enforced() -> None:
     def program() -> None:
         k8s.helm.v3.Chart("x", k8s.helm.v3.ChartOpts(chart="metrics-server", version="0.0.1"))
 
     with pytest.raises(PlanInputError) as info:
-        run_callable(program)
+        run_callable(program, config={"gpucloud:enforceChartLock": True})
     assert str(info.value).startswith(
         "helm.v3.Chart metrics-server: chart metrics-server@0.0.1 is not pinned; the charts lock pins "
         "metrics-server@3.13.1"
+    )
+    # Any other program: the chart's objects are left out, and the plan says so.
+    plan = run_callable(program)
+    assert [r.type for r in plan.resources] == ["kubernetes:helm.sh/v3:Chart"]
+    [warning] = plan.warnings
+    assert warning.startswith("helm.v3.Chart metrics-server: chart metrics-server@0.0.1 is not pinned")
+    assert warning.endswith(
+        ": the offline plan cannot render it, so its objects are not in the plan (a preview fetches the chart; "
+        "vendor it, or set gpucloud:enforceChartLock: true to make this an error)"
     )
 
 
@@ -456,3 +465,15 @@ def test_autoname_too_long_for_the_provider_fails_the_plan() -> None:
         f"{STACK}aws:iam/role:Role::{'r' * 60}: name: name '{'r' * 60}-' plus 7 random chars is longer than "
         "maximum length 64; set name or give the resource a shorter name"
     )
+
+
+def test_helm_v4_chart_not_vendored_registers_no_children_with_a_warning() -> None:
+    def program() -> None:
+        k8s.helm.v4.Chart("cm", chart="cert-manager", version="v1.99.0", namespace="cert-manager")
+
+    plan = run_callable(program)
+    assert [r.type for r in plan.resources] == ["kubernetes:helm.sh/v4:Chart"]
+    [warning] = plan.warnings
+    assert warning.startswith("kubernetes:helm.sh/v4:Chart cm: helm.v3.Chart cert-manager: ")
+    with pytest.raises(PlanInputError):
+        run_callable(program, config={"gpucloud:platform": "{}"})

@@ -154,18 +154,27 @@ def _cr_validator(crd: Crd, version: str, schemas: OpenAPISchemas) -> SchemaVali
 
 # What the Helm check (gpucloud.conformance.helm) leaves in ctx.facts: one entry per release it looked at.
 HELM_FACTS_KEY = "helm.releases"
+# Releases the Helm check could not render because no pinned chart verifies them (gpucloud.conformance.helm).
+HELM_UNVERIFIED_KEY = "helm.unverified"
 
 
 def _unrendered_releases(ctx: ConformanceContext) -> list[ResourceRecord]:
     """Helm releases/charts whose objects are not in the context, so a CRD they carry may be missing from it.
 
-    Once the Helm check has rendered anything, a release with no objects failed to render (the Helm check
-    reports why): it installs nothing, so a custom resource relying on it does lack its CRD. When nothing
-    rendered at all (the Helm check skipped, or no helm binary), the plan's CRDs are not knowable.
+    A release the Helm check could not render because nothing verifies its chart (outside the lock, another
+    version, not vendored: HELM_UNVERIFIED_KEY) and a helm.v3.Chart the offline plan could not expand may install
+    any CRD. Otherwise, once the Helm check has rendered anything, a release with no objects failed to render (the
+    Helm check reports why): it installs nothing, so a custom resource relying on it does lack its CRD. When
+    nothing rendered at all (the Helm check skipped, or no helm binary), the plan's CRDs are not knowable.
     """
     rendered = {d.owner for d in ctx.derived}
+    unverified = set(ctx.facts.get(HELM_UNVERIFIED_KEY) or ())
     if HELM_FACTS_KEY in ctx.facts and rendered & set(ctx.facts[HELM_FACTS_KEY]):
-        return []
+        return [
+            r
+            for r in ctx.plan
+            if r.urn in unverified or (r.type.endswith("/v3:Chart") and not ctx.plan.children(r.urn))
+        ]
     return [
         r
         for r in ctx.plan
@@ -270,7 +279,7 @@ def _missing_crd(
         # without calling it missing.
         names = ", ".join(r.name for r in unrendered)
         message = (
-            f"{label} among the plan's objects, and Helm releases were not rendered ({names}): cannot tell "
+            f"undecided: {label} among the plan's objects, and Helm releases were not rendered ({names}): cannot tell "
             "whether one installs it"
         )
         return Finding(CHECK_CRD, "warning", obj.urn, "apiVersion", message, expected, _PLAN_CRDS, obj.ref)

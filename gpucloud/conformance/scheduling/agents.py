@@ -4,6 +4,7 @@ advertise its devices (nvidia.com/gpu, EFA, Neuron)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from gpucloud.conformance import ConformanceContext, Finding
 from gpucloud.conformance.node_agents import (
@@ -19,6 +20,7 @@ from gpucloud.conformance.nodes import (
     NEURON,
     build_pools,
 )
+from gpucloud.conformance.stack_options import EXTERNAL_DEVICE_PLUGINS, manages_workloads
 from gpucloud.conformance.scheduling.common import (
     _REQUIRED_ON,
     CHECK,
@@ -104,9 +106,17 @@ def _advertise_findings(
                 message = f"{pool.kind} {pool.name} would not advertise {res}: no {label} can run there ({why})"
             else:
                 message = f"{pool.kind} {pool.name} would not advertise {res}: the plan installs no {label}"
+            severity: Any = "error"
+            if not agents and not manages_workloads(ctx):
+                # Nothing here runs on the cluster: its plugins may well come from elsewhere (GitOps, a stack).
+                severity = "warning"
+                message += (
+                    " and manages no Kubernetes workloads, so the plugin may be installed elsewhere (GitOps, another "
+                    f"stack): if it is, state it with the stack config `{EXTERNAL_DEVICE_PLUGINS}: true`"
+                )
             yield Finding(
                 f"{CHECK}.advertise",
-                "error",
+                severity,
                 pool.urn,
                 pool.types_field,
                 message + "; pods requesting it stay Pending",
