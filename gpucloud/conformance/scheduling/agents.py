@@ -20,7 +20,6 @@ from gpucloud.conformance.nodes import (
     NEURON,
     build_pools,
 )
-from gpucloud.conformance.stack_options import EXTERNAL_DEVICE_PLUGINS, manages_workloads
 from gpucloud.conformance.scheduling.common import (
     _REQUIRED_ON,
     CHECK,
@@ -29,6 +28,7 @@ from gpucloud.conformance.scheduling.common import (
     _missing_label_reason,
     _sched_source,
 )
+from gpucloud.conformance.stack_options import EXTERNAL_DEVICE_PLUGINS, manages_workloads
 
 
 def _agent_findings(ctx: ConformanceContext, aset: AgentSet, states: dict[str, list[NodeState]]) -> Iterator[Finding]:
