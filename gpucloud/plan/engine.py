@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from gpucloud.plan import autoname, k8s_components, lazy_sdk, transforms
+from gpucloud.plan import autoname, k8s_components, lazy_sdk, remote, transforms
 from gpucloud.plan.model import SECRET, UNKNOWN_OUTPUT, Plan, ResourceRecord, is_unknown, unknown_marker
 from gpucloud.plan.offline import OfflineAnswerError, OfflineAnswers, fake_id, partition_of, render_chart_v3
 from gpucloud.plan.wire import _SECRET_SIG, _SIG_KEY, struct_views
@@ -274,6 +274,7 @@ def _make_monitor(mocks: Any, records: list[ResourceRecord], answers: OfflineAns
             self.parents: dict[str, str] = {}
             self.own_transforms: dict[str, list[Any]] = {}
             self.stack_transforms: list[Any] = []
+            self.remote = remote.RemoteComponents(answers.answer, answers.region)
 
         def GetDeploymentInfo(self, request: Any) -> Any:  # the engine service's RPC name
             info = super().GetDeploymentInfo(request)
@@ -368,7 +369,30 @@ def _make_monitor(mocks: Any, records: list[ResourceRecord], answers: OfflineAns
             )
             if request.remote and request.type in k8s_components.EXPANDED_TYPES:
                 self._expand(request, response.urn, plain if plain is not None else masked)
+            elif request.remote and self.remote.handles(request.type):
+                # pulumi-eks, awsx, ...: the children their provider plugin would register (gpucloud.plan.remote).
+                self.remote.expand(request.type, request.name, response.urn, masked, self._register_child)
             return response
+
+        def _register_child(self, spec: remote.ChildSpec) -> remote.Handle:
+            from google.protobuf import struct_pb2
+            from pulumi.runtime.proto import resource_pb2
+
+            obj = struct_pb2.Struct()
+            obj.update(spec.inputs)
+            response = self.RegisterResource(
+                resource_pb2.RegisterResourceRequest(
+                    type=spec.type,
+                    name=spec.name,
+                    parent=spec.parent,
+                    custom=spec.custom,
+                    object=obj,
+                    dependencies=spec.dependencies,
+                    provider=spec.provider,
+                )
+            )
+            recorded, _ = struct_views(response.object)
+            return remote.Handle(response.urn, spec.type, spec.name, recorded)
 
         def _autoname(self, request: Any, urn: str) -> Any:
             """The provider's Check: fill in the autonamed property the program left out."""
@@ -670,6 +694,7 @@ def _run_in_context(
     records.sort(key=lambda r: r.urn)
     warnings = [f"offline plan has no answer for {t}; its results are empty" for t in answers.unanswered]
     warnings += answers.warnings
+    warnings += [f"remote component {o.name} ({o.type}) is opaque: {o.reason}" for o in monitor.remote.opaque]
     return Plan(
         project=project_name,
         stack=stack,
@@ -679,6 +704,7 @@ def _run_in_context(
         log=[e for e in log.entries if e["severity"] != "error"],
         program_dir=str(project_dir),
         config=config,
+        opaque=[o.to_json() for o in monitor.remote.opaque],
     )
 
 
