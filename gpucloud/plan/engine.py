@@ -372,6 +372,10 @@ def _make_monitor(mocks: Any, records: list[ResourceRecord], answers: OfflineAns
             elif request.remote and self.remote.handles(request.type):
                 # pulumi-eks, awsx, ...: the children their provider plugin would register (gpucloud.plan.remote).
                 self.remote.expand(request.type, request.name, response.urn, masked, self._register_child)
+                # The provider answers Construct with the component's own outputs, not an echo of its inputs
+                # (an awsx Vpc's `natGateways` output is a list of resources, its input a strategy): offline they
+                # are unknown, as in a preview before the children exist.
+                response = type(response)(urn=response.urn)
             return response
 
         def _register_child(self, spec: remote.ChildSpec) -> remote.Handle:

@@ -1,15 +1,18 @@
 """awsx components as the provider constructs them, from pulumi/pulumi-awsx v3.8.0 (the version `pulumi-awsx==3.8.0`
 in constraints.txt ships): awsx/ec2/vpc.ts (Vpc.initialize, createInnerVpc, shouldCreateNatGateway,
-compareSubnetSpecs), awsx/ec2/subnetDistributorLegacy.ts (getSubnetSpecsLegacy, the default layout) and
-awsx/ec2/subnetNaming.ts (subnet resource names).
+compareSubnetSpecs), awsx/ec2/subnetDistributorLegacy.ts (getSubnetSpecsLegacy, the default layout),
+awsx/ec2/subnetDistributorNew.ts (getSubnetSpecs, "Auto") and awsx/ec2/subnetNaming.ts (subnet resource names); lb/applicationLoadBalancer.ts,
+ecs/fargateService.ts, ecs/fargateTaskDefinition.ts, role.ts, cloudwatch/logGroup.ts and ecr/repository.ts.
 
-`awsx:ec2:Vpc` is modelled for the default `subnetStrategy` ("Legacy", what awsx 3 uses when none is given);
-the other strategies and IPAM-allocated VPCs are reported as opaque with that reason.
+`awsx:ec2:Vpc` is modelled for `subnetStrategy` "Legacy" (what awsx 3 uses when none is given) and "Auto";
+"Exact"/"AutoMerge", explicit subnet cidrBlocks/sizes and IPAM-allocated VPCs are opaque with that reason.
 """
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
+import json
 import math
 from typing import Any
 
@@ -19,8 +22,20 @@ from gpucloud.plan.remote import Context, Handle, Provenance, Unmodelled, only_i
 PROVENANCE = Provenance(
     "pulumi/pulumi-awsx",
     "v3.8.0",
-    ("awsx/ec2/vpc.ts", "awsx/ec2/subnetDistributorLegacy.ts", "awsx/ec2/subnetNaming.ts"),
+    (
+        "awsx/ec2/vpc.ts",
+        "awsx/ec2/subnetDistributorLegacy.ts",
+        "awsx/ec2/subnetDistributorNew.ts",
+        "awsx/ec2/subnetNaming.ts",
+    ),
 )
+LB_PROVENANCE = Provenance("pulumi/pulumi-awsx", "v3.8.0", ("awsx/lb/applicationLoadBalancer.ts",))
+ECS_PROVENANCE = Provenance(
+    "pulumi/pulumi-awsx",
+    "v3.8.0",
+    ("awsx/ecs/fargateService.ts", "awsx/ecs/fargateTaskDefinition.ts", "awsx/role.ts", "awsx/cloudwatch/logGroup.ts"),
+)
+ECR_PROVENANCE = Provenance("pulumi/pulumi-awsx", "v3.8.0", ("awsx/ecr/repository.ts", "awsx/ecr/image.ts"))
 
 VPC = "awsx:ec2:Vpc"
 DEFAULT_CIDR = "10.0.0.0/16"
@@ -125,6 +140,49 @@ def legacy_subnet_specs(
     return out
 
 
+def _new_bits(count: int) -> int:
+    return 0 if count == 0 else math.ceil(math.log2(count))
+
+
+def auto_subnet_specs(vpc: str, cidr: str, azs: list[str], specs: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """subnetDistributorNew.ts getSubnetSpecs / allocateSubnetCidrBlocks (subnetStrategy "Auto"): one block per
+    AZ, the subnets packed into it in the order given, each at the next free block of its size."""
+    network = _block(cidr)
+    az_mask = network.prefixlen + _new_bits(len(azs))
+    if specs is None:
+        if az_mask > 26:
+            raise Unmodelled(f"the provider needs at least /26 per AZ for automatic subnets (got /{az_mask})")
+        top = max(az_mask, 16)
+        specs = [{"type": "Private", "cidrMask": top + 1}, {"type": "Public", "cidrMask": top + 2}]
+    if not specs:
+        raise Unmodelled("the provider refuses a Vpc with no subnets")
+    default_mask = az_mask + _new_bits(len(specs))
+    az_block = ipaddress.IPv4Network(f"{network.network_address}/{az_mask}")
+    out = []
+    for i, az in enumerate(azs):
+        current: ipaddress.IPv4Network | None = None
+        for spec in specs:
+            mask = int(spec.get("cidrMask") or default_mask)
+            if current is None:
+                current = ipaddress.IPv4Network(f"{az_block.network_address}/{mask}")
+            else:
+                containing = ipaddress.IPv4Network(f"{current.broadcast_address}/{mask}", strict=False)
+                current = ipaddress.IPv4Network(
+                    f"{ipaddress.IPv4Address(int(containing.broadcast_address) + 1)}/{mask}"
+                )
+            out.append(
+                {
+                    "azName": az,
+                    "cidrBlock": str(current),
+                    "type": spec["type"],
+                    "resourceName": _subnet_name(vpc, spec, i + 1),
+                    "tags": spec.get("tags"),
+                }
+            )
+        az_block = ipaddress.IPv4Network(f"{ipaddress.IPv4Address(int(az_block.broadcast_address) + 1)}/{az_mask}")
+    return out
+
+
 _ORDER = {"public": 0, "private": 1, "isolated": 2}
 
 
@@ -132,8 +190,13 @@ def vpc(ctx: Context) -> None:
     """vpc.ts Vpc.initialize."""
     name, a = ctx.name, ctx.inputs
     strategy = a.get("subnetStrategy") or "Legacy"
-    if strategy != "Legacy":
-        raise Unmodelled(f"awsx:ec2:Vpc subnetStrategy {strategy!r} is not modelled (only the default 'Legacy')")
+    if strategy not in ("Legacy", "Auto"):
+        raise Unmodelled(f"awsx:ec2:Vpc subnetStrategy {strategy!r} is not modelled (only 'Legacy' and 'Auto')")
+    if any(
+        isinstance(x, dict) and (x.get("cidrBlocks") is not None or x.get("size") is not None)
+        for x in a.get("subnetSpecs") or []
+    ):
+        raise Unmodelled("awsx:ec2:Vpc subnetSpecs with explicit cidrBlocks or size are not modelled")
     if a.get("ipv4IpamPoolId") is not None and a.get("cidrBlock") is None:
         raise Unmodelled("an IPAM-allocated awsx:ec2:Vpc (ipv4IpamPoolId without cidrBlock) is not modelled")
     if a.get("availabilityZoneNames") is not None and a.get("numberOfAvailabilityZones") is not None:
@@ -155,7 +218,8 @@ def vpc(ctx: Context) -> None:
     if not isinstance(cidr, str) or cidr == UNKNOWN:
         raise Unmodelled("the Vpc's cidrBlock is unknown at preview")
     specs_in = a.get("subnetSpecs")
-    specs = legacy_subnet_specs(name, cidr, azs, list(specs_in) if specs_in is not None else None)
+    layout = legacy_subnet_specs if strategy == "Legacy" else auto_subnet_specs
+    specs = layout(name, cidr, azs, list(specs_in) if specs_in is not None else None)
     shared_tags = {"Name": name, **(a.get("tags") or {})}
     region = a.get("region")
     nat = a.get("natGateways") or {}
@@ -274,4 +338,247 @@ def _should_create_nat(strategy: str, count: int, az_index: int) -> bool:
     return count < az_index + 1
 
 
-MODELS = {VPC: (vpc, PROVENANCE)}
+_OPEN_INGRESS = [
+    {"fromPort": 0, "toPort": 0, "protocol": "-1", "cidrBlocks": ["0.0.0.0/0"], "ipv6CidrBlocks": ["::/0"]}
+]
+_OPEN_EGRESS = [
+    {"fromPort": 0, "toPort": 65535, "protocol": "tcp", "cidrBlocks": ["0.0.0.0/0"], "ipv6CidrBlocks": ["::/0"]}
+]
+
+
+def _sha1(text: str) -> str:
+    # awsx/utils.ts sha1hash: the first 8 hex digits.
+    return hashlib.sha1(text.encode()).hexdigest()[:8]
+
+
+def application_load_balancer(ctx: Context) -> None:
+    """applicationLoadBalancer.ts: a default security group, the load balancer, a target group and listeners."""
+    name, a = ctx.name, ctx.inputs
+    rest = {
+        k: v
+        for k, v in a.items()
+        if k
+        not in (
+            "subnetIds",
+            "subnets",
+            "defaultTargetGroup",
+            "defaultTargetGroupPort",
+            "defaultSecurityGroup",
+            "listener",
+            "listeners",
+        )
+    }
+    lb = only_inputs_of("aws:lb/loadBalancer:LoadBalancer", rest)
+    if a.get("subnets") is not None:
+        lb["subnets"] = [UNKNOWN for _ in a["subnets"]] if isinstance(a["subnets"], list) else UNKNOWN
+    elif a.get("subnetIds") is not None:
+        lb["subnets"] = a["subnetIds"]
+    elif a.get("subnetMappings") is None:
+        lb["subnets"] = UNKNOWN  # the default VPC's public subnets (getDefaultVpc)
+    default_sg = a.get("defaultSecurityGroup") or {}
+    if lb.get("securityGroups") is None and not default_sg.get("skip"):
+        if default_sg.get("securityGroupId") is not None:
+            lb["securityGroups"] = [default_sg["securityGroupId"]]
+        else:
+            sg_args = default_sg.get("args") or {"vpcId": UNKNOWN, "ingress": _OPEN_INGRESS, "egress": _OPEN_EGRESS}
+            ctx.add("aws:ec2/securityGroup:SecurityGroup", name, sg_args)
+            lb["securityGroups"] = [UNKNOWN]
+    lb["loadBalancerType"] = "application"
+    ctx.add("aws:lb/loadBalancer:LoadBalancer", name, lb)
+    protocol = _default_protocol(a)
+    target = {"vpcId": UNKNOWN, "targetType": "ip", **(protocol or {}), **(a.get("defaultTargetGroup") or {})}
+    ctx.add("aws:lb/targetGroup:TargetGroup", name, target)
+    actions = [{"type": "forward", "targetGroupArn": UNKNOWN}]
+    listeners = a.get("listeners")
+    if a.get("listener") is not None:
+        listeners = [{**(protocol or {}), **a["listener"]}]
+    elif listeners is not None:
+        listeners = [{**(_listener_protocol(x) or {}), **x} for x in listeners]
+    else:
+        listeners = [dict(protocol or {})]
+    for i, listener in enumerate(listeners):
+        ctx.add(
+            "aws:lb/listener:Listener",
+            f"{name}-{i}",
+            {"defaultActions": actions, **listener, "loadBalancerArn": UNKNOWN},
+        )
+
+
+def _default_protocol(a: dict[str, Any]) -> dict[str, Any] | None:
+    listener = a.get("listener")
+    if a.get("listeners") is not None:
+        if len(a["listeners"]) == 1:
+            return None
+        listener = a["listeners"][0]
+    return _listener_protocol(listener, a.get("defaultTargetGroupPort"))
+
+
+def _listener_protocol(listener: dict[str, Any] | None, default_port: Any = None) -> dict[str, Any] | None:
+    if listener:
+        port, protocol = listener.get("port"), listener.get("protocol")
+        if port and protocol:
+            return {"port": port, "protocol": protocol}
+        if port:
+            return {"port": port, "protocol": "HTTPS" if port == 443 else "HTTP"}
+        if protocol:
+            return {"protocol": protocol, "port": 443 if protocol == "HTTPS" else 80}
+    return {"port": default_port if default_port is not None else 80, "protocol": "HTTP"}
+
+
+def _default_role(ctx: Context, name: str, given: dict[str, Any] | None, policies: list[str]) -> Any:
+    """role.ts defaultRoleWithPolicies: an ecs-tasks role and one attachment per default policy."""
+    given = given or {}
+    if given.get("skip") is True:
+        return None
+    if given.get("roleArn") is not None:
+        return given["roleArn"]
+    assume = {"Version": "2012-10-17", "Statement": [
+        {"Action": "sts:AssumeRole", "Principal": {"Service": "ecs-tasks.amazonaws.com"}, "Effect": "Allow", "Sid": ""}
+    ]}  # fmt: skip
+    args = {"assumeRolePolicy": assume, **(given.get("args") or {})}
+    if not isinstance(args["assumeRolePolicy"], str):
+        args["assumeRolePolicy"] = json.dumps(args["assumeRolePolicy"], separators=(",", ":"))
+    ctx.add("aws:iam/role:Role", name, only_inputs_of("aws:iam/role:Role", args))
+    for arn in args.get("policyArns", policies):
+        ctx.add(
+            "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+            f"{name}-{_sha1(arn)}",
+            {"role": UNKNOWN, "policyArn": arn},
+        )
+    return UNKNOWN
+
+
+EXECUTION_POLICY = "arn:aws:iam::aws:policy/service-role/AmazonECSTaskExecutionRolePolicy"
+
+
+def fargate_task_definition(ctx: Context) -> None:
+    """fargateTaskDefinition.ts: a log group, task and execution roles and the task definition."""
+    name, a = ctx.name, ctx.inputs
+    if (a.get("container") is None) == (a.get("containers") is None):
+        raise Unmodelled("the provider needs exactly one of container or containers")
+    log = a.get("logGroup") or {}
+    if not log.get("skip") and log.get("existing") is None:
+        ctx.add(
+            "aws:cloudwatch/logGroup:LogGroup",
+            name,
+            only_inputs_of("aws:cloudwatch/logGroup:LogGroup", log.get("args") or {}),
+        )
+    task_role = _default_role(ctx, f"{name}-task", a.get("taskRole"), [])
+    execution_role = _default_role(ctx, f"{name}-execution", a.get("executionRole"), [EXECUTION_POLICY])
+    inputs = only_inputs_of("aws:ecs/taskDefinition:TaskDefinition", a)
+    inputs.update(
+        {
+            "requiresCompatibilities": ["FARGATE"],
+            "networkMode": "awsvpc",
+            "taskRoleArn": task_role,
+            "executionRoleArn": execution_role,
+            # family is `<name>-<sha1(stack + container JSON)>` and cpu/memory are summed from the containers:
+            # the JSON carries the log group's name, known only after `up`.
+            "family": a.get("family", UNKNOWN),
+            "cpu": a.get("cpu", UNKNOWN),
+            "memory": a.get("memory", UNKNOWN),
+            "containerDefinitions": UNKNOWN,
+        }
+    )
+    ctx.add("aws:ecs/taskDefinition:TaskDefinition", name, inputs)
+
+
+def fargate_service(ctx: Context) -> None:
+    """fargateService.ts: the task definition (a FargateTaskDefinition component) and the ECS service."""
+    name, a = ctx.name, ctx.inputs
+    if a.get("taskDefinition") is not None and a.get("taskDefinitionArgs") is not None:
+        raise Unmodelled("the provider refuses both taskDefinition and taskDefinitionArgs")
+    task = a.get("taskDefinition")
+    if a.get("taskDefinitionArgs") is not None:
+        component = ctx.add("awsx:ecs:FargateTaskDefinition", name, {}, custom=False)
+        sub = Context(
+            "awsx:ecs:FargateTaskDefinition",
+            name,
+            component.urn,
+            a["taskDefinitionArgs"],
+            ctx._register,
+            ctx.invoke,
+            ctx.facts,
+            ctx.region,
+        )
+        fargate_task_definition(sub)
+        task = UNKNOWN
+    if task is None:
+        raise Unmodelled("the provider needs taskDefinition or taskDefinitionArgs")
+    network = a.get("networkConfiguration")
+    if network is None:
+        ctx.add(
+            "aws:ec2/securityGroup:SecurityGroup",
+            f"{name}-sg",
+            {"vpcId": UNKNOWN, "ingress": _OPEN_INGRESS, "egress": _OPEN_EGRESS},
+        )
+        network = {
+            "subnets": UNKNOWN,
+            "assignPublicIp": bool(a.get("assignPublicIp", False)),
+            "securityGroups": [UNKNOWN],
+        }
+    strategies = a.get("capacityProviderStrategies") or a.get("useClusterDefaultCapacityProviderStrategy")
+    inputs = {"desiredCount": 1, **only_inputs_of("aws:ecs/service:Service", a)}
+    inputs.update(
+        {
+            "networkConfiguration": network,
+            "cluster": a.get("cluster"),
+            "launchType": None if strategies else "FARGATE",
+            "loadBalancers": a.get("loadBalancers", UNKNOWN if a.get("taskDefinitionArgs") is not None else None),
+            "waitForSteadyState": not a.get("continueBeforeSteadyState", False),
+            "taskDefinition": task,
+        }
+    )
+    ctx.add("aws:ecs/service:Service", name, inputs)
+
+
+def ecr_repository(ctx: Context) -> None:
+    """ecr/repository.ts: the repository (lower-cased name) and, unless skipped, a lifecycle policy."""
+    name, a = ctx.name.lower(), ctx.inputs
+    args = {k: v for k, v in a.items() if k != "lifecyclePolicy"}
+    ctx.add("aws:ecr/repository:Repository", name, only_inputs_of("aws:ecr/repository:Repository", args))
+    if not (a.get("lifecyclePolicy") or {}).get("skip"):
+        policy = {"repository": UNKNOWN, "policy": UNKNOWN}
+        if a.get("region") is not None:
+            policy["region"] = a["region"]
+        ctx.add("aws:ecr/lifecyclePolicy:LifecyclePolicy", name, policy)
+
+
+def ecr_image(ctx: Context) -> None:
+    """ecr/image.ts computeImageFromAsset: one docker-build Image, named by imageName or imageTag (without either the
+    name is a hash of the build inputs' JSON, which the model does not reproduce)."""
+    a = ctx.inputs
+    image_name = a.get("imageName") or a.get("imageTag")
+    if not isinstance(image_name, str) or image_name == UNKNOWN:
+        raise Unmodelled(
+            "an awsx:ecr:Image without a known imageName or imageTag is named by a hash of its build inputs"
+        )
+    ref = (
+        f"{a.get('repositoryUrl', UNKNOWN)}:{image_name}" if a.get("repositoryUrl") not in (None, UNKNOWN) else UNKNOWN
+    )
+    ctx.add(
+        "docker-build:index:Image",
+        image_name,
+        {
+            "tags": [ref],
+            "buildArgs": a.get("args"),
+            "cacheFrom": [{"registry": {"ref": c}} for c in a.get("cacheFrom") or []] or [{"registry": {"ref": ref}}],
+            "cacheTo": [{"inline": {}}],
+            "context": {"location": a.get("context") or "."},
+            "dockerfile": {"location": a.get("dockerfile")},
+            "platforms": [a["platform"]] if a.get("platform") else [],
+            "target": a.get("target"),
+            "push": True,
+            "registries": [UNKNOWN],
+        },
+    )
+
+
+MODELS = {
+    VPC: (vpc, PROVENANCE),
+    "awsx:ecr:Image": (ecr_image, ECR_PROVENANCE),
+    "awsx:lb:ApplicationLoadBalancer": (application_load_balancer, LB_PROVENANCE),
+    "awsx:ecs:FargateService": (fargate_service, ECS_PROVENANCE),
+    "awsx:ecs:FargateTaskDefinition": (fargate_task_definition, ECS_PROVENANCE),
+    "awsx:ecr:Repository": (ecr_repository, ECR_PROVENANCE),
+}

@@ -29,6 +29,7 @@ PROVENANCE = Provenance(
         "nodejs/eks/nodes/securitygroup.ts",
         "nodejs/eks/servicerole.ts",
         "nodejs/eks/addons/cni-addon.ts",
+        "nodejs/eks/addons/addon.ts",
         "nodejs/eks/cluster/authenticationMode.ts",
     ),
 )
@@ -817,7 +818,23 @@ def node_group_security_group(ctx: Context) -> None:
     )
 
 
+def addon(ctx: Context) -> None:
+    """addons/addon.ts: one aws:eks Addon named like the component, on the cluster it is given."""
+    a = dict(ctx.inputs)
+    facts = _cluster_facts(ctx)
+    values = a.get("configurationValues")
+    inputs = only_inputs_of("aws:eks/addon:Addon", {k: v for k, v in a.items() if k != "cluster"})
+    inputs.update(
+        {
+            "clusterName": facts.get("clusterName", UNKNOWN),
+            "configurationValues": json.dumps(values) if isinstance(values, dict) else values,
+        }
+    )
+    ctx.add("aws:eks/addon:Addon", ctx.name, inputs)
+
+
 MODELS = {
+    "eks:index:Addon": (addon, PROVENANCE),
     CLUSTER: (cluster, PROVENANCE),
     MANAGED_NODE_GROUP: (managed_node_group, PROVENANCE),
     NODE_GROUP_V2: (node_group_v2, PROVENANCE),
