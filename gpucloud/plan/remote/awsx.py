@@ -1,8 +1,9 @@
 """awsx components as the provider constructs them, from pulumi/pulumi-awsx v3.8.0 (the version `pulumi-awsx==3.8.0`
 in constraints.txt ships): awsx/ec2/vpc.ts (Vpc.initialize, createInnerVpc, shouldCreateNatGateway,
 compareSubnetSpecs), awsx/ec2/subnetDistributorLegacy.ts (getSubnetSpecsLegacy, the default layout),
-awsx/ec2/subnetDistributorNew.ts (getSubnetSpecs, "Auto") and awsx/ec2/subnetNaming.ts (subnet resource names); lb/applicationLoadBalancer.ts,
-ecs/fargateService.ts, ecs/fargateTaskDefinition.ts, role.ts, cloudwatch/logGroup.ts and ecr/repository.ts.
+awsx/ec2/subnetDistributorNew.ts (getSubnetSpecs, "Auto") and awsx/ec2/subnetNaming.ts (subnet resource names);
+lb/applicationLoadBalancer.ts, ecs/fargateService.ts, ecs/fargateTaskDefinition.ts, role.ts,
+cloudwatch/logGroup.ts, ecr/repository.ts and ecr/image.ts.
 
 `awsx:ec2:Vpc` is modelled for `subnetStrategy` "Legacy" (what awsx 3 uses when none is given) and "Auto";
 "Exact"/"AutoMerge", explicit subnet cidrBlocks/sizes and IPAM-allocated VPCs are opaque with that reason.
