@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from gpucloud.plan import autoname, k8s_components, lazy_sdk, remote, transforms
-from gpucloud.plan.model import SECRET, UNKNOWN_OUTPUT, Plan, ResourceRecord, is_unknown, unknown_marker
+from gpucloud.plan.model import SECRET, UNKNOWN, UNKNOWN_OUTPUT, Plan, ResourceRecord, is_unknown, unknown_marker
 from gpucloud.plan.offline import OfflineAnswerError, OfflineAnswers, fake_id, partition_of, render_chart_v3
 from gpucloud.plan.wire import _SECRET_SIG, _SIG_KEY, struct_views
 from gpucloud.spec.errors import SpecError
@@ -294,6 +294,18 @@ def _make_monitor(mocks: Any, records: list[ResourceRecord], answers: OfflineAns
 
                 return resource_pb2.ResourceInvokeResponse(unknown=True)
             return super().Invoke(request)
+
+        def Call(self, request: Any) -> Any:  # the engine service's RPC name
+            # A method of a remote component (eks Cluster.getKubeconfig) runs in its provider plugin on values
+            # only known after `up`; a preview shows its result as unknown.
+            from google.protobuf import struct_pb2
+            from pulumi.runtime.proto import provider_pb2
+
+            result = struct_pb2.Struct()
+            result.update({"result": UNKNOWN})
+            response = provider_pb2.CallResponse()
+            getattr(response, "return").CopyFrom(result)
+            return response
 
         def make_urn(self, parent: str, type_: str, name: str) -> str:
             # As the engine builds URNs: a child's type is qualified by its parent's whole qualified type,

@@ -13,8 +13,12 @@ as undecided (gpucloud.guard), since what it creates cannot be judged.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from gpucloud.plan.model import UNKNOWN, is_unknown
@@ -130,30 +134,37 @@ class Context:
 Model = Callable[[Context], None]
 
 
+_GETTER = re.compile(r"@pulumi\.getter(?:\(name=\"([A-Za-z0-9_]+)\"\))?\s+def ([A-Za-z0-9_]+)\(")
+
+
+@functools.cache
 def sdk_input_names(token: str) -> frozenset[str] | None:
     """The input property names (camelCase) pulumi_aws declares for a resource type token, from its Args class.
 
     The providers spread their own args into aws resources (`{...args}`); the engine keeps only what the resource
-    declares, so the models filter with the provider SDK's own list rather than a hand-written one.
+    declares, so the models filter with the provider SDK's own list rather than a hand-written one. The list is
+    read from the generated module's source (each `@pulumi.getter(name=...)` of `<Class>Args`), not by importing
+    it: the models run on the SDK's executor threads while the program may be importing the same module.
     """
-    import importlib
-
     package, module, cls = token.split(":")
-    if package != "aws":
+    if package != "aws" or "/" not in module:
         return None
-    mod_name = module.split("/")[0]
+    spec = importlib.util.find_spec("pulumi_aws")
+    if spec is None or spec.origin is None:
+        return None
+    group, file = module.split("/", 1)
+    base = Path(spec.origin).parent if group == "index" else Path(spec.origin).parent / group
+    source = base / (re.sub(r"(?<!^)(?=[A-Z])", "_", file).lower() + ".py")
     try:
-        sdk = importlib.import_module("pulumi_aws" if mod_name == "index" else f"pulumi_aws.{mod_name}")
-        args_cls = getattr(sdk, f"{cls}Args")
-    except (ImportError, AttributeError):
+        text = source.read_text(encoding="utf-8")
+    except OSError:
         return None
-    names = set()
-    for value in vars(args_cls).values():
-        if isinstance(value, property) and value.fget is not None:
-            pulumi_name = getattr(value.fget, "_pulumi_name", None)
-            if pulumi_name:
-                names.add(str(pulumi_name))
-    return frozenset(names)
+    start = text.find(f"\nclass {cls}Args:")
+    if start < 0:
+        return None
+    end = text.find("\nclass ", start + 1)
+    body = text[start : end if end > 0 else len(text)]
+    return frozenset(name or attr for name, attr in _GETTER.findall(body))
 
 
 def only_inputs_of(token: str, values: Mapping[str, Any]) -> dict[str, Any]:
