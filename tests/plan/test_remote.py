@@ -96,7 +96,7 @@ def test_subnet_layouts_follow_the_distributors() -> None:
         "10.0.192.0/19",
     ]
     legacy = legacy_subnet_specs("v", "10.0.0.0/16", ["a"], [{"type": "Isolated", "name": "db"}])
-    assert [(s["resourceName"], s["cidrBlock"]) for s in legacy] == [("v-db-1", "10.0.0.0/24")]  # at least /24 for isolated
+    assert [(s["resourceName"], s["cidrBlock"]) for s in legacy] == [("v-db-1", "10.0.0.0/24")]
 
 
 def _gpu_cluster() -> None:
