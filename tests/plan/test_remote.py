@@ -234,3 +234,45 @@ def test_every_model_names_its_source_at_the_pinned_version() -> None:
 def test_sdk_input_names_come_from_the_provider_sdk(token: str, present: str, absent: str) -> None:
     names = sdk_input_names(token)
     assert names is not None and present in names and absent not in names
+
+
+def test_awsx_load_balancer_and_fargate_service_register_what_awsx_registers() -> None:
+    def program() -> None:
+        lb = awsx.lb.ApplicationLoadBalancer("web")
+        cluster = aws.ecs.Cluster("apps")
+        awsx.ecs.FargateService(
+            "svc",
+            cluster=cluster.arn,
+            assign_public_ip=True,
+            task_definition_args=awsx.ecs.FargateServiceTaskDefinitionArgs(
+                container=awsx.ecs.TaskDefinitionContainerDefinitionArgs(
+                    name="app", image="nginx:latest", cpu=128, memory=512, essential=True
+                )
+            ),
+        )
+        del lb
+
+    plan = run_callable(program)
+    children = {(r.type, r.name) for r in plan if r.parent and "awsx:" in r.parent}
+    assert children == {
+        ("aws:ec2/securityGroup:SecurityGroup", "web"),
+        ("aws:lb/loadBalancer:LoadBalancer", "web"),
+        ("aws:lb/targetGroup:TargetGroup", "web"),
+        ("aws:lb/listener:Listener", "web-0"),
+        ("awsx:ecs:FargateTaskDefinition", "svc"),
+        ("aws:cloudwatch/logGroup:LogGroup", "svc"),
+        ("aws:iam/role:Role", "svc-task"),
+        ("aws:iam/role:Role", "svc-execution"),
+        # role.ts: `${name}-${sha1hash(policyArn)}`, the first 8 hex digits of the SHA-1 of the policy ARN.
+        ("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "svc-execution-9a42f520"),
+        ("aws:ecs/taskDefinition:TaskDefinition", "svc"),
+        ("aws:ec2/securityGroup:SecurityGroup", "svc-sg"),
+        ("aws:ecs/service:Service", "svc"),
+    }
+    listener = plan.find("aws:lb/listener:Listener", "web-0")
+    assert (listener.inputs["port"], listener.inputs["protocol"]) == (80.0, "HTTP")
+    assert plan.find("aws:lb/loadBalancer:LoadBalancer", "web").inputs["loadBalancerType"] == "application"
+    service = plan.find("aws:ecs/service:Service", "svc")
+    assert (service.inputs["launchType"], service.inputs["desiredCount"]) == ("FARGATE", 1.0)
+    task = plan.find("aws:ecs/taskDefinition:TaskDefinition", "svc")
+    assert task.inputs["requiresCompatibilities"] == ["FARGATE"] and task.inputs["networkMode"] == "awsvpc"

@@ -23,12 +23,8 @@ from typing import Any
 
 from gpucloud.plan.model import UNKNOWN, is_unknown
 
-# The provider packages whose components this module knows how to expand; any other remote component is opaque.
+# Registers one child with the mock monitor (as the provider's own RegisterResource call would) and returns it.
 Register = Callable[["ChildSpec"], "Handle"]
-
-
-class ModelError(Exception):
-    """The provider would refuse the component's inputs (its own validation message)."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +125,13 @@ class Context:
             provider=self.provider if provider is None else provider,
         )
         return self._register(spec)
+
+    def nested(self, type_: str, component: Handle, inputs: Mapping[str, Any]) -> Context:
+        """The context of a component the provider constructs inside this one (a Fargate service's task
+        definition), registering under it."""
+        return Context(
+            type_, component.name, component.urn, inputs, self._register, self.invoke, self.facts, self.region
+        )
 
 
 Model = Callable[[Context], None]
@@ -258,9 +261,9 @@ def provenance() -> dict[str, str]:
 
 __all__ = [
     "UNKNOWN",
+    "ChildSpec",
     "Context",
     "Handle",
-    "ModelError",
     "Opaque",
     "Provenance",
     "RemoteComponents",

@@ -492,16 +492,7 @@ def fargate_service(ctx: Context) -> None:
     task = a.get("taskDefinition")
     if a.get("taskDefinitionArgs") is not None:
         component = ctx.add("awsx:ecs:FargateTaskDefinition", name, {}, custom=False)
-        sub = Context(
-            "awsx:ecs:FargateTaskDefinition",
-            name,
-            component.urn,
-            a["taskDefinitionArgs"],
-            ctx._register,
-            ctx.invoke,
-            ctx.facts,
-            ctx.region,
-        )
+        sub = ctx.nested("awsx:ecs:FargateTaskDefinition", component, a["taskDefinitionArgs"])
         fargate_task_definition(sub)
         task = UNKNOWN
     if task is None:
