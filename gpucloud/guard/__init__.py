@@ -263,7 +263,30 @@ def evaluate(
                     {"policy": policy.name, "urn": stack_urn, "reason": _reason(exc, policy.name, pack.PACK_NAME)}
                 )
                 warned(policy, stack_urn, exc)
+    _opaque_undecided(plan, out, resource_policies + stack_policies, reporter, mark)
     return out
+
+
+def _opaque_undecided(plan: Plan, out: Evaluation, policies: list[Any], reporter: Any, mark: str | None) -> None:
+    """A remote component without an expansion model (plan.opaque) hides what it creates, so no guardrail can
+    judge it: each enabled guardrail counts it as undecided, blocking where the guardrail's unknowns are
+    'block' (prod), listed as not evaluated otherwise."""
+    for opaque in plan.opaque:
+        reason = f"what {opaque['type']} creates is not in the offline plan ({opaque['reason']})"
+        for policy, g, level, cfg in policies:
+            if cfg.get("unknowns") == "block" and mark:
+                reporter(policy, g, level, opaque["urn"])(
+                    f"{opaque['name']}: {mark}children): {reason}. Fix: plan it with the Pulumi CLI, or set this "
+                    "policy's unknowns to 'warn' for this environment."
+                )
+                continue
+            out.not_evaluated.append(
+                {"policy": policy.name, "urn": opaque["urn"], "reason": f"can't run policy '{policy.name}': {reason}"}
+            )
+            out.undecided.append(
+                {"policy": policy.name, "urn": opaque["urn"], "field": "children", "reason": reason}
+                | {"action": "warn", "enforcement": "advisory"}
+            )
 
 
 def _link(plan: Plan, resources: list[PolicyResource]) -> None:

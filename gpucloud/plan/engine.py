@@ -18,9 +18,9 @@ from typing import Any
 
 import yaml
 
-from gpucloud.plan import autoname, k8s_components, lazy_sdk, options, refs, transforms
+from gpucloud.plan import autoname, k8s_components, lazy_sdk, options, refs, remote, transforms
 from gpucloud.plan.deadline import Deadline, PlanTimeout, TimeoutSettingError, resolve_timeout
-from gpucloud.plan.model import SECRET, UNKNOWN_OUTPUT, Plan, ResourceRecord, is_unknown, unknown_marker
+from gpucloud.plan.model import SECRET, UNKNOWN, UNKNOWN_OUTPUT, Plan, ResourceRecord, is_unknown, unknown_marker
 from gpucloud.plan.offline import (
     ChartNotVendored,
     OfflineAnswerError,
@@ -286,6 +286,7 @@ def _make_monitor(
             self.parents: dict[str, str] = {}
             self.own_transforms: dict[str, list[Any]] = {}
             self.stack_transforms: list[Any] = []
+            self.remote = remote.RemoteComponents(answers.answer, answers.region)
 
         def GetDeploymentInfo(self, request: Any) -> Any:  # the engine service's RPC name
             info = super().GetDeploymentInfo(request)
@@ -306,6 +307,18 @@ def _make_monitor(
 
                 return resource_pb2.ResourceInvokeResponse(unknown=True)
             return super().Invoke(request)
+
+        def Call(self, request: Any) -> Any:  # the engine service's RPC name
+            # A method of a remote component (eks Cluster.getKubeconfig) runs in its provider plugin on values
+            # only known after `up`; a preview shows its result as unknown.
+            from google.protobuf import struct_pb2
+            from pulumi.runtime.proto import provider_pb2
+
+            result = struct_pb2.Struct()
+            result.update({"result": UNKNOWN})
+            response = provider_pb2.CallResponse()
+            getattr(response, "return").CopyFrom(result)
+            return response
 
         def make_urn(self, parent: str, type_: str, name: str) -> str:
             # As the engine builds URNs: a child's type is qualified by its parent's whole qualified type,
@@ -391,7 +404,34 @@ def _make_monitor(
             )
             if request.remote and request.type in k8s_components.EXPANDED_TYPES:
                 self._expand(request, response.urn, plain if plain is not None else masked)
+            elif request.remote and self.remote.handles(request.type):
+                # pulumi-eks, awsx, ...: the children their provider plugin would register (gpucloud.plan.remote).
+                self.remote.expand(request.type, request.name, response.urn, masked, self._register_child)
+                # The provider answers Construct with the component's own outputs, not an echo of its inputs
+                # (an awsx Vpc's `natGateways` output is a list of resources, its input a strategy): offline they
+                # are unknown, as in a preview before the children exist.
+                response = type(response)(urn=response.urn)
             return response
+
+        def _register_child(self, spec: remote.ChildSpec) -> remote.Handle:
+            from google.protobuf import struct_pb2
+            from pulumi.runtime.proto import resource_pb2
+
+            obj = struct_pb2.Struct()
+            obj.update(spec.inputs)
+            response = self.RegisterResource(
+                resource_pb2.RegisterResourceRequest(
+                    type=spec.type,
+                    name=spec.name,
+                    parent=spec.parent,
+                    custom=spec.custom,
+                    object=obj,
+                    dependencies=spec.dependencies,
+                    provider=spec.provider,
+                )
+            )
+            recorded, _ = struct_views(response.object)
+            return remote.Handle(response.urn, spec.type, spec.name, recorded)
 
         def _autoname(self, request: Any, urn: str) -> Any:
             """The provider's Check: fill in the autonamed property the program left out."""
@@ -720,6 +760,7 @@ def _run_in_context(
         for t in answers.generic
     ]
     warnings += answers.warnings
+    warnings += [f"remote component {o.name} ({o.type}) is opaque: {o.reason}" for o in monitor.remote.opaque]
     return Plan(
         project=project_name,
         stack=stack,
@@ -729,6 +770,7 @@ def _run_in_context(
         log=[e for e in log.entries if e["severity"] != "error"],
         program_dir=str(project_dir),
         config=config,
+        opaque=[o.to_json() for o in monitor.remote.opaque],
     )
 
 

@@ -21,6 +21,7 @@ import importlib.abc
 import importlib.machinery
 import re
 import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,6 +129,12 @@ def build_index(init_path: Path) -> PackageIndex | None:
 _INDEXES: dict[str, PackageIndex] = {}
 
 
+# The SDK registers resources from executor threads, so two threads can resolve names of one package at once (an
+# expansion model's children autonamed while the program imports the same module); one at a time, each sees the
+# submodule whole and the binding the generated __init__ would have made.
+_RESOLVING = threading.RLock()
+
+
 class LazyPackage(ModuleType):
     """A generated package whose exported names are imported from their modules on first use."""
 
@@ -136,9 +143,10 @@ class LazyPackage(ModuleType):
         owner = _INDEXES[fullname].owners.get(name)
         if owner is None:
             raise AttributeError(f"module {fullname!r} has no attribute {name!r}")
-        submodule = importlib.import_module(f"{fullname}.{owner[0]}")
-        value = submodule if owner[1] is None else getattr(submodule, owner[1])
-        ModuleType.__setattr__(self, name, value)
+        with _RESOLVING:
+            submodule = importlib.import_module(f"{fullname}.{owner[0]}")
+            value = submodule if owner[1] is None else getattr(submodule, owner[1])
+            ModuleType.__setattr__(self, name, value)
         return value
 
     def __setattr__(self, name: str, value: Any) -> None:

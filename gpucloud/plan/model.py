@@ -134,6 +134,9 @@ class Plan:
     derived: list[Any] = field(default_factory=list)
     # pulumi.log.info / warn messages the program sent: {"severity", "message", "urn"}.
     log: list[dict[str, str]] = field(default_factory=list)
+    # Remote (multi-language) components without an expansion model: {"urn", "type", "name", "reason"}
+    # (gpucloud.plan.remote); the guardrails count each as undecided.
+    opaque: list[dict[str, str]] = field(default_factory=list)
     # The stack file the config came from (for messages that must say which file to fix); "" for callables.
     stack_file: str = ""
 

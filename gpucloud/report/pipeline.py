@@ -59,6 +59,7 @@ def build_report(
         "outputs": plan.outputs,
         "warnings": list(plan.warnings),
         "log": [dict(e) for e in plan.log],
+        "opaque_components": [dict(o) for o in plan.opaque],
     }
     if checked is not None:
         report["conformance"] = checked.to_json()

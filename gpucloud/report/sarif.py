@@ -138,6 +138,8 @@ def to_sarif(report: Mapping[str, Any], artifact_uri: str = "Pulumi.yaml") -> di
             "properties": {
                 "not_evaluated": len(policies.get("not_evaluated") or []),
                 "undecided": len(policies.get("undecided") or []),
+                # Remote components without an expansion model: what they create is in no result above.
+                "opaque_components": [dict(o) for o in report.get("opaque_components") or []],
                 "mandatory_violations": int(policies.get("mandatory_violations", 0)),
             },
         }

@@ -362,6 +362,7 @@ def render_html(report: Mapping[str, Any]) -> str:
         [n.get("policy"), str(n.get("urn", "")).rsplit("::", 1)[-1], n.get("reason")]
         for n in policies.get("not_evaluated") or []
     ]
+    opaque = [[o.get("name"), o.get("type"), o.get("reason")] for o in report.get("opaque_components") or []]
     sections = [
         f"<h1>{_esc(title)}</h1>",
         '<p><span class="badge">Guardrails: ' + verdict(mandatory) + f" {mandatory} mandatory</span>"
@@ -384,6 +385,8 @@ def render_html(report: Mapping[str, Any]) -> str:
         _table(["resource", "reason"], unpriced) if unpriced else "<p>None.</p>",
         "<h2>Policy checks not decided</h2>",
         _table(["policy", "resource", "reason"], undecided) if undecided else "<p>None.</p>",
+        "<h2>Opaque components</h2>",
+        _table(["component", "type", "reason"], opaque) if opaque else "<p>None.</p>",
     ]
     data = json.dumps({"stack": report.get("stack"), "monthly": cost.get("monthly")})
     return (
