@@ -10,7 +10,7 @@ import pulumi
 import pytest
 
 from gpucloud.plan import run_callable
-from gpucloud.report import build_report
+from gpucloud.report.pipeline import build_report
 
 CONFIGS = Path(__file__).resolve().parents[2] / "policies" / "configs"
 POLICY = "reviewed-types-only"

@@ -12,12 +12,13 @@ import pulumi_eks as eks
 import pytest
 
 from gpucloud.guard import evaluate
-from gpucloud.guard.sarif import to_sarif
 from gpucloud.plan import UNKNOWN, run_callable
 from gpucloud.plan.remote import models, provenance, sdk_input_names
 from gpucloud.plan.remote.awsx import auto_subnet_specs, legacy_subnet_specs
-from gpucloud.report import build_report, validate_report
+from gpucloud.report import validate_report
+from gpucloud.report.pipeline import build_report
 from gpucloud.report.render import render_markdown, render_text
+from gpucloud.report.sarif import to_sarif
 from gpucloud.report.visual import render_html
 
 ROOT = Path(__file__).resolve().parents[2]
