@@ -332,7 +332,9 @@ def plan_mix(req: MixRequest, catalog: Catalog | None = None) -> dict[str, Any]:
     result = optimise(req, rates)
     best = result["best"]
     split = best["split"]
-    pools: dict[str, Any] = {"nodePools": [pool_fragment(req, req.nodes - split["spot"], split["spot"])]}
+    fragment = pool_fragment(req, req.nodes - split["spot"], split["spot"])
+    pools: dict[str, Any] = {"nodePools": [fragment]}
+    check_fragment(pools["nodePools"])
     commitments = [
         {"match": spec.family, "kind": "savings-plan", "term": kind.split("_")[1], "count": split[kind]}
         for kind in ("reserved_1y", "reserved_3y")
@@ -340,6 +342,12 @@ def plan_mix(req: MixRequest, catalog: Catalog | None = None) -> dict[str, Any]:
     ]
     pricing = {"gpucloud:pricing": {"commitments": commitments}} if commitments else None
     notes = []
+    added = fragment["instanceTypes"][1:]
+    if added:
+        notes.append(
+            f"The fragment's instanceTypes add {', '.join(added)} (same GPU shape): the stack spec wants at least "
+            f"3 types in a pool that allows spot; the prices above are {req.instance_type}'s"
+        )
     if split["capacity_block"]:
         notes.append(
             f"{split['capacity_block']} nodes on Capacity Blocks: buy the block(s) (up to 64 instances and 182 days "
@@ -390,9 +398,51 @@ def plan_mix(req: MixRequest, catalog: Catalog | None = None) -> dict[str, Any]:
     }
 
 
+def _with_spot_candidates(fragment: dict[str, Any]) -> dict[str, Any]:
+    from pydantic import ValidationError
+
+    from gpucloud.spec import NodePoolSpec
+
+    # The same pool On-Demand only, so that the diversity rule itself does not reject the probe.
+    probe_input = {**fragment, "capacity": {**fragment["capacity"], "onDemandPercentageAboveBase": 100}}
+    try:
+        probe = NodePoolSpec.model_validate(probe_input)
+    except ValidationError:  # check_fragment reports what the spec rejects
+        return fragment
+    types = list(fragment["instanceTypes"])
+    wanted = min(3, len(probe.spot_candidates))
+    types += [c for c in probe.spot_candidates if c not in types][: max(0, wanted - len(types))]
+    return {**fragment, "instanceTypes": types}
+
+
+def check_fragment(pools: list[dict[str, Any]]) -> None:
+    """The fragment goes into a stack file as printed, so it must pass the spec model that file is read with
+    (sizes, names, capacity rules): MixInputError lists what the spec rejects, and the fix."""
+    from pydantic import ValidationError
+
+    from gpucloud.spec import NodePoolSpec
+    from gpucloud.spec.errors import issues_from_validation
+
+    problems: list[str] = []
+    for index, pool in enumerate(pools):
+        try:
+            NodePoolSpec.model_validate(pool)
+        except ValidationError as exc:
+            problems += [str(i) for i in issues_from_validation(exc, NodePoolSpec, f"nodePools[{index}]")]
+    if problems:
+        raise MixInputError(
+            "the nodePools fragment for this fleet would not be a valid stack spec: "
+            + "; ".join(problems)
+            + ". Fix: change the flag behind that field (--nodes, --pool-name, --workload), or split the fleet "
+            "over several pools and plan each one"
+        )
+
+
 def pool_fragment(req: MixRequest, on_demand_base: int, spot_nodes: int) -> dict[str, Any]:
-    """A `nodePools` entry (gpucloud.spec NodePoolSpec camelCase keys) for the best split."""
-    return {
+    """A `nodePools` entry (gpucloud.spec NodePoolSpec camelCase keys) for the best split. A split with spot
+    lists the spot candidates the spec's diversity rule asks for (NodePoolSpec.spot_candidates), beside the type
+    that was priced."""
+    fragment = {
         "name": req.pool_name,
         "workload": req.workload,
         "instanceTypes": [req.instance_type],
@@ -406,6 +456,7 @@ def pool_fragment(req: MixRequest, on_demand_base: int, spot_nodes: int) -> dict
             "spotAllocationStrategy": "price-capacity-optimized",
         },
     }
+    return _with_spot_candidates(fragment) if spot_nodes else fragment
 
 
 def pool_advice(

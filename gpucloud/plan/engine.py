@@ -7,6 +7,7 @@ import contextvars
 import json
 import logging
 import os
+import re
 import runpy
 import sys
 import threading
@@ -17,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from gpucloud.fileio import decode_text
 from gpucloud.plan import autoname, k8s_components, lazy_sdk, transforms
 from gpucloud.plan.model import SECRET, UNKNOWN_OUTPUT, Plan, ResourceRecord, is_unknown, unknown_marker
 from gpucloud.plan.offline import OfflineAnswerError, OfflineAnswers, fake_id, partition_of, render_chart_v3
@@ -61,11 +63,48 @@ class DuplicateKeyLoader(_YAML_BASE):
         return super().construct_mapping(node, deep=deep)
 
 
+# The Pulumi CLI (Go yaml.v3) reads an unquoted date such as `2026-07-01` into a config value as the string it
+# was written as; PyYAML would make it a datetime.date, which no config value can be.
+DuplicateKeyLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+
 _YAML_LOADER: Any = DuplicateKeyLoader
 
 
 def _load_yaml(text: str) -> Any:
     return yaml.load(text, Loader=_YAML_LOADER)  # a safe loader either way
+
+
+def _read_yaml_file(path: Path) -> Any:
+    """A project or stack file's YAML, or PlanInputError naming the file and the problem (unreadable, binary,
+    not UTF-8, not YAML)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise PlanInputError(f"{path}: cannot read it ({exc.strerror}); check its permissions") from None
+    try:
+        return _load_yaml(decode_text(data, str(path), PlanInputError))
+    except yaml.YAMLError as exc:
+        raise PlanInputError(_yaml_problem(path, exc)) from None
+
+
+def _config_section(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
+    """The `config:` mapping of a project or stack file, checked to be what the Pulumi CLI accepts."""
+    section = data.get("config")
+    if section is None:
+        return {}
+    if not isinstance(section, dict):
+        raise PlanInputError(
+            f"{path}: config: must be a mapping of keys to values, got a YAML {_yaml_kind(section)}; write it as "
+            "`config:` followed by indented `key: value` lines (no leading `- `)"
+        )
+    for key in section:
+        if not isinstance(key, str):
+            raise PlanInputError(f"{path}: config: key {key!r} is not a string; quote it or name it like `ns:key`")
+    return section
+
+
+def _yaml_kind(value: Any) -> str:
+    return {list: "list", str: "string", bool: "boolean", int: "number", float: "number"}.get(type(value), "value")
 
 
 def _yaml_problem(path: Path, exc: yaml.YAMLError) -> str:
@@ -84,10 +123,7 @@ class Project:
         project_file = next((self.dir / n for n in ("Pulumi.yaml", "Pulumi.yml") if (self.dir / n).is_file()), None)
         if project_file is None:
             raise PlanInputError(f"{self.dir} is not a Pulumi project: no Pulumi.yaml found there")
-        try:
-            data = _load_yaml(project_file.read_text()) or {}
-        except yaml.YAMLError as exc:
-            raise PlanInputError(_yaml_problem(project_file, exc)) from None
+        data = _read_yaml_file(project_file) or {}
         if not isinstance(data, dict) or not data.get("name"):
             raise PlanInputError(f"{project_file}: needs a 'name' (the project name)")
         runtime = data.get("runtime")
@@ -134,7 +170,7 @@ class Project:
     def config(self, stack: str) -> dict[str, Any]:
         """Project defaults then the stack file, keys namespaced as the Pulumi CLI does."""
         merged: dict[str, Any] = {}
-        for key, decl in (self.data.get("config") or {}).items():
+        for key, decl in _config_section(self.data, self.file).items():
             full = self._qualify(key)
             if isinstance(decl, dict):
                 if "value" in decl:
@@ -144,13 +180,10 @@ class Project:
             else:
                 merged[full] = decl
         stack_file = self.stack_file(stack)
-        try:
-            data = _load_yaml(stack_file.read_text()) or {}
-        except yaml.YAMLError as exc:
-            raise PlanInputError(_yaml_problem(stack_file, exc)) from None
+        data = _read_yaml_file(stack_file) or {}
         if not isinstance(data, dict):
             raise PlanInputError(f"{stack_file}: must be a mapping with a 'config' key")
-        for key, value in (data.get("config") or {}).items():
+        for key, value in _config_section(data, stack_file).items():
             merged[self._qualify(key)] = value
         return merged
 
@@ -632,11 +665,12 @@ def _run_in_context(
                 f"program called sys.exit({exc.code!r}) in {where}: a Pulumi program must return normally (raise "
                 "an exception, or call pulumi.log.error, to fail the plan); the offline plan stopped there"
             ) from None
-        except Exception as exc:
+        except Exception as raised:
             fatal = monitor.fatal or answers.fatal
             if fatal:
                 raise PlanInputError(fatal) from None
-            where = _user_frame(exc, project_dir) or main.name
+            exc, resource = _sdk_unwrapped(raised)
+            where = (_user_frame(exc, project_dir) or main.name) + resource
             validation = _validation_message(exc)
             if validation is not None:
                 raise PlanInputError(f"program error in {where}: {validation}") from None
@@ -734,6 +768,24 @@ def _drain(loop: asyncio.AbstractEventLoop) -> None:
     if pending:
         loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
     loop.run_until_complete(loop.shutdown_default_executor())
+
+
+_SDK_WRAPPED = re.compile(r"^While processing (resource|input): (?P<name>'[^']*')(?:, type:? (?P<type>'[^']*'))?")
+
+
+def _sdk_unwrapped(exc: BaseException) -> tuple[BaseException, str]:
+    """The program's own exception under the SDK's "While processing resource ... ValueError has risen: ..."
+    wrappers (pulumi/runtime/resource.py and rpc.py re-raise with `from e` once per level), and the resource it
+    was registering, so the user reads one message instead of one line per level."""
+    resource = ""
+    while isinstance(exc, ValueError | AssertionError) and exc.__cause__ is not None:
+        match = _SDK_WRAPPED.match(str(exc))
+        if match is None:
+            break
+        if match[1] == "resource":
+            resource = f" (registering {match['name']}" + (f", {match['type']})" if match["type"] else ")")
+        exc = exc.__cause__
+    return exc, resource
 
 
 async def _stack_outputs(root: Any) -> dict[str, Any]:

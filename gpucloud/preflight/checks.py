@@ -9,7 +9,15 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from gpucloud.catalog import get_catalog
-from gpucloud.preflight.aws import AwsAccessError, ClientFactory, aws_errors, check_region, is_access_denied
+from gpucloud.preflight.aws import (
+    AwsAccessError,
+    AwsBadAnswerError,
+    AwsUnavailableError,
+    ClientFactory,
+    aws_errors,
+    check_region,
+    is_access_denied,
+)
 from gpucloud.spec import NodePoolSpec, PlatformSpec
 
 Status = Literal["pass", "warn", "fail"]
@@ -135,13 +143,17 @@ class Preflight:
         self.checks.append(Check(check, subject, status, message))
 
     def guarded(self, check: str, subject: str, fn: Any) -> None:
-        """Run one check; AccessDenied stops the run (exit 2), any other API error is a warning."""
+        """Run one check; AccessDenied stops the run (exit 2), so does AWS staying unavailable after the retries
+        (exit 6, AwsUnavailableError); any other API error, or an answer that is not an AWS response, is a
+        warning."""
         from botocore.exceptions import BotoCoreError, ClientError
 
         try:
             with aws_errors(f"preflight {check}"):
                 fn()
-        except AwsAccessError:
+        except AwsBadAnswerError as exc:
+            self.add(check, subject, "warn", f"not checked: {exc}")
+        except (AwsAccessError, AwsUnavailableError):
             raise
         except ClientError as exc:
             if is_access_denied(exc):
@@ -158,7 +170,7 @@ class Preflight:
 
     # ---- checks ------------------------------------------------------------------------------------------
     def identity(self) -> str:
-        with aws_errors("preflight credentials"):
+        with aws_errors("preflight credentials", every_api_error=True):
             ident = self.client("sts").get_caller_identity()
         account = str(ident.get("Account"))
         self.add("credentials", account, "pass", f"calling as {ident.get('Arn')}")
