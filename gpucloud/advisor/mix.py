@@ -332,7 +332,8 @@ def plan_mix(req: MixRequest, catalog: Catalog | None = None) -> dict[str, Any]:
     result = optimise(req, rates)
     best = result["best"]
     split = best["split"]
-    fragment = pool_fragment(req, req.nodes - split["spot"], split["spot"])
+    blocks = split["capacity_block"]
+    fragment = pool_fragment(req, req.nodes - split["spot"] - blocks, split["spot"], blocks)
     pools: dict[str, Any] = {"nodePools": [fragment]}
     check_fragment(pools["nodePools"])
     commitments = [
@@ -351,7 +352,8 @@ def plan_mix(req: MixRequest, catalog: Catalog | None = None) -> dict[str, Any]:
     if split["capacity_block"]:
         notes.append(
             f"{split['capacity_block']} nodes on Capacity Blocks: buy the block(s) (up to 64 instances and 182 days "
-            "each, paid up front), then give the pool capacity.reserved with kind capacity-block and the block's id"
+            "each, paid up front), then put the block's id and AZ where the fragment has placeholders "
+            "(capacity.reserved.capacityReservationIds, availabilityZones)"
         )
     return {
         "schema": SCHEMA,
@@ -404,7 +406,9 @@ def _with_spot_candidates(fragment: dict[str, Any]) -> dict[str, Any]:
     from gpucloud.spec import NodePoolSpec
 
     # The same pool On-Demand only, so that the diversity rule itself does not reject the probe.
-    probe_input = {**fragment, "capacity": {**fragment["capacity"], "onDemandPercentageAboveBase": 100}}
+    probe_input = _with_sample_block_id(
+        {**fragment, "capacity": {**fragment["capacity"], "onDemandPercentageAboveBase": 100}}
+    )
     try:
         probe = NodePoolSpec.model_validate(probe_input)
     except ValidationError:  # check_fragment reports what the spec rejects
@@ -415,9 +419,26 @@ def _with_spot_candidates(fragment: dict[str, Any]) -> dict[str, Any]:
     return {**fragment, "instanceTypes": types}
 
 
+# Where the id of the Capacity Block the user buys goes; not an id, so the spec refuses the fragment until it
+# is filled in. check_fragment validates with a well-formed id in its place.
+BLOCK_ID_PLACEHOLDER: Final = "cr-<id of the Capacity Block you buy>"
+BLOCK_AZ_PLACEHOLDER: Final = "<the AZ of that block>"
+_SAMPLE_BLOCK_ID: Final = "cr-0123456789abcdef0"
+_SAMPLE_BLOCK_AZ: Final = "us-east-1a"
+
+
+def _with_sample_block_id(pool: dict[str, Any]) -> dict[str, Any]:
+    reserved = pool.get("capacity", {}).get("reserved")
+    if not reserved or reserved.get("capacityReservationIds") != [BLOCK_ID_PLACEHOLDER]:
+        return pool
+    capacity = {**pool["capacity"], "reserved": {**reserved, "capacityReservationIds": [_SAMPLE_BLOCK_ID]}}
+    return {**pool, "capacity": capacity, "availabilityZones": [_SAMPLE_BLOCK_AZ]}
+
+
 def check_fragment(pools: list[dict[str, Any]]) -> None:
     """The fragment goes into a stack file as printed, so it must pass the spec model that file is read with
-    (sizes, names, capacity rules): MixInputError lists what the spec rejects, and the fix."""
+    (sizes, names, capacity rules), the block id it cannot know aside: MixInputError lists what the spec
+    rejects, and the fix."""
     from pydantic import ValidationError
 
     from gpucloud.spec import NodePoolSpec
@@ -426,7 +447,7 @@ def check_fragment(pools: list[dict[str, Any]]) -> None:
     problems: list[str] = []
     for index, pool in enumerate(pools):
         try:
-            NodePoolSpec.model_validate(pool)
+            NodePoolSpec.model_validate(_with_sample_block_id(pool))
         except ValidationError as exc:
             problems += [str(i) for i in issues_from_validation(exc, NodePoolSpec, f"nodePools[{index}]")]
     if problems:
@@ -438,24 +459,35 @@ def check_fragment(pools: list[dict[str, Any]]) -> None:
         )
 
 
-def pool_fragment(req: MixRequest, on_demand_base: int, spot_nodes: int) -> dict[str, Any]:
+def pool_fragment(
+    req: MixRequest, on_demand_base: int, spot_nodes: int, block_nodes: int = 0
+) -> dict[str, Any]:
     """A `nodePools` entry (gpucloud.spec NodePoolSpec camelCase keys) for the best split. A split with spot
     lists the spot candidates the spec's diversity rule asks for (NodePoolSpec.spot_candidates), beside the type
-    that was priced."""
-    fragment = {
+    that was priced; Capacity Block nodes are the pool's reserved capacity, with placeholders where the id and AZ
+    of the purchased block go (the spec refuses them, so a pasted fragment cannot plan until they are filled)."""
+    fragment: dict[str, Any] = {
         "name": req.pool_name,
         "workload": req.workload,
         "instanceTypes": [req.instance_type],
         "minSize": 0,
         "desiredSize": req.nodes,
         "maxSize": req.nodes,
-        "backend": "self-managed" if on_demand_base and spot_nodes else "managed",
+        # A mixed-instances group holds On-Demand and spot together, but Capacity Blocks only in managed groups.
+        "backend": "self-managed" if on_demand_base and spot_nodes and not block_nodes else "managed",
         "capacity": {
             "onDemandBase": on_demand_base,
             "onDemandPercentageAboveBase": 0 if spot_nodes else 100,
             "spotAllocationStrategy": "price-capacity-optimized",
         },
     }
+    if block_nodes:
+        fragment["availabilityZones"] = [BLOCK_AZ_PLACEHOLDER]
+        fragment["capacity"]["reserved"] = {
+            "kind": "capacity-block",
+            "count": block_nodes,
+            "capacityReservationIds": [BLOCK_ID_PLACEHOLDER],
+        }
     return _with_spot_candidates(fragment) if spot_nodes else fragment
 
 

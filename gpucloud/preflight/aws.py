@@ -116,11 +116,11 @@ def aws_errors(what: str, every_api_error: bool = False) -> Iterator[None]:
             kind = "throttled" if is_throttling(exc) else "failing"
             raise AwsUnavailableError(
                 f"{what}: AWS kept {kind} {exc.operation_name} for {_attempts()} attempts "
-                f"({err.get('Code')}: {err.get('Message')}); run again later{_knobs()}"
+                f"({api_error_text(exc)}); run again later{_knobs()}"
             ) from None
         if every_api_error:
             raise AwsUnavailableError(
-                f"{what}: AWS answered {exc.operation_name} with an error ({err.get('Code')}: {err.get('Message')})"
+                f"{what}: AWS answered {exc.operation_name} with an error ({api_error_text(exc)})"
             ) from None
         raise
 
@@ -130,6 +130,17 @@ def aws_errors(what: str, every_api_error: bool = False) -> Iterator[None]:
 # endpoint that does not implement an operation (a moto server) answers 500 too, and preflight makes that check a
 # warning rather than stopping.
 _UNAVAILABLE_STATUS = frozenset({502, 503, 504})
+
+
+def api_error_text(exc: Any) -> str:
+    """`Code: Message` of an API error in one line; an HTML error page (a proxy, a moto server without the
+    operation) is named as such instead of pasted."""
+    err = exc.response.get("Error", {})
+    message = " ".join(str(err.get("Message") or "").split())
+    if message.lstrip().startswith("<"):
+        status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        message = f"HTTP {status} with an HTML page, not an AWS error answer"
+    return f"{err.get('Code')}: {message[:300]}"
 
 
 def is_lasting(exc: BaseException) -> bool:

@@ -14,6 +14,7 @@ from gpucloud.preflight.aws import (
     AwsBadAnswerError,
     AwsUnavailableError,
     ClientFactory,
+    api_error_text,
     aws_errors,
     check_region,
     is_access_denied,
@@ -158,13 +159,7 @@ class Preflight:
         except ClientError as exc:
             if is_access_denied(exc):
                 raise
-            err = exc.response.get("Error", {})
-            self.add(
-                check,
-                subject,
-                "warn",
-                f"not checked: {exc.operation_name} failed ({err.get('Code')}: {err.get('Message')})",
-            )
+            self.add(check, subject, "warn", f"not checked: {exc.operation_name} failed ({api_error_text(exc)})")
         except (BotoCoreError, NotImplementedError) as exc:
             self.add(check, subject, "warn", f"not checked: {type(exc).__name__}: {exc}")
 
