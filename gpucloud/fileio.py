@@ -17,6 +17,7 @@ Also here: the same rule for gpucloud's scratch directories in the system temp d
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -75,10 +76,8 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, encoding: s
         os.replace(tmp_name, target)
     except BaseException:
         # Also on KeyboardInterrupt: the target is untouched, the half-written temporary file must go.
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp_name)
-        except OSError:
-            pass
         raise
     _fsync_dir(directory)
     return target

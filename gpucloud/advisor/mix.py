@@ -459,9 +459,7 @@ def check_fragment(pools: list[dict[str, Any]]) -> None:
         )
 
 
-def pool_fragment(
-    req: MixRequest, on_demand_base: int, spot_nodes: int, block_nodes: int = 0
-) -> dict[str, Any]:
+def pool_fragment(req: MixRequest, on_demand_base: int, spot_nodes: int, block_nodes: int = 0) -> dict[str, Any]:
     """A `nodePools` entry (gpucloud.spec NodePoolSpec camelCase keys) for the best split. A split with spot
     lists the spot candidates the spec's diversity rule asks for (NodePoolSpec.spot_candidates), beside the type
     that was priced; Capacity Block nodes are the pool's reserved capacity, with placeholders where the id and AZ

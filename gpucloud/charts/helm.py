@@ -25,8 +25,8 @@ from typing import Any
 
 import yaml
 
-from gpucloud.fileio import scratch_dir, write_cache_atomic
 from gpucloud.charts.lock import ChartPin
+from gpucloud.fileio import scratch_dir, write_cache_atomic
 
 HELM_ENV = "GPUCLOUD_HELM"
 CACHE_ENV = "GPUCLOUD_CACHE_DIR"

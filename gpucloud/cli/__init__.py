@@ -80,8 +80,8 @@ def _input_error(exc: Exception) -> bool:
 def _clean_leftovers() -> None:
     """What killed gpucloud processes left (helm scratch directories, half-written cache entries), removed at the
     next start; a few directory listings, and never a reason to fail the command."""
-    from gpucloud.fileio import clean_stale
     from gpucloud.filecache import cache_dir
+    from gpucloud.fileio import clean_stale
     from gpucloud.prices.cache import cache_path
 
     try:

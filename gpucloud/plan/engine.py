@@ -669,9 +669,9 @@ def _run_in_context(
             fatal = monitor.fatal or answers.fatal
             if fatal:
                 raise PlanInputError(fatal) from None
-            exc, resource = _sdk_unwrapped(raised)
-            where = (_user_frame(exc, project_dir) or main.name) + resource
-            validation = _validation_message(exc)
+            error, resource = _sdk_unwrapped(raised)
+            where = (_user_frame(error, project_dir) or main.name) + resource
+            validation = _validation_message(error)
             if validation is not None:
                 raise PlanInputError(f"program error in {where}: {validation}") from None
             hint = "".join(
@@ -680,7 +680,7 @@ def _run_in_context(
                 for t in answers.unanswered
                 if t.startswith("StackReference ")
             )
-            raise PlanInputError(f"program error in {where}: {type(exc).__name__}: {exc}{hint}") from None
+            raise PlanInputError(f"program error in {where}: {type(error).__name__}: {error}{hint}") from None
         fatal = monitor.fatal or answers.fatal
         if fatal:
             raise PlanInputError(fatal)

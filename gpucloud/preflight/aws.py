@@ -180,7 +180,8 @@ def retry_policy() -> dict[str, Any]:
 
     mode = os.environ.get("AWS_RETRY_MODE") or DEFAULT_RETRY_MODE
     if mode not in RETRY_MODES:
-        raise AwsAccessError(f"AWS_RETRY_MODE={mode!r} is not a botocore retry mode; use one of {', '.join(RETRY_MODES)}")
+        modes = ", ".join(RETRY_MODES)
+        raise AwsAccessError(f"AWS_RETRY_MODE={mode!r} is not a botocore retry mode; use one of {modes}")
     attempts_text = os.environ.get("AWS_MAX_ATTEMPTS") or str(DEFAULT_MAX_ATTEMPTS)
     try:
         attempts = int(attempts_text)
@@ -199,7 +200,9 @@ def retry_policy() -> dict[str, Any]:
         except ValueError:
             value = 0.0
         if not 0 < value <= 600:
-            raise AwsAccessError(f"{env}={text!r} must be a number of seconds above 0 and at most 600, e.g. {default:g}")
+            raise AwsAccessError(
+                f"{env}={text!r} must be a number of seconds above 0 and at most 600, e.g. {default:g}"
+            )
         timeouts[name] = value
     return {"mode": mode, "max_attempts": attempts, **timeouts}
 

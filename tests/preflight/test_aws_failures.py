@@ -126,7 +126,10 @@ REFRESH = ["prices", "refresh", "--types", "p5.48xlarge", "--no-services", "--fo
             "gpucloud: error: price refresh (Price List API): AWS kept failing GetProducts for 2 attempts (503: ",
         ),
         ("drop", "gpucloud: error: price refresh (Price List API): cannot reach AWS after 2 attempts"),
-        ("hang", "gpucloud: error: price refresh (Price List API): cannot reach AWS after 2 attempts (ReadTimeoutError"),
+        (
+            "hang",
+            "gpucloud: error: price refresh (Price List API): cannot reach AWS after 2 attempts (ReadTimeoutError",
+        ),
     ],
 )
 def test_refresh_under_lasting_failure_is_exit_6_after_bounded_retries(
