@@ -1,5 +1,6 @@
 """`gpucloud` command line. Exit codes: 0 ok, 1 mandatory policy violations, 2 invalid input, 3 preflight
-failure, 4 internal error. Bad input prints one message, never a traceback."""
+failure, 4 internal error, 5 conformance errors, 6 AWS unavailable after the retries. Bad input prints one
+message, never a traceback."""
 
 from __future__ import annotations
 
