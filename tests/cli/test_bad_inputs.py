@@ -401,3 +401,14 @@ def test_unknown_outputs_show_as_unknown_in_text(capsys: pytest.CaptureFixture[s
     line = next(line for line in out.splitlines() if " privateSubnetIds " in line)
     assert "['[unknown]', '[unknown]']" in line
     assert "['', '']" not in out
+
+
+def test_binary_manifest_file_of_a_config_file_is_an_expansion_error(tmp_path: Path) -> None:
+    # yaml.v2.ConfigFile / ConfigGroup read manifests from disk while the program runs; a binary one is the
+    # provider's "cannot construct" error (a program error, exit 2), not a UnicodeDecodeError.
+    from gpucloud.plan.k8s_components import ExpansionError, _read_files
+
+    (tmp_path / "m.yaml").write_bytes(BINARY)
+    with pytest.raises(ExpansionError) as err:
+        _read_files(["m.yaml"], tmp_path, use_glob=False)
+    assert str(err.value) == "YAML file m.yaml is a binary file (NUL byte at offset 0), not text; give a text file"
