@@ -45,6 +45,10 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def _child(argv: list[str], cache: Path, kill_at: int, log: Path) -> None:
     """In the forked child: route fileio's os/tempfile calls through counters, plan, exit (or be killed)."""
     os.environ["GPUCLOUD_CACHE_DIR"] = str(cache)
+    # Helm's scratch directories of this child go beside its cache, not into the system temp dir.
+    scratch = cache.parent / f"{cache.name}-scratch"
+    scratch.mkdir(parents=True, exist_ok=True)
+    tempfile.tempdir = str(scratch)
     count = 0
     target = [""]
 
@@ -114,7 +118,7 @@ def entries(directory: Path) -> dict[str, Any]:
     return out
 
 
-def test_out_killed_at_every_step_is_old_or_new(tmp_path: Path) -> None:
+def test_out_killed_at_every_step_is_old_or_new(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import gpucloud.plan  # noqa: F401  (warm imports: each forked child then only plans)
 
     cache, log = tmp_path / "cache", tmp_path / "ref.log"
@@ -141,11 +145,13 @@ def test_out_killed_at_every_step_is_old_or_new(tmp_path: Path) -> None:
     # A killed write leaves at most its temporary file, which the next start removes once its owner is gone.
     leftovers = sorted(p.name for p in tmp_path.glob(".out.json.*.tmp"))
     assert len(leftovers) == 5
-    assert len(fileio.clean_stale([tmp_path], now=time.time() + fileio.STALE_AFTER_S + 1)) == 5
+    later = time.time() + fileio.STALE_AFTER_S + 1
+    monkeypatch.setattr(fileio.tempfile, "gettempdir", lambda: str(tmp_path / "cache-scratch"))
+    assert len(fileio.clean_stale([tmp_path], now=later)) == 5
     assert sorted(p.name for p in tmp_path.glob(".out.json.*.tmp")) == []
 
 
-def test_caches_killed_at_each_kind_of_step_stay_whole(tmp_path: Path) -> None:
+def test_caches_killed_at_each_kind_of_step_stay_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import gpucloud.plan
     import gpucloud.report  # noqa: F401
 
@@ -173,3 +179,9 @@ def test_caches_killed_at_each_kind_of_step_stay_whole(tmp_path: Path) -> None:
         assert status == -signal.SIGKILL
         for name, value in entries(cache).items():
             assert value == reference[name], f"killed before step {kill_at} ({kind}): cache entry {name} is broken"
+        # Helm renders run in parallel: a kill can leak the scratch directory of a render in flight. The next
+        # start removes every one whose owner is gone (here: once old enough, as it would be ten minutes on).
+        scratch = tmp_path / f"cache-{index}-scratch"
+        monkeypatch.setattr(fileio.tempfile, "gettempdir", lambda scratch=scratch: str(scratch))
+        fileio.clean_stale([], now=time.time() + fileio.STALE_AFTER_S + 1)
+        assert [p.name for p in scratch.iterdir() if p.name.startswith("gpucloud-helm-")] == []
