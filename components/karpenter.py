@@ -290,8 +290,17 @@ def controller_policy(
         {
             "Sid": "ReadInstanceProfiles",
             "Effect": "Allow",
-            "Action": ["iam:GetInstanceProfile", "iam:ListInstanceProfiles"],
+            "Action": "iam:GetInstanceProfile",
             "Resource": f"arn:{partition}:iam::{account}:instance-profile/*",
+        },
+        {
+            # IAM list actions take no resource-level scope (Service Authorization Reference): scoped to
+            # instance-profile/* the grant is void and Karpenter's instance-profile cleanup gets AccessDenied.
+            # Karpenter's own CloudFormation policy grants it on "*" too.
+            "Sid": "ListInstanceProfiles",
+            "Effect": "Allow",
+            "Action": "iam:ListInstanceProfiles",
+            "Resource": "*",
         },
         {
             "Sid": "Cluster",

@@ -354,11 +354,13 @@ class GpuNetwork(pulumi.ComponentResource):
                                 "Action": [
                                     "logs:CreateLogStream",
                                     "logs:PutLogEvents",
-                                    "logs:DescribeLogGroups",
                                     "logs:DescribeLogStreams",
                                 ],
                                 "Resource": [arn, f"{arn}:*"],
-                            }
+                            },
+                            # DescribeLogGroups accepts only Resource "*" (Service Authorization Reference):
+                            # scoped to the log group the grant would be void.
+                            {"Effect": "Allow", "Action": "logs:DescribeLogGroups", "Resource": "*"},
                         ],
                     }
                 )

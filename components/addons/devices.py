@@ -7,6 +7,7 @@ from typing import Any
 import pulumi_kubernetes as k8s
 import yaml
 
+from gpucloud.catalog.registries import eks_registry
 from gpucloud.components.addons.base import AddonsBase
 from gpucloud.components.addons.common import (
     EFA_PRESENT_LABEL,
@@ -19,6 +20,9 @@ from gpucloud.components.addons.common import (
 )
 from gpucloud.spec import AddonsSpec, NodePoolSpec
 from gpucloud.spec.addons import TIME_SLICING_CONFIG_NAME
+
+# The EFA device plugin's repository in the EKS add-on registries (the chart's values.yaml image.repository path).
+EFA_PLUGIN_IMAGE_PATH = "eks/aws-efa-k8s-device-plugin"
 
 
 def nfd_values() -> dict[str, Any]:
@@ -172,6 +176,11 @@ class DevicePluginsMixin(AddonsBase):
             # EFA pools are GPU (p4d/p5) or Neuron (trn1/trn2) pools, each tainted for its accelerator.
             "tolerations": [GPU_TOLERATION, NEURON_TOLERATION],
         }
+        # The chart's default image is the us-west-2 copy: a node elsewhere would pull it across Regions, over the
+        # NAT gateway. EKS replicates the image to every Region it serves; the stack's own Region's copy is used.
+        registry = eks_registry(self._config.region)
+        if registry:
+            values["image"] = {"repository": f"{registry}/{EFA_PLUGIN_IMAGE_PATH}"}
         self._release(
             "aws-efa-k8s-device-plugin",
             "aws-efa-k8s-device-plugin",

@@ -234,10 +234,12 @@ def driver_policy(partition: str, account_id: str, region: str, dynamic: bool) -
     file_systems = f"arn:{partition}:fsx:{region}:{account_id}:file-system/*"
     statements: list[dict[str, object]] = [
         {
+            # DescribeFileSystems accepts only Resource "*" (Service Authorization Reference): scoped to
+            # file-system ARNs AWS never matches it.
             "Sid": "DescribeFileSystems",
             "Effect": "Allow",
             "Action": ["fsx:DescribeFileSystems"],
-            "Resource": file_systems,
+            "Resource": "*",
         }
     ]
     if dynamic:

@@ -22,8 +22,10 @@ The model (stated in every result under ``model``):
 * Paid time: a synchronous job's wall time stretches to ``hours * T(tau*)`` for every node; an independent job's
   spot nodes pay ``T(tau*)`` times their hours. On-Demand and Capacity Blocks bill the hours used; a 1y/3y
   commitment bills whole terms (a 1y term for a 7-month job costs 12 months), optionally followed by On-Demand
-  for what is left. Capacity Blocks bill whole blocks (1-14 days in 1-day steps, then 7-day steps to 182 days)
-  and hold at most 256 instances per account.
+  for what is left. Capacity Blocks are bought and extended in 1-day steps to 14 days and 7-day steps to 182,
+  so any whole number of days is a block (or a block and an extension) billed up front; the last part-day takes
+  one more block day or runs On-Demand after the block ends, whichever is cheaper. At most 256 instances per
+  account, in blocks of 1, 2, 4, 8, 16, 32 or 64.
 * The tolerance caps the spot share: none 0 %, low 25 %, medium 50 %, high 100 %.
 
 Given the spot count, the job's wall time is fixed and every non-spot node's cost is linear and independent of
@@ -39,7 +41,15 @@ from typing import Any, Final, Literal
 
 import yaml
 
-from gpucloud.advisor.rates import HOURS_PER_MONTH, NodeRates, capacity_block_hours, node_rates
+from gpucloud.advisor.rates import (
+    CAPACITY_BLOCK_MAX_DAYS,
+    HOURS_PER_MONTH,
+    NodeRates,
+    block_lengths,
+    block_sizes,
+    capacity_block_plan,
+    node_rates,
+)
 from gpucloud.catalog import Catalog, get_catalog
 
 Tolerance = Literal["none", "low", "medium", "high"]
@@ -143,7 +153,7 @@ def node_plan(kind: str, rates: NodeRates, wall_hours: float) -> tuple[float, in
     if kind == "capacity_block":
         if rates.capacity_block is None:
             return None
-        return rates.capacity_block * capacity_block_hours(wall_hours), 0
+        return capacity_block_plan(wall_hours, rates.capacity_block, rates.on_demand)[0], 0
     if kind == "spot":
         return (rates.spot * wall_hours, 0) if rates.spot is not None else None
     hourly = rates.reserved_1y if kind == "reserved_1y" else rates.reserved_3y
@@ -199,10 +209,22 @@ def price_split(
 
     total, commitments = cost(factor)
     undisturbed, _ = cost(1.0)
+    blocks = None
+    if split["capacity_block"] and rates.capacity_block is not None:
+        wall = hours * factor if req.coupling == "synchronous" else hours
+        _, days, after = capacity_block_plan(wall, rates.capacity_block, rates.on_demand)
+        blocks = {
+            "nodes": split["capacity_block"],
+            "block_days": days,
+            "block_lengths_days": block_lengths(days),
+            "block_instance_counts": block_sizes(split["capacity_block"]),
+            "on_demand_hours_after": after,
+        }
     return {
         "label": label,
         "split": dict(split),
         "commitments": commitments,
+        "capacity_blocks": blocks,
         "checkpoint": plan,
         "wall_hours": hours * factor if req.coupling == "synchronous" else hours,
         "cost": {
@@ -350,10 +372,22 @@ def plan_mix(req: MixRequest, catalog: Catalog | None = None) -> dict[str, Any]:
             f"3 types in a pool that allows spot; the prices above are {req.instance_type}'s"
         )
     if split["capacity_block"]:
+        block = best["capacity_blocks"]
+        counts = block["block_instance_counts"]
+        lengths = block["block_lengths_days"]
+        full = sum(1 for d in lengths if d == CAPACITY_BLOCK_MAX_DAYS)
+        rest = [d for d in lengths if d != CAPACITY_BLOCK_MAX_DAYS]
+        parts = [f"{full} block(s) of {CAPACITY_BLOCK_MAX_DAYS} days"] if full else []
+        if rest:
+            parts.append(f"a {rest[0]}-day block" + (f" extended by {rest[1]} days" if len(rest) > 1 else ""))
+        after = block["on_demand_hours_after"]
         notes.append(
-            f"{split['capacity_block']} nodes on Capacity Blocks: buy the block(s) (up to 64 instances and 182 days "
-            "each, paid up front), then put the block's id and AZ where the fragment has placeholders "
-            "(capacity.reserved.capacityReservationIds, availabilityZones)"
+            f"{split['capacity_block']} nodes on Capacity Blocks in blocks of {' + '.join(map(str, counts))} "
+            f"instances for {block['block_days']} days ({' then '.join(parts)}; paid up front, ending at 11:30 UTC"
+            + (f"; the last {after:.1f} hours run On-Demand" if after else "")
+            + "); an extension or a later block needs free capacity when it is bought. Then put the block's id "
+            "and AZ where the fragment has placeholders (capacity.reserved.capacityReservationIds, "
+            "availabilityZones)"
         )
     return {
         "schema": SCHEMA,

@@ -35,14 +35,64 @@ class NodeRates:
     price_date: str | None = None
 
 
+# AWS EC2 user guide (capacity-blocks-purchase, capacity-blocks-extend, checked 2026-12-01): a block is bought,
+# and extended, for 1-14 days in 1-day steps or 7-182 days in 7-day steps, 182 days at most in all; it ends at
+# 11:30 UTC, so it is billed in whole days, up front. A block holds 1, 2, 4, 8, 16, 32 or 64 instances.
+CAPACITY_BLOCK_MAX_DAYS = 182
+CAPACITY_BLOCK_DAILY_STEPS_UP_TO = 14
+CAPACITY_BLOCK_WEEKLY_STEP = 7
+CAPACITY_BLOCK_SIZES = (64, 32, 16, 8, 4, 2, 1)
+
+
+def block_lengths(days: int) -> list[int]:
+    """Block lengths (days) that cover exactly ``days`` whole days, fewest purchases first: 182-day blocks, then
+    one block of the rest, as a purchasable block of whole weeks plus a daily extension where the rest is not
+    itself a purchasable length (15 days: a 14-day block extended by 1; 30: 28 + 2)."""
+    if days < 1:
+        return []
+    full, rest = divmod(days, CAPACITY_BLOCK_MAX_DAYS)
+    out = [CAPACITY_BLOCK_MAX_DAYS] * full
+    if rest <= CAPACITY_BLOCK_DAILY_STEPS_UP_TO or rest % CAPACITY_BLOCK_WEEKLY_STEP == 0:
+        out += [rest] if rest else []
+    else:
+        weeks = rest - rest % CAPACITY_BLOCK_WEEKLY_STEP
+        out += [weeks, rest - weeks]
+    return out
+
+
 def capacity_block_hours(hours: float) -> float:
-    """Hours billed for ``hours`` of use on Capacity Blocks: blocks run 1-14 days in 1-day steps, then 7-day steps
-    to 182 days (AWS EC2 user guide, capacity-blocks-purchase); longer use takes several blocks."""
-    days = math.ceil(hours / 24 - 1e-9)
-    full, rest = divmod(days, 182)
-    if rest > 14:
-        rest = 7 * math.ceil(rest / 7)
-    return (full * 182 + rest) * 24
+    """Hours billed to cover ``hours`` of use entirely with Capacity Blocks: whole days, since any whole number of
+    days is a block length or a block plus an extension (:func:`block_lengths`)."""
+    return math.ceil(hours / 24 - 1e-9) * 24
+
+
+def capacity_block_plan(hours: float, block_rate: float, on_demand_rate: float | None) -> tuple[float, int, float]:
+    """The cheapest way for one node to run ``hours`` on Capacity Blocks: ``(cost, block_days, on_demand_hours)``.
+
+    Blocks bill whole days, so the last part-day either takes one more block day or runs On-Demand after the
+    block ends (15.2 days: 15 block days and 4.8 On-Demand hours when that is cheaper than a 16th day). Fewer
+    block days than that never pay when a block hour costs less than an On-Demand hour, and when it costs more
+    the On-Demand market wins outright, which the optimiser weighs as its own market.
+    """
+    whole = math.floor(hours / 24 + 1e-9)
+    rest = max(0.0, hours - whole * 24)
+    covered = math.ceil(hours / 24 - 1e-9)
+    best = (block_rate * covered * 24, covered, 0.0)
+    if on_demand_rate is not None and whole >= 1 and rest > 0:
+        mixed = block_rate * whole * 24 + on_demand_rate * rest
+        if mixed < best[0]:
+            best = (mixed, whole, rest)
+    return best
+
+
+def block_sizes(nodes: int) -> list[int]:
+    """Instance counts of the blocks that hold ``nodes`` instances (1, 2, 4, 8, 16, 32 or 64 each), fewest first."""
+    out = []
+    for size in CAPACITY_BLOCK_SIZES:
+        while nodes >= size:
+            out.append(size)
+            nodes -= size
+    return out
 
 
 def bucket_rate_per_hour(bucket: int) -> float:

@@ -424,7 +424,7 @@ def recommend(job: Job, catalog: Catalog | None = None, top: int = 10) -> dict[s
             continue
         flags: list[str] = []
         if cb_only:
-            flags.append("Capacity Blocks only: block rate, billed in whole blocks (1-14 days, then 7-day steps)")
+            flags.append("Capacity Blocks only: block rate, billed in whole block days (a block and its extensions)")
         candidates.append(
             {
                 "instance_type": spec.instance_type,

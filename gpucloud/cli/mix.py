@@ -114,6 +114,13 @@ def _text(result: dict[str, Any], console: Any, table: Any) -> None:
         after = f", then {c['on_demand_months_after']:.1f} months OD" if c["on_demand_months_after"] > 0 else ""
         unused = f" ({c['unused_months']:.1f} months unused)" if c["unused_months"] > 0 else ""
         console.print(f"{c['nodes']} {c['kind']}: {c['terms']} whole term(s){unused}{after}")
+    blocks = best["capacity_blocks"]
+    if blocks:
+        after = f", then {blocks['on_demand_hours_after']:.1f} h OD" if blocks["on_demand_hours_after"] > 0 else ""
+        console.print(
+            f"{blocks['nodes']} capacity-block: {blocks['block_days']} days as blocks of "
+            f"{'+'.join(map(str, blocks['block_lengths_days']))} days{after}"
+        )
     t = table("Options, expected USD over the job")
     for col, justify in (("option", "left"), ("split", "left"), ("lost work", "right"), ("total", "right")):
         t.add_column(col, justify=justify)

@@ -12,8 +12,11 @@ import pytest
 from gpucloud.advisor.rates import (
     BUCKET_LABEL,
     BUCKET_MONTHLY_SHARE,
+    block_lengths,
+    block_sizes,
     bucket_rate_per_hour,
     capacity_block_hours,
+    capacity_block_plan,
     hourly_price,
     node_rates,
 )
@@ -22,23 +25,80 @@ from gpucloud.catalog import Catalog
 CATALOG = Catalog.load()
 
 
-# AWS EC2 user guide (capacity-blocks-purchase): blocks last 1-14 days in 1-day steps, then 7-day steps up to
-# 182 days; longer use takes several blocks.
+# AWS EC2 user guide (capacity-blocks-purchase, capacity-blocks-extend): blocks are bought and extended for 1-14
+# days in 1-day steps and 7-182 days in 7-day steps, so any whole number of days is billable; longer use takes
+# several blocks.
 @pytest.mark.parametrize(
     ("days_used", "days_billed"),
     [
         (1, 1),  # exactly one day: one 1-day block, not two
-        (25 / 24, 2),  # a day and an hour: a 2-day block
+        (25 / 24, 2),  # a day and an hour: two days
         (14, 14),
-        (15, 21),  # past 14 days the next 7-day step
+        (15, 15),  # a 14-day block extended by one day, not a 21-day block
+        (30.4, 31),
         (182, 182),
-        (196, 196),  # 182 + 14: a full block and a 14-day one
-        (197, 203),  # 182 + 15 -> 182 + 21
-        (202, 203),  # 182 + 20 -> 182 + 21
+        (196, 196),
+        (197, 197),  # 182 + 15
+        (202, 202),
     ],
 )
-def test_capacity_block_hours_follow_the_aws_block_lengths(days_used: float, days_billed: int) -> None:
+def test_capacity_block_hours_are_whole_days(days_used: float, days_billed: int) -> None:
     assert capacity_block_hours(days_used * 24) == days_billed * 24
+
+
+@pytest.mark.parametrize(
+    ("days", "lengths"),
+    [
+        (0, []),
+        (1, [1]),
+        (14, [14]),
+        (15, [14, 1]),  # a 14-day block and a 1-day extension
+        (21, [21]),
+        (30, [28, 2]),
+        (181, [175, 6]),
+        (182, [182]),
+        (183, [182, 1]),
+        (197, [182, 14, 1]),
+        (364, [182, 182]),
+    ],
+)
+def test_block_lengths_are_purchasable_and_add_up(days: int, lengths: list[int]) -> None:
+    assert block_lengths(days) == lengths
+
+
+def test_every_block_length_up_to_two_years_is_purchasable() -> None:
+    purchasable = {*range(1, 15), *range(21, 183, 7)}
+    for days in range(1, 731):
+        lengths = block_lengths(days)
+        assert sum(lengths) == days
+        assert set(lengths) <= purchasable, days
+
+
+@pytest.mark.parametrize(
+    ("hours", "on_demand", "expected"),
+    [
+        # 15.2 days at 41.528 a block hour: 15 days and 4.8 h On-Demand at 55.04 (14,950.08 + 264.19) beat 16 days
+        # (15,946.75).
+        (364.8, 55.04, (41.528 * 360 + 55.04 * 4.8, 15, 4.8)),
+        # 15.9 days: the 16th block day (15,946.75) beats 21.6 h On-Demand (14,950.08 + 1,188.86).
+        (381.6, 55.04, (41.528 * 384, 16, 0.0)),
+        (364.8, None, (41.528 * 384, 16, 0.0)),  # no On-Demand to finish on
+        (20.0, 55.04, (41.528 * 24, 1, 0.0)),  # under a day: one block day
+        (48.0, 55.04, (41.528 * 48, 2, 0.0)),  # whole days exactly
+    ],
+)
+def test_capacity_block_plan_ends_on_demand_when_cheaper(
+    hours: float, on_demand: float | None, expected: tuple[float, int, float]
+) -> None:
+    cost, days, after = capacity_block_plan(hours, 41.528, on_demand)
+    assert (cost, days, after) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("nodes", "sizes"), [(1, [1]), (8, [8]), (3, [2, 1]), (100, [64, 32, 4]), (256, [64, 64, 64, 64])]
+)
+def test_blocks_hold_power_of_two_instance_counts(nodes: int, sizes: list[int]) -> None:
+    assert block_sizes(nodes) == sizes
 
 
 # A bucket's share is the chance of at least one interruption in a month (730 h): exp(-lambda * 730) = 1 - share.

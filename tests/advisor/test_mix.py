@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -73,14 +74,31 @@ def brute_time_factor(lam: float, c: float, r: float) -> float:
     return min(f(t) for t in fine)
 
 
-def block_hours(hours: float) -> int:
-    """Capacity Block billing: 1-14 days in 1-day steps, 21, 28 ... 182 days, then another block."""
-    days = math.ceil(hours / 24 - 1e-9)
-    billed = 0
-    while days > 182:
-        billed, days = billed + 182, days - 182
-    billed += days if days <= 14 else 7 * math.ceil(days / 7)
-    return billed * 24
+# AWS EC2 user guide (capacity-blocks-purchase, capacity-blocks-extend): a block is bought, or extended, for
+# 1-14 days in 1-day steps or 21, 28 ... 182 days; blocks can follow one another. Billed up front in whole days.
+PURCHASABLE_DAYS = [*range(1, 15), *range(21, 183, 7)]
+
+
+@functools.cache
+def buyable_days(limit: int) -> frozenset[int]:
+    """Every total of block and extension lengths up to ``limit`` days (an unbounded coin sum, by DP)."""
+    reach = {0}
+    for total in range(1, limit + 1):
+        if any(total - d in reach for d in PURCHASABLE_DAYS if d <= total):
+            reach.add(total)
+    return frozenset(reach - {0})
+
+
+def block_cost(hours: float, cb: float, od: float | None) -> float:
+    """One node on blocks: every buyable number of whole block days, the hours past the blocks On-Demand."""
+    options = []
+    for days in buyable_days(math.ceil(hours / 24) + 1):
+        left = hours - 24 * days
+        left = left if left > 1e-6 else 0.0  # a duration given in months comes back as 504.0000001 hours
+        if left and od is None:
+            continue
+        options.append(cb * 24 * days + left * (od or 0.0))
+    return min(options)
 
 
 def brute_force(p: NodeRates, n: int, months: float, share: float, c_s: float, r_s: float, sync: bool) -> float:
@@ -118,7 +136,7 @@ def brute_force(p: NodeRates, n: int, months: float, share: float, c_s: float, r
 
         total = 0.0
         total += od * p.on_demand * wall if od else 0
-        total += cb * p.capacity_block * block_hours(wall) if cb else 0
+        total += cb * block_cost(wall, p.capacity_block, p.on_demand) if cb else 0
         total += r1 * reserved(p.reserved_1y, 12) if r1 else 0
         total += r3 * reserved(p.reserved_3y, 36) if r3 else 0
         total += spot * p.spot * hours * factor if spot else 0
@@ -179,6 +197,50 @@ def test_optimum_matches_brute_force_over_every_integer_split(
     assert got == pytest.approx(expected, rel=0.01)
     # The exact optimum is exact: the brute force's grid only ever finds the same cost or a hair above.
     assert got <= expected * (1 + 1e-6)
+
+
+def block_boundary_cases() -> list[tuple[Any, ...]]:
+    """Durations just below, at and past every block-length boundary (14 days, each 7-day step, 182 days, two
+    blocks), with part-days, over p5-, p4d- and blocks-only price shapes: 63 cases."""
+    profiles = [
+        dict(od=55.04, spot=25.6, r1=33.57, r3=20.09, cb=41.528),  # p5-like: blocks 25 % under On-Demand
+        dict(od=21.96, spot=7.36, r1=13.92, r3=8.01, cb=14.75),  # p4d-like
+        dict(od=None, spot=None, r1=None, r3=None, cb=47.76),  # p5e-like: Capacity Blocks only
+    ]
+    days = [0.2, 1.0, 13.9, 14.0, 14.2, 15.2, 20.5, 21.0, 21.1, 28.4, 30.0, 35.5, 60.3, 181.9, 182.0, 182.3, 196.5]
+    days += [203.2, 364.2, 365.0, 400.8]
+    sizes = [1, 3, 8]
+    return [(profile, sizes[(i + j) % 3], d) for i, profile in enumerate(profiles) for j, d in enumerate(days)]
+
+
+@pytest.mark.parametrize(("profile", "n", "days"), block_boundary_cases())
+def test_capacity_blocks_across_block_length_boundaries_match_brute_force(
+    profile: dict[str, float | None], n: int, days: float
+) -> None:
+    p = rates(**profile, lam=0.0)
+    months = days * 24 / H
+    req = MixRequest("p5.48xlarge", nodes=n, duration_months=months, tolerance="none")
+    expected = brute_force(p, n, months, 0.0, 300.0, 600.0, True)
+    got = optimise(req, p)["best"]["cost"]["total_usd"]
+    assert got <= expected * 1.01
+    assert got == pytest.approx(expected, rel=1e-9)
+
+
+def test_fifteen_days_of_p5_blocks_beat_on_demand() -> None:
+    # The issue's case: 8 x p5.48xlarge for 0.4997 months (364.78 h = 15.2 days). Blocks of 15 days (a 14-day block
+    # extended by 1 day) and 4.78 h On-Demand: 8 x (41.528 x 360 + 55.04 x 4.781) = $121,706.6, where all
+    # On-Demand is 8 x 55.04 x 364.781 = $160,619.4 and 16 block days 8 x 41.528 x 384 = $127,574.0.
+    p = rates(od=55.04, spot=25.6, r1=33.57, r3=20.09, cb=41.528, lam=0.0)
+    best = optimise(MixRequest("p5.48xlarge", 8, 0.4997, "none"), p)["best"]
+    assert best["split"]["capacity_block"] == 8
+    assert best["cost"]["total_usd"] == pytest.approx(8 * (41.528 * 360 + 55.04 * (0.4997 * 730 - 360)))
+    assert best["capacity_blocks"] == {
+        "nodes": 8,
+        "block_days": 15,
+        "block_lengths_days": [14, 1],
+        "block_instance_counts": [8],
+        "on_demand_hours_after": pytest.approx(0.4997 * 730 - 360),
+    }
 
 
 # ---- named splits ------------------------------------------------------------------------------------------------
@@ -250,8 +312,9 @@ def test_capacity_blocks_cap_at_256_instances() -> None:
     p = rates(od=10.0, spot=None, r1=None, r3=None, cb=7.0)
     best = optimise(MixRequest("x.y", 300, 1, "none"), p)["best"]
     assert (best["split"]["capacity_block"], best["split"]["on_demand"]) == (256, 44)
-    # A 30.4-day month on blocks bills a 35-day block (7-day steps past 14 days).
-    assert best["cost"]["total_usd"] == pytest.approx(256 * 7.0 * 35 * 24 + 44 * 10.0 * H)
+    # A 30.4-day month on blocks: 30 block days (a 28-day block extended by 2) and the last 10 h On-Demand
+    # (7 x 720 + 10 x 10 = 5,140 a node, under 31 block days at 7 x 744 = 5,208).
+    assert best["cost"]["total_usd"] == pytest.approx(256 * (7.0 * 720 + 10.0 * 10) + 44 * 10.0 * H)
 
 
 def test_synchronous_job_sees_every_spot_node_interrupt_it() -> None:
@@ -340,9 +403,11 @@ def test_long_job_commits_and_emits_the_commitment_fragment() -> None:
 def test_capacity_block_only_type_is_planned_on_blocks() -> None:
     result = plan_mix(MixRequest("p5e.48xlarge", nodes=2, duration_months=1, tolerance="none"), CATALOG)
     assert result["best"]["split"]["capacity_block"] == 2
-    assert result["best"]["cost"]["total_usd"] == pytest.approx(2 * 47.76 * 35 * 24)  # a 35-day block
+    # 30.4 days with no On-Demand to finish on: 31 block days (a 28-day block extended by 3).
+    assert result["best"]["cost"]["total_usd"] == pytest.approx(2 * 47.76 * 31 * 24)
     assert result["notes"] == [
-        "2 nodes on Capacity Blocks: buy the block(s) (up to 64 instances and 182 days each, paid up front), then "
+        "2 nodes on Capacity Blocks in blocks of 2 instances for 31 days (a 28-day block extended by 3 days; paid "
+        "up front, ending at 11:30 UTC); an extension or a later block needs free capacity when it is bought. Then "
         "put the block's id and AZ where the fragment has placeholders (capacity.reserved.capacityReservationIds, "
         "availabilityZones)"
     ]
@@ -410,7 +475,7 @@ def test_block_cap_with_spot_lists_the_best_split_without_spot() -> None:
     assert sorted(by_label) == ["all-on-demand", "all-spot", "best-without-spot"]  # 300 > 256: no all-block option
     no_spot = by_label["best-without-spot"]
     assert (no_spot["split"]["capacity_block"], no_spot["split"]["on_demand"], no_spot["allowed"]) == (256, 44, True)
-    assert no_spot["cost"]["total_usd"] == pytest.approx(256 * 7.0 * 35 * 24 + 44 * 10.0 * H)
+    assert no_spot["cost"]["total_usd"] == pytest.approx(256 * (7.0 * 720 + 10.0 * 10) + 44 * 10.0 * H)
     assert by_label["all-spot"]["allowed"] is False
     assert by_label["all-spot"]["reason"] == "--tolerance low allows at most 75 spot nodes"
     assert "reason" not in by_label["all-on-demand"]
@@ -476,7 +541,7 @@ def test_pricing_a_market_that_is_not_sold_is_an_error() -> None:
 
 def test_capacity_blocks_bill_whole_blocks() -> None:
     p = rates(od=None, spot=None, r1=None, r3=None, cb=10.0)
-    for months, days in ((0.1, 4), (0.5, 21), (1, 35), (7, 182 + 35)):  # 73 h; 15.2 d; 30.4 d; 212.9 d
+    for months, days in ((0.1, 4), (0.5, 16), (1, 31), (7, 213)):  # 73 h; 15.2 d; 30.4 d; 212.9 d: whole days
         best = optimise(MixRequest("x.y", 1, months, "none"), p)["best"]
         assert best["cost"]["total_usd"] == pytest.approx(10.0 * days * 24), months
 

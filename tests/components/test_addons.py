@@ -310,6 +310,41 @@ def test_efa_plugin_runs_only_on_efa_nodes() -> None:
     assert v["supportedInstanceLabels"] == {"keys": ["node.kubernetes.io/instance-type"], "values": ["p5.48xlarge"]}
 
 
+@pytest.mark.parametrize(
+    ("region", "repository"),
+    [
+        # The chart's default is the us-west-2 copy; each Region pulls its own (EKS user guide, add-ons-images).
+        ("us-east-1", "602401143452.dkr.ecr.us-east-1.amazonaws.com/eks/aws-efa-k8s-device-plugin"),
+        ("us-west-2", "602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/aws-efa-k8s-device-plugin"),
+        ("ap-east-1", "800184023465.dkr.ecr.ap-east-1.amazonaws.com/eks/aws-efa-k8s-device-plugin"),
+        ("eu-south-1", "590381155156.dkr.ecr.eu-south-1.amazonaws.com/eks/aws-efa-k8s-device-plugin"),
+        ("cn-north-1", "918309763551.dkr.ecr.cn-north-1.amazonaws.com.cn/eks/aws-efa-k8s-device-plugin"),
+        ("us-gov-west-1", "013241004608.dkr.ecr.us-gov-west-1.amazonaws.com/eks/aws-efa-k8s-device-plugin"),
+    ],
+)
+def test_efa_plugin_pulls_from_the_stacks_own_region(region: str, repository: str) -> None:
+    spec = spec_of()
+
+    def program() -> None:
+        GpuAddons(
+            "addons",
+            GpuAddonsConfig(region=region, tags=spec.all_tags, addons=spec.addons, pools=spec.node_pools),
+            cluster_handle(),
+        )
+
+    v = releases(run_callable(program, preview=False, region=region))["aws-efa-k8s-device-plugin"]["values"]
+    assert v["image"] == {"repository": repository}
+
+
+def test_every_eks_region_has_a_registry() -> None:
+    from gpucloud.catalog.registries import eks_registry
+
+    assert eks_registry("xx-nowhere-1") is None
+    assert eks_registry("eusc-de-east-1") == "877088126301.dkr.ecr.eusc-de-east-1.amazonaws.eu"
+    # ap-east-2's row in the user guide names an ap-east-1 host; the host is built from the Region.
+    assert eks_registry("ap-east-2") == "533267051163.dkr.ecr.ap-east-2.amazonaws.com"
+
+
 @pytest.mark.parametrize(("addons", "efa"), [(None, False), ({"efa": {"enabled": False}}, True)])
 def test_no_efa_plugin_without_efa_pools_or_when_disabled(addons: dict[str, Any] | None, efa: bool) -> None:
     assert "aws-efa-k8s-device-plugin" not in releases(render(spec_of(addons, efa=efa)))

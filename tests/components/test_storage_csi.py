@@ -103,7 +103,7 @@ def test_driver_policy_static_only(default_plan: Plan) -> None:
             "Sid": "DescribeFileSystems",
             "Effect": "Allow",
             "Action": ["fsx:DescribeFileSystems"],
-            "Resource": f"arn:aws:fsx:{REGION}:{ACCOUNT}:file-system/*",
+            "Resource": "*",  # the action takes no resource-level scope
         }
     ]
 
@@ -112,8 +112,9 @@ def test_driver_policy_for_dynamic_volumes_is_still_scoped() -> None:
     policy = json.loads(driver_policy("aws", ACCOUNT, REGION, dynamic=True))
     sids = [s["Sid"] for s in policy["Statement"]]
     assert sids == ["DescribeFileSystems", "ManageScratchFileSystems", "FsxServiceLinkedRole", "FsxS3ServiceLinkedRole"]
+    # Only DescribeFileSystems (which takes no resource-level scope) is on "*"; every write is scoped.
+    assert [s["Sid"] for s in policy["Statement"] if s["Resource"] == "*"] == ["DescribeFileSystems"]
     for s in policy["Statement"]:
-        assert s["Resource"] != "*"
         assert not any(a.endswith(":*") for a in s["Action"])
     assert policy["Statement"][1]["Action"] == [
         "fsx:CreateFileSystem",

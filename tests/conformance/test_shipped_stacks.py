@@ -33,3 +33,12 @@ def test_platform_stacks_render_their_charts() -> None:
     assert [d.source for d in workers] == ["chart nvidia-device-plugin@0.18.2"]
     tolerations = workers[0].manifest["spec"]["template"]["spec"]["tolerations"]
     assert tolerations == [{"operator": "Exists"}]
+
+
+def test_prod_pulls_the_efa_device_plugin_from_its_own_region() -> None:
+    # Rendered by real Helm from the pinned chart: the chart's default image is the us-west-2 copy, which a
+    # us-east-1 node would pull across Regions over NAT.
+    result = run_conformance(plan_stack("prod"))
+    [plugin] = [d for d in result.derived if d.kind == "DaemonSet" and d.name == "aws-efa-k8s-device-plugin"]
+    images = [c["image"] for c in plugin.manifest["spec"]["template"]["spec"]["containers"]]
+    assert images == ["602401143452.dkr.ecr.us-east-1.amazonaws.com/eks/aws-efa-k8s-device-plugin:v0.5.8"]
