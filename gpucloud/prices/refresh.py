@@ -305,8 +305,8 @@ def _answers(what: str) -> Iterator[None]:
             raise
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             raise PriceDataError(
-                f"{what}: AWS answered with data gpucloud cannot read ({type(exc).__name__}: {exc}); nothing was "
-                "written to the price cache; run again later, or check AWS_ENDPOINT_URL"
+                f"{what}: AWS answered with data gpucloud cannot read ({type(exc).__name__}: {exc}); this "
+                "region's prices were not written to the price cache; run again later, or check AWS_ENDPOINT_URL"
             ) from None
 
 

@@ -160,7 +160,7 @@ def test_malformed_price_list_is_aws_data_not_spot_days(
         "(JSONDecodeError: Expecting property name enclosed in double quotes"
     )
     assert "--spot-days" not in err
-    assert "nothing was written to the price cache" in err
+    assert "this region's prices were not written to the price cache" in err
     assert not (tmp_path / "prices.json").exists()
 
 
