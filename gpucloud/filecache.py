@@ -18,6 +18,8 @@ from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from gpucloud.fileio import write_cache_atomic
+
 CACHE_ENV = "GPUCLOUD_CACHE_DIR"
 # Bump when a cached form changes, so an old entry is never read as the new form.
 FORMAT = 1
@@ -58,10 +60,4 @@ def _store(entry: Path, signature: Any, value: Any) -> None:
         return
     # Written aside, then renamed over the entry: a process reading it at the same moment (`plan --all` workers)
     # sees the old entry or the new one, never half of one.
-    tmp = entry.with_name(f".{entry.name}.{os.getpid()}")
-    try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(data)
-        os.replace(tmp, entry)
-    except OSError:
-        pass
+    write_cache_atomic(entry, data)

@@ -45,6 +45,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_record import Machine, record  # noqa: E402
 
+from gpucloud.fileio import write_atomic  # noqa: E402
+
 CHECKOV_VERSION = "3.3.30"
 
 # gpucloud policy -> the Checkov 3.3.30 checks that test the same violation class, read from each check's source
@@ -440,7 +442,7 @@ def main() -> int:
     }
     print_table(result)
     if args.json:
-        args.json.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+        write_atomic(args.json, json.dumps(result, indent=2, sort_keys=True) + "\n")
     if args.record:
         print(f"recorded {record('checkov', result, machine).relative_to(ROOT)}")
     return 0

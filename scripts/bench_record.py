@@ -27,6 +27,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from gpucloud.fileio import write_atomic
+
 ROOT = Path(__file__).resolve().parents[1]
 BENCH_DIR = ROOT / "docs" / "bench"
 DOCS = ROOT / "docs"
@@ -75,7 +77,7 @@ def record(name: str, result: dict[str, Any], machine: Machine) -> Path:
         raise SystemExit(f"bench_record: no renderer for {name!r}; known: {', '.join(sorted(RENDERERS))}")
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
     path = BENCH_DIR / f"{name}.json"
-    path.write_text(json.dumps({"machine": machine.describe(), "result": result}, indent=1, sort_keys=True) + "\n")
+    write_atomic(path, json.dumps({"machine": machine.describe(), "result": result}, indent=1, sort_keys=True) + "\n")
     refresh(write=True)
     return path
 
@@ -316,7 +318,7 @@ def refresh(write: bool) -> list[str]:
 
         new = BLOCK.sub(sub, text)
         if write and new != text:
-            doc.write_text(new)
+            write_atomic(doc, new)
     return stale
 
 

@@ -18,6 +18,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from gpucloud.fileio import write_atomic
+
 ROOT = Path(__file__).resolve().parents[1]
 CATALOG = ROOT / "gpucloud" / "catalog" / "instances.json"
 OUT = ROOT / "gpucloud" / "prices" / "snapshot.json"
@@ -119,7 +121,7 @@ def main() -> None:
     parser.add_argument("--vantage-date", required=True)
     args = parser.parse_args()
     snapshot = build(args.vantage, args.vantage_date)
-    OUT.write_text(render(snapshot), encoding="utf-8")
+    write_atomic(OUT, render(snapshot))
     print(
         f"wrote {OUT}: {sum(len(v) for v in snapshot['regions'].values())} prices in {len(snapshot['regions'])} regions"
     )

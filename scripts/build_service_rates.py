@@ -45,6 +45,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from gpucloud.fileio import write_atomic
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "gpucloud" / "prices" / "service_rates.json"
 _REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
@@ -345,7 +347,7 @@ def main() -> None:
         page, _ = page_data(args.aws_page_data, args.ec2_date)
         for line in us_differences(page):
             print(f"differs (US_LIST kept): {line}")
-    OUT.write_text(render(doc), encoding="utf-8")
+    write_atomic(OUT, render(doc))
     print(f"wrote {OUT}: {sum(len(v) for v in doc['regions'].values())} rates in {len(doc['regions'])} regions")
 
 

@@ -354,7 +354,10 @@ def plan_mix(req: MixRequest, catalog: Catalog | None = None) -> dict[str, Any]:
     result = optimise(req, rates)
     best = result["best"]
     split = best["split"]
-    pools: dict[str, Any] = {"nodePools": [pool_fragment(req, req.nodes - split["spot"], split["spot"])]}
+    blocks = split["capacity_block"]
+    fragment = pool_fragment(req, req.nodes - split["spot"] - blocks, split["spot"], blocks)
+    pools: dict[str, Any] = {"nodePools": [fragment]}
+    check_fragment(pools["nodePools"])
     commitments = [
         {"match": spec.family, "kind": "savings-plan", "term": kind.split("_")[1], "count": split[kind]}
         for kind in ("reserved_1y", "reserved_3y")
@@ -362,6 +365,12 @@ def plan_mix(req: MixRequest, catalog: Catalog | None = None) -> dict[str, Any]:
     ]
     pricing = {"gpucloud:pricing": {"commitments": commitments}} if commitments else None
     notes = []
+    added = fragment["instanceTypes"][1:]
+    if added:
+        notes.append(
+            f"The fragment's instanceTypes add {', '.join(added)} (same GPU shape): the stack spec wants at least "
+            f"3 types in a pool that allows spot; the prices above are {req.instance_type}'s"
+        )
     if split["capacity_block"]:
         block = best["capacity_blocks"]
         counts = block["block_instance_counts"]
@@ -376,8 +385,9 @@ def plan_mix(req: MixRequest, catalog: Catalog | None = None) -> dict[str, Any]:
             f"{split['capacity_block']} nodes on Capacity Blocks in blocks of {' + '.join(map(str, counts))} "
             f"instances for {block['block_days']} days ({' then '.join(parts)}; paid up front, ending at 11:30 UTC"
             + (f"; the last {after:.1f} hours run On-Demand" if after else "")
-            + "); an extension or a later block needs free capacity when it is bought. Then give the pool "
-            "capacity.reserved with kind capacity-block and the block's id"
+            + "); an extension or a later block needs free capacity when it is bought. Then put the block's id "
+            "and AZ where the fragment has placeholders (capacity.reserved.capacityReservationIds, "
+            "availabilityZones)"
         )
     return {
         "schema": SCHEMA,
@@ -424,22 +434,93 @@ def plan_mix(req: MixRequest, catalog: Catalog | None = None) -> dict[str, Any]:
     }
 
 
-def pool_fragment(req: MixRequest, on_demand_base: int, spot_nodes: int) -> dict[str, Any]:
-    """A `nodePools` entry (gpucloud.spec NodePoolSpec camelCase keys) for the best split."""
-    return {
+def _with_spot_candidates(fragment: dict[str, Any]) -> dict[str, Any]:
+    from pydantic import ValidationError
+
+    from gpucloud.spec import NodePoolSpec
+
+    # The same pool On-Demand only, so that the diversity rule itself does not reject the probe.
+    probe_input = _with_sample_block_id(
+        {**fragment, "capacity": {**fragment["capacity"], "onDemandPercentageAboveBase": 100}}
+    )
+    try:
+        probe = NodePoolSpec.model_validate(probe_input)
+    except ValidationError:  # check_fragment reports what the spec rejects
+        return fragment
+    types = list(fragment["instanceTypes"])
+    wanted = min(3, len(probe.spot_candidates))
+    types += [c for c in probe.spot_candidates if c not in types][: max(0, wanted - len(types))]
+    return {**fragment, "instanceTypes": types}
+
+
+# Where the id of the Capacity Block the user buys goes; not an id, so the spec refuses the fragment until it
+# is filled in. check_fragment validates with a well-formed id in its place.
+BLOCK_ID_PLACEHOLDER: Final = "cr-<id of the Capacity Block you buy>"
+BLOCK_AZ_PLACEHOLDER: Final = "<the AZ of that block>"
+_SAMPLE_BLOCK_ID: Final = "cr-0123456789abcdef0"
+_SAMPLE_BLOCK_AZ: Final = "us-east-1a"
+
+
+def _with_sample_block_id(pool: dict[str, Any]) -> dict[str, Any]:
+    reserved = pool.get("capacity", {}).get("reserved")
+    if not reserved or reserved.get("capacityReservationIds") != [BLOCK_ID_PLACEHOLDER]:
+        return pool
+    capacity = {**pool["capacity"], "reserved": {**reserved, "capacityReservationIds": [_SAMPLE_BLOCK_ID]}}
+    return {**pool, "capacity": capacity, "availabilityZones": [_SAMPLE_BLOCK_AZ]}
+
+
+def check_fragment(pools: list[dict[str, Any]]) -> None:
+    """The fragment goes into a stack file as printed, so it must pass the spec model that file is read with
+    (sizes, names, capacity rules), the block id it cannot know aside: MixInputError lists what the spec
+    rejects, and the fix."""
+    from pydantic import ValidationError
+
+    from gpucloud.spec import NodePoolSpec
+    from gpucloud.spec.errors import issues_from_validation
+
+    problems: list[str] = []
+    for index, pool in enumerate(pools):
+        try:
+            NodePoolSpec.model_validate(_with_sample_block_id(pool))
+        except ValidationError as exc:
+            problems += [str(i) for i in issues_from_validation(exc, NodePoolSpec, f"nodePools[{index}]")]
+    if problems:
+        raise MixInputError(
+            "the nodePools fragment for this fleet would not be a valid stack spec: "
+            + "; ".join(problems)
+            + ". Fix: change the flag behind that field (--nodes, --pool-name, --workload), or split the fleet "
+            "over several pools and plan each one"
+        )
+
+
+def pool_fragment(req: MixRequest, on_demand_base: int, spot_nodes: int, block_nodes: int = 0) -> dict[str, Any]:
+    """A `nodePools` entry (gpucloud.spec NodePoolSpec camelCase keys) for the best split. A split with spot
+    lists the spot candidates the spec's diversity rule asks for (NodePoolSpec.spot_candidates), beside the type
+    that was priced; Capacity Block nodes are the pool's reserved capacity, with placeholders where the id and AZ
+    of the purchased block go (the spec refuses them, so a pasted fragment cannot plan until they are filled)."""
+    fragment: dict[str, Any] = {
         "name": req.pool_name,
         "workload": req.workload,
         "instanceTypes": [req.instance_type],
         "minSize": 0,
         "desiredSize": req.nodes,
         "maxSize": req.nodes,
-        "backend": "self-managed" if on_demand_base and spot_nodes else "managed",
+        # A mixed-instances group holds On-Demand and spot together, but Capacity Blocks only in managed groups.
+        "backend": "self-managed" if on_demand_base and spot_nodes and not block_nodes else "managed",
         "capacity": {
             "onDemandBase": on_demand_base,
             "onDemandPercentageAboveBase": 0 if spot_nodes else 100,
             "spotAllocationStrategy": "price-capacity-optimized",
         },
     }
+    if block_nodes:
+        fragment["availabilityZones"] = [BLOCK_AZ_PLACEHOLDER]
+        fragment["capacity"]["reserved"] = {
+            "kind": "capacity-block",
+            "count": block_nodes,
+            "capacityReservationIds": [BLOCK_ID_PLACEHOLDER],
+        }
+    return _with_spot_candidates(fragment) if spot_nodes else fragment
 
 
 def pool_advice(

@@ -224,7 +224,11 @@ def is_valid_ec2_instance_type(name: str) -> bool:
 
 def _suggest(name: str, extra: Iterable[str] = ()) -> list[str]:
     candidates = ec2_instance_types() | frozenset(extra)
-    return difflib.get_close_matches(name, sorted(candidates), n=3, cutoff=0.6)
+    # EC2 names are lower-case: `G6E.XLARGE` or ` g6e.xlarge` means g6e.xlarge, so match on the folded name.
+    folded = name.strip().lower()
+    if folded in candidates:
+        return [folded]
+    return difflib.get_close_matches(folded, sorted(candidates), n=3, cutoff=0.6)
 
 
 def validate_instance_type(name: str) -> str:

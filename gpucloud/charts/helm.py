@@ -16,7 +16,6 @@ import json
 import marshal
 import os
 import subprocess
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 import yaml
 
 from gpucloud.charts.lock import ChartPin
+from gpucloud.fileio import scratch_dir, write_cache_atomic
 
 HELM_ENV = "GPUCLOUD_HELM"
 CACHE_ENV = "GPUCLOUD_CACHE_DIR"
@@ -90,7 +90,8 @@ def helm_template(
             f"no helm binary: run `gpucloud tools install` (pinned, checksum-verified), put helm on PATH or set "
             f"${HELM_ENV}"
         )
-    with tempfile.TemporaryDirectory(prefix="gpucloud-helm-") as scratch:
+    # Named with our PID so that the next gpucloud start can remove it if this process is killed mid-render.
+    with scratch_dir("gpucloud-helm-") as scratch:
         values_file = Path(scratch) / "values.json"
         # JSON is YAML: Helm reads it as a values file, and no YAML quoting rule can change a value on the way.
         values_file.write_text(json.dumps(dict(values or {})))
@@ -236,11 +237,4 @@ def prune_cache(directory: Path, keep: int = CACHE_KEEP) -> None:
 
 def write_atomic(path: Path, text: str | bytes) -> None:
     # A cache is an optimisation: a read-only home or a full disk must not fail the plan.
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-        with os.fdopen(fd, "wb" if isinstance(text, bytes) else "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except OSError:
-        pass
+    write_cache_atomic(path, text)

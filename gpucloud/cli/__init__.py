@@ -1,5 +1,6 @@
 """`gpucloud` command line. Exit codes: 0 ok, 1 mandatory policy violations, 2 invalid input, 3 preflight
-failure, 4 internal error. Bad input prints one message, never a traceback."""
+failure, 4 internal error, 5 conformance errors, 6 AWS unavailable after the retries. Bad input prints one
+message, never a traceback."""
 
 from __future__ import annotations
 
@@ -92,6 +93,25 @@ def _input_error(exc: Exception) -> bool:
     return False
 
 
+def _clean_leftovers() -> None:
+    """What killed gpucloud processes left (helm scratch directories, half-written cache entries), removed at the
+    next start; a few directory listings, and never a reason to fail the command."""
+    from gpucloud.filecache import cache_dir
+    from gpucloud.fileio import clean_stale
+    from gpucloud.prices.cache import cache_path
+
+    try:
+        # The caches' root (derived, helm, verdicts, and by default botocore) and the price cache's folder.
+        root = cache_dir().parent
+        directories = [root, *(p for p in root.iterdir() if p.is_dir())] if root.is_dir() else []
+        prices = cache_path()
+        if prices is not None and prices.parent not in directories:
+            directories.append(prices.parent)
+        clean_stale(directories)
+    except OSError:
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command and return its exit code (tests call this in-process)."""
     with _collect_rarely(), warnings.catch_warnings():
@@ -134,6 +154,7 @@ def _main(argv: Sequence[str] | None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse already printed usage and the problem
         return EXIT_INVALID if exc.code not in (0, None) else 0
+    _clean_leftovers()
     try:
         code: int = args.func(args)
         return code

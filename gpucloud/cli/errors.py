@@ -9,6 +9,9 @@ EXIT_PREFLIGHT = 3
 EXIT_INTERNAL = 4
 # The plan would be rejected or stranded by upstream (helm, the API server, the provider, the scheduler).
 EXIT_CONFORMANCE = 5
+# AWS stayed unavailable after botocore's retries (throttling, 502/503/504, timeouts, dropped connections) or
+# answered with data gpucloud cannot read: nothing is wrong with the input, run again later.
+EXIT_AWS_UNAVAILABLE = 6
 
 
 class CliError(Exception):

@@ -8,26 +8,46 @@ from pathlib import Path
 from typing import Any
 
 from gpucloud.cli.errors import CliError
+from gpucloud.fileio import decode_text
+
+
+def read_text_file(path: str | Path, what: str) -> str:
+    """A user-named text file's content, or one CliError naming the file, the problem and the fix."""
+    p = Path(path)
+    if p.is_dir():
+        raise CliError(f"{what} {path} is a directory, not a file; give the path of a file inside it")
+    if not p.exists():
+        raise CliError(f"{what} file {path} does not exist")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise CliError(f"cannot read {what} file {path}: {exc.strerror}; check its permissions") from None
+    return decode_text(data, f"{what} file {path}", CliError)
 
 
 def read_json(path: str, what: str) -> Any:
-    p = Path(path)
-    if not p.is_file():
-        raise CliError(f"{what} file {path} does not exist")
+    text = read_text_file(path, what)
     try:
-        return json.loads(p.read_text())
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise CliError(f"{what} file {path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
 
 
 def write_output(text: str, out: str | None) -> None:
+    """stdout, or --out FILE written atomically (the old file stays whole until the new one is complete)."""
+    from gpucloud.fileio import clean_stale_tmp, write_atomic
+
     if out is None or out == "-":
         sys.stdout.write(text)
         return
+    target = Path(out)
+    if target.is_dir():
+        raise CliError(f"cannot write --out {out}: it is a directory; give a file path, e.g. --out {out}/plan.txt")
+    clean_stale_tmp(target)
     try:
-        Path(out).write_text(text)
+        write_atomic(target, text)
     except OSError as exc:
-        raise CliError(f"cannot write --out {out}: {exc.strerror}") from None
+        raise CliError(f"cannot write --out {out}: {exc.strerror}; the previous file, if any, is unchanged") from None
 
 
 NOT_A_TERMINAL_WIDTH = 80

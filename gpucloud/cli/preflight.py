@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gpucloud.cli.errors import EXIT_OK, EXIT_PREFLIGHT, CliError
+from gpucloud.cli.errors import EXIT_AWS_UNAVAILABLE, EXIT_OK, EXIT_PREFLIGHT, CliError
 from gpucloud.cli.recommend import console_text
 
 _STYLE = {"pass": "green", "warn": "yellow", "fail": "red"}
@@ -30,7 +30,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other commands and --help skip boto3 and the plan engine.
     from gpucloud import aws as aws_mod
-    from gpucloud.aws import AwsAccessError
+    from gpucloud.aws import AwsAccessError, AwsUnavailableError
     from gpucloud.plan.engine import Project
     from gpucloud.preflight.checks import run_preflight
     from gpucloud.spec import CONFIG_KEY, CONFIG_NAMESPACE, parse_platform
@@ -49,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
         report = run_preflight(spec, aws_mod.default_clients)
     except AwsAccessError as exc:
         raise CliError(str(exc)) from None
+    except AwsUnavailableError as exc:
+        raise CliError(str(exc), EXIT_AWS_UNAVAILABLE) from None
     report["stack"] = args.stack
     if args.format == "json":
         print(json.dumps(report, indent=2))

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from gpucloud.catalog import UnknownInstanceType, get_catalog, validate_instance_type
-from gpucloud.cli.errors import EXIT_OK, CliError
+from gpucloud.cli.errors import EXIT_AWS_UNAVAILABLE, EXIT_OK, CliError
 from gpucloud.cli.recommend import console_text
 from gpucloud.prices.book import get_price_book
 from gpucloud.prices.cache import cache_path, load_cache
@@ -26,7 +26,11 @@ def register(sub: Any) -> None:
     )
     r.add_argument("--region", nargs="+", default=None, metavar="REGION", help="regions to price (default: us-east-1)")
     r.add_argument(
-        "--spot-days", type=float, default=1.0, metavar="DAYS", help="spot history window for the statistics (1-90)"
+        "--spot-days",
+        type=spot_days_arg,
+        default=1.0,
+        metavar="DAYS",
+        help="spot history window for the statistics (more than 0, at most 90)",
     )
     r.add_argument("--types", nargs="+", metavar="TYPE", help="instance types (default: every catalog type)")
     r.add_argument("--no-spot", action="store_true", help="skip the spot price history")
@@ -44,18 +48,36 @@ def register(sub: Any) -> None:
     s.set_defaults(func=run_show)
 
 
+def spot_days_arg(value: str) -> float:
+    """argparse type of --spot-days: the window DescribeSpotPriceHistory can answer (more than 0, at most 90)."""
+    from gpucloud.prices.refresh import MAX_SPOT_DAYS
+
+    try:
+        days = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of days; give e.g. --spot-days 7") from None
+    if not 0 < days <= MAX_SPOT_DAYS:
+        raise argparse.ArgumentTypeError(
+            f"{value} days is outside what spot price history answers; give more than 0 and at most {MAX_SPOT_DAYS}"
+        )
+    return days
+
+
 def run_refresh(args: argparse.Namespace) -> int:
     # Imported here so that other commands and --help skip boto3.
     from gpucloud import aws as aws_mod
-    from gpucloud.aws import AwsAccessError
+    from gpucloud.aws import AwsAccessError, AwsUnavailableError
     from gpucloud.prices import rates
-    from gpucloud.prices.refresh import refresh
+    from gpucloud.prices.refresh import PriceDataError, refresh
 
     catalog = get_catalog()
     regions = args.region or [catalog.price_region]
     types = args.types or list(catalog.instance_types)
     if cache_path() is None:
         raise CliError("the price cache is disabled (GPUCLOUD_PRICE_CACHE=off); set it to a file path to refresh")
+    # Every region and type checked before the first call, so a typo in the last one writes nothing.
+    _check_regions(regions)
+    _check_types(types)
     results = []
     for region in regions:
         try:
@@ -72,8 +94,8 @@ def run_refresh(args: argparse.Namespace) -> int:
             )
         except (AwsAccessError, UnknownInstanceType) as exc:
             raise CliError(str(exc)) from None
-        except ValueError as exc:
-            raise CliError(f"--spot-days: {exc}") from None
+        except (AwsUnavailableError, PriceDataError) as exc:
+            raise CliError(str(exc), EXIT_AWS_UNAVAILABLE) from None
     get_catalog.cache_clear()
     get_price_book.cache_clear()
     if args.format == "json":
@@ -108,9 +130,31 @@ def run_refresh(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _check_regions(regions: list[str]) -> None:
+    from gpucloud.preflight.aws import AwsAccessError, check_region
+
+    for region in regions:
+        try:
+            check_region(region)
+        except AwsAccessError as exc:
+            raise CliError(f"--region: {exc}") from None
+
+
+def _check_types(types: list[str]) -> None:
+    for itype in types:
+        try:
+            validate_instance_type(itype)
+        except UnknownInstanceType as exc:
+            raise CliError(f"--types: {exc}") from None
+
+
 def run_show(args: argparse.Namespace) -> int:
     from gpucloud.prices import rates
 
+    if args.region:
+        _check_regions([args.region])
+    if args.types and not args.region:
+        raise CliError("--types needs --region: the rates shown are one region's, e.g. --region us-east-1")
     path = cache_path()
     cache = load_cache(path) if path else None
     service_rates = rates.table(args.region or rates.RATES_REGION)
@@ -122,11 +166,7 @@ def run_show(args: argparse.Namespace) -> int:
         "service_rates": service_rates,
     }
     if args.region:
-        for itype in args.types:
-            try:
-                validate_instance_type(itype)
-            except UnknownInstanceType as exc:
-                raise CliError(f"--types: {exc}") from None
+        _check_types(list(args.types))
         result["rates"] = [book.rates(t, args.region).to_json() for t in args.types]
     if args.format == "json":
         print(json.dumps(result, indent=2))

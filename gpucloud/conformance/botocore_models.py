@@ -23,6 +23,8 @@ from importlib import metadata, util
 from pathlib import Path
 from typing import Any
 
+from gpucloud.fileio import write_cache_atomic
+
 CACHE_ENV = "GPUCLOUD_BOTOCORE_CACHE"
 _DISABLED = frozenset({"", "off", "none", "0", "false"})
 _FORMAT = 1  # bump when the cached form changes
@@ -212,13 +214,8 @@ def service_model(service: str, roots: tuple[str, ...]) -> ServiceModel | None:
     shapes, inputs = _closure(model, roots)
     payload = {"botocore_version": version, "api_version": api_version, "shapes": shapes, "inputs": inputs}
     if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(payload, separators=(",", ":")), encoding="utf-8")
-            tmp.replace(path)
-        except OSError:
-            pass  # a read-only home only costs the next run the parse
+        # A read-only home only costs the next run the parse.
+        write_cache_atomic(path, json.dumps(payload, separators=(",", ":")))
     result = _to_model(service, payload)
     _MODELS[key] = result
     return result

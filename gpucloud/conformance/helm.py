@@ -142,7 +142,7 @@ def _effective_values(r: ResourceRecord, program_dir: Path) -> tuple[Any, list[F
                 path = Path(asset["path"])
                 loaded = yaml.safe_load((path if path.is_absolute() else program_dir / path).read_text())
                 reason = ""
-        except (OSError, yaml.YAMLError) as exc:
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:  # a binary or non-UTF-8 values file too
             reason = str(exc).splitlines()[0]
         if isinstance(loaded, Mapping):
             _deep_merge(merged, loaded)

@@ -8,6 +8,7 @@ import contextvars
 import json
 import logging
 import os
+import re
 import runpy
 import sys
 import threading
@@ -18,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from gpucloud.fileio import decode_text
 from gpucloud.plan import autoname, k8s_components, lazy_sdk, options, refs, remote, transforms
 from gpucloud.plan.deadline import Deadline, PlanTimeout, TimeoutSettingError, resolve_timeout
 from gpucloud.plan.model import SECRET, UNKNOWN, UNKNOWN_OUTPUT, Plan, ResourceRecord, is_unknown, unknown_marker
@@ -71,11 +73,48 @@ class DuplicateKeyLoader(_YAML_BASE):
         return super().construct_mapping(node, deep=deep)
 
 
+# The Pulumi CLI (Go yaml.v3) reads an unquoted date such as `2026-07-01` into a config value as the string it
+# was written as; PyYAML would make it a datetime.date, which no config value can be.
+DuplicateKeyLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+
 _YAML_LOADER: Any = DuplicateKeyLoader
 
 
 def _load_yaml(text: str) -> Any:
     return yaml.load(text, Loader=_YAML_LOADER)  # a safe loader either way
+
+
+def _read_yaml_file(path: Path) -> Any:
+    """A project or stack file's YAML, or PlanInputError naming the file and the problem (unreadable, binary,
+    not UTF-8, not YAML)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise PlanInputError(f"{path}: cannot read it ({exc.strerror}); check its permissions") from None
+    try:
+        return _load_yaml(decode_text(data, str(path), PlanInputError))
+    except yaml.YAMLError as exc:
+        raise PlanInputError(_yaml_problem(path, exc)) from None
+
+
+def _config_section(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
+    """The `config:` mapping of a project or stack file, checked to be what the Pulumi CLI accepts."""
+    section = data.get("config")
+    if section is None:
+        return {}
+    if not isinstance(section, dict):
+        raise PlanInputError(
+            f"{path}: config: must be a mapping of keys to values, got a YAML {_yaml_kind(section)}; write it as "
+            "`config:` followed by indented `key: value` lines (no leading `- `)"
+        )
+    for key in section:
+        if not isinstance(key, str):
+            raise PlanInputError(f"{path}: config: key {key!r} is not a string; quote it or name it like `ns:key`")
+    return section
+
+
+def _yaml_kind(value: Any) -> str:
+    return {list: "list", str: "string", bool: "boolean", int: "number", float: "number"}.get(type(value), "value")
 
 
 def _yaml_problem(path: Path, exc: yaml.YAMLError) -> str:
@@ -94,10 +133,7 @@ class Project:
         project_file = next((self.dir / n for n in ("Pulumi.yaml", "Pulumi.yml") if (self.dir / n).is_file()), None)
         if project_file is None:
             raise PlanInputError(f"{self.dir} is not a Pulumi project: no Pulumi.yaml found there")
-        try:
-            data = _load_yaml(project_file.read_text()) or {}
-        except yaml.YAMLError as exc:
-            raise PlanInputError(_yaml_problem(project_file, exc)) from None
+        data = _read_yaml_file(project_file) or {}
         if not isinstance(data, dict) or not data.get("name"):
             raise PlanInputError(f"{project_file}: needs a 'name' (the project name)")
         runtime = data.get("runtime")
@@ -144,7 +180,7 @@ class Project:
     def config(self, stack: str) -> dict[str, Any]:
         """Project defaults then the stack file, keys namespaced as the Pulumi CLI does."""
         merged: dict[str, Any] = {}
-        for key, decl in (self.data.get("config") or {}).items():
+        for key, decl in _config_section(self.data, self.file).items():
             full = self._qualify(key)
             if isinstance(decl, dict):
                 if "value" in decl:
@@ -154,13 +190,10 @@ class Project:
             else:
                 merged[full] = decl
         stack_file = self.stack_file(stack)
-        try:
-            data = _load_yaml(stack_file.read_text()) or {}
-        except yaml.YAMLError as exc:
-            raise PlanInputError(_yaml_problem(stack_file, exc)) from None
+        data = _read_yaml_file(stack_file) or {}
         if not isinstance(data, dict):
             raise PlanInputError(f"{stack_file}: must be a mapping with a 'config' key")
-        for key, value in (data.get("config") or {}).items():
+        for key, value in _config_section(data, stack_file).items():
             merged[self._qualify(key)] = value
         return merged
 
@@ -712,15 +745,16 @@ def _run_in_context(
                 f"program called sys.exit({exc.code!r}) in {where}: a Pulumi program must return normally (raise "
                 "an exception, or call pulumi.log.error, to fail the plan); the offline plan stopped there"
             ) from None
-        except Exception as exc:
+        except Exception as raised:
             # A deadline that passed while the program was blocked surfaces as whatever the block raised.
             if deadline.expired:
                 raise PlanInputError(deadline.expired) from None
             fatal = monitor.fatal or answers.fatal
             if fatal:
                 raise PlanInputError(fatal) from None
-            where = _user_frame(exc, project_dir) or main.name
-            validation = _validation_message(exc)
+            error, resource = _sdk_unwrapped(raised)
+            where = (_user_frame(error, project_dir) or main.name) + resource
+            validation = _validation_message(error)
             if validation is not None:
                 raise PlanInputError(f"program error in {where}: {validation}") from None
             hint = "".join(
@@ -729,7 +763,7 @@ def _run_in_context(
                 for t in answers.unanswered
                 if t.startswith("StackReference ")
             )
-            raise PlanInputError(f"program error in {where}: {type(exc).__name__}: {exc}{hint}") from None
+            raise PlanInputError(f"program error in {where}: {type(error).__name__}: {error}{hint}") from None
         fatal = monitor.fatal or answers.fatal
         if fatal:
             raise PlanInputError(fatal)
@@ -832,6 +866,24 @@ def _drain(loop: asyncio.AbstractEventLoop) -> None:
 
 
 _DRAIN_S = 5.0
+
+
+_SDK_WRAPPED = re.compile(r"^While processing (resource|input): (?P<name>'[^']*')(?:, type:? (?P<type>'[^']*'))?")
+
+
+def _sdk_unwrapped(exc: BaseException) -> tuple[BaseException, str]:
+    """The program's own exception under the SDK's "While processing resource ... ValueError has risen: ..."
+    wrappers (pulumi/runtime/resource.py and rpc.py re-raise with `from e` once per level), and the resource it
+    was registering, so the user reads one message instead of one line per level."""
+    resource = ""
+    while isinstance(exc, ValueError | AssertionError) and exc.__cause__ is not None:
+        match = _SDK_WRAPPED.match(str(exc))
+        if match is None:
+            break
+        if match[1] == "resource":
+            resource = f" (registering {match['name']}" + (f", {match['type']})" if match["type"] else ")")
+        exc = exc.__cause__
+    return exc, resource
 
 
 async def _stack_outputs(root: Any) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from gpucloud.fileio import decode_text
 from gpucloud.plan.model import is_unknown
 
 CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
@@ -160,10 +161,10 @@ def _read_files(patterns: list[str], base: Path, use_glob: bool) -> list[dict[st
         paths = sorted(glob.glob(str(base / pattern))) if use_glob and any(c in pattern for c in "*?[") else []
         for path in paths or [str(base / pattern)]:
             try:
-                text = Path(path).read_text()
+                data = Path(path).read_bytes()
             except OSError as exc:
                 raise ExpansionError(f"reading YAML file from disk: {exc.strerror}: {pattern}") from None
-            objs.extend(_decode(text, pattern))
+            objs.extend(_decode(decode_text(data, f"YAML file {pattern}", ExpansionError), pattern))
     return objs
 
 

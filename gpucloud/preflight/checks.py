@@ -8,7 +8,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from gpucloud.aws import AwsAccessError, ClientFactory, aws_errors, check_region, is_access_denied
+from gpucloud.aws import (
+    AwsAccessError,
+    AwsBadAnswerError,
+    AwsUnavailableError,
+    ClientFactory,
+    api_error_text,
+    aws_errors,
+    check_region,
+    is_access_denied,
+)
 from gpucloud.catalog import get_catalog
 from gpucloud.spec import NodePoolSpec, PlatformSpec
 
@@ -135,30 +144,28 @@ class Preflight:
         self.checks.append(Check(check, subject, status, message))
 
     def guarded(self, check: str, subject: str, fn: Any) -> None:
-        """Run one check; AccessDenied stops the run (exit 2), any other API error is a warning."""
+        """Run one check; AccessDenied stops the run (exit 2), so does AWS staying unavailable after the retries
+        (exit 6, AwsUnavailableError); any other API error, or an answer that is not an AWS response, is a
+        warning."""
         from botocore.exceptions import BotoCoreError, ClientError
 
         try:
             with aws_errors(f"preflight {check}"):
                 fn()
-        except AwsAccessError:
+        except AwsBadAnswerError as exc:
+            self.add(check, subject, "warn", f"not checked: {exc}")
+        except (AwsAccessError, AwsUnavailableError):
             raise
         except ClientError as exc:
             if is_access_denied(exc):
                 raise
-            err = exc.response.get("Error", {})
-            self.add(
-                check,
-                subject,
-                "warn",
-                f"not checked: {exc.operation_name} failed ({err.get('Code')}: {err.get('Message')})",
-            )
+            self.add(check, subject, "warn", f"not checked: {exc.operation_name} failed ({api_error_text(exc)})")
         except (BotoCoreError, NotImplementedError) as exc:
             self.add(check, subject, "warn", f"not checked: {type(exc).__name__}: {exc}")
 
     # ---- checks ------------------------------------------------------------------------------------------
     def identity(self) -> str:
-        with aws_errors("preflight credentials"):
+        with aws_errors("preflight credentials", every_api_error=True):
             ident = self.client("sts").get_caller_identity()
         account = str(ident.get("Account"))
         self.add("credentials", account, "pass", f"calling as {ident.get('Arn')}")

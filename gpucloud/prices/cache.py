@@ -23,6 +23,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from gpucloud.fileio import write_atomic
+
 SCHEMA: Final = "gpucloud.prices/v1"
 ENV_VAR: Final = "GPUCLOUD_PRICE_CACHE"
 _DISABLED: Final = frozenset({"", "off", "none", "0", "false"})
@@ -71,7 +73,7 @@ def load_cache(path: Path | None = None) -> dict[str, Any] | None:
     data: dict[str, Any] | None
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: JSONDecodeError and UnicodeDecodeError (binary garbage)
         warnings.warn(f"ignoring price cache {path}: not readable JSON ({exc}); {_FIX}", stacklevel=2)
         raw = None
     if isinstance(raw, dict) and raw.get("schema") == SCHEMA and isinstance(raw.get("regions"), dict):
@@ -148,7 +150,5 @@ def write_cache(
     if services:
         doc["service_rates"] = services
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(target.suffix + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=2, sort_keys=False) + "\n", encoding="utf-8")
-    tmp.replace(target)
+    write_atomic(target, json.dumps(doc, indent=2, sort_keys=False) + "\n")
     return target

@@ -18,7 +18,8 @@ from __future__ import annotations
 import json
 import re
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
@@ -287,6 +288,28 @@ def fetch_spot(
     return out
 
 
+class PriceDataError(Exception):
+    """An AWS answer gpucloud cannot read (a Price List document that is not JSON, a price that is not a
+    number, a row without its fields); `str()` names the API and the problem (the CLI exits 6)."""
+
+
+@contextmanager
+def _answers(what: str) -> Iterator[None]:
+    """AWS calls and the reading of their answers: aws_errors, and a malformed answer as PriceDataError."""
+    from botocore.exceptions import BotoCoreError
+
+    with aws_errors(what, every_api_error=True):
+        try:
+            yield
+        except BotoCoreError:
+            raise
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise PriceDataError(
+                f"{what}: AWS answered with data gpucloud cannot read ({type(exc).__name__}: {exc}); this "
+                "region's prices were not written to the price cache; run again later, or check AWS_ENDPOINT_URL"
+            ) from None
+
+
 def refresh(
     region: str,
     instance_types: Sequence[str],
@@ -308,27 +331,27 @@ def refresh(
         raise ValueError(f"spot_days: {spot_days!r} must be more than 0 and at most {MAX_SPOT_DAYS}")
     now = now or datetime.now(UTC)
     today = now.date().isoformat()
-    with aws_errors("price refresh (Price List API)"):
+    with _answers("price refresh (Price List API)"):
         listed = fetch_price_list(clients("pricing", PRICING_ENDPOINT_REGION), region, instance_types)
     on_demand = {t: p["on_demand"] for t, p in listed.items() if "on_demand" in p}
     service_rates: dict[str, float] = {}
     if services:
-        with aws_errors("price refresh (Price List API, service rates)"):
+        with _answers("price refresh (Price List API, service rates)"):
             service_rates = fetch_service_rates(clients("pricing", PRICING_ENDPOINT_REGION), region, cpu_types)
     spot_prices: dict[str, dict[str, Any]] = {}
     zones: dict[str, list[str]] = {}
     blocks: dict[str, float] = {}
     ec2 = clients("ec2", region) if (spot or availability or capacity_blocks) else None
     if spot:
-        with aws_errors("price refresh (spot price history)"):
+        with _answers("price refresh (spot price history)"):
             spot_prices = fetch_spot(ec2, instance_types, now, timedelta(days=spot_days))
     if availability:
-        with aws_errors("price refresh (instance type offerings)"):
+        with _answers("price refresh (instance type offerings)"):
             zones = fetch_availability(ec2, instance_types)
     if capacity_blocks:
         catalog = get_catalog()
         eligible = [t for t in instance_types if (spec := catalog.find(t)) is not None and spec.capacity_block]
-        with aws_errors("price refresh (Capacity Block offerings)"):
+        with _answers("price refresh (Capacity Block offerings)"):
             blocks = fetch_capacity_blocks(ec2, eligible, now) if eligible else {}
     entries: dict[str, dict[str, Any]] = {}
     for itype in instance_types:

@@ -113,14 +113,14 @@ def render_text(report: Mapping[str, Any], width: int = 80, color: bool = False)
         _col(out_table, "output")
         _col(out_table, "value")
         for k, v in sorted(outputs.items()):
-            out_table.add_row(k, str(v))
+            out_table.add_row(escape(k), escape(str(v)))  # "[unknown]" is not a markup tag
         console.print(out_table)
     _policies_text(console, report["policies"])
     _conformance_text(console, report.get("conformance"))
     for entry in report.get("log") or []:
         console.print(f"[cyan]{entry['severity']}:[/cyan] {escape(entry['message'])}", highlight=False)
     for w in report.get("warnings") or []:
-        console.print(f"[yellow]warning:[/yellow] {w}")
+        console.print(f"[yellow]warning:[/yellow] {escape(str(w))}")
     return buf.getvalue()
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from pydantic import ValidationError
 
 from gpucloud.advisor.mix import (
     MixInputError,
@@ -407,9 +408,22 @@ def test_capacity_block_only_type_is_planned_on_blocks() -> None:
     assert result["notes"] == [
         "2 nodes on Capacity Blocks in blocks of 2 instances for 31 days (a 28-day block extended by 3 days; paid "
         "up front, ending at 11:30 UTC); an extension or a later block needs free capacity when it is bought. Then "
-        "give the pool capacity.reserved with kind capacity-block and the block's id"
+        "put the block's id and AZ where the fragment has placeholders (capacity.reserved.capacityReservationIds, "
+        "availabilityZones)"
     ]
-    assert yaml.safe_load(result["node_pools_yaml"])["nodePools"][0]["backend"] == "managed"
+    pool = yaml.safe_load(result["node_pools_yaml"])["nodePools"][0]
+    assert pool["backend"] == "managed"
+    # The blocks are the pool's reserved capacity, not On-Demand nodes p5e does not sell.
+    assert pool["capacity"]["onDemandBase"] == 0
+    assert pool["capacity"]["reserved"] == {
+        "kind": "capacity-block",
+        "count": 2,
+        "capacityReservationIds": ["cr-<id of the Capacity Block you buy>"],
+    }
+    assert pool["availabilityZones"] == ["<the AZ of that block>"]
+    # Pasted unfilled, the stack spec refuses it and says what an id looks like.
+    with pytest.raises(ValidationError, match=r"ids look like cr-0123456789abcdef0"):
+        NodePoolSpec.model_validate(pool)
     assert result["prices"]["on_demand_hour"] is None and result["prices"]["reserved_1y_hour"] is None
 
 
