@@ -7,11 +7,12 @@ Type tokens are `gpucloud:<module>:<Class>` and frozen once released; children a
 from __future__ import annotations
 
 import json
-from typing import Any
+import warnings
+from typing import Any, ClassVar
 
 import pulumi
 import pulumi_aws as aws
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from gpucloud.catalog import ec2_regions
 from gpucloud.spec import REQUIRED_TAGS
@@ -24,6 +25,25 @@ class ComponentConfig(BaseModel):
 
     region: str = Field(description="AWS region the component deploys into.")
     tags: dict[str, str] = Field(description="Cost-allocation tags; CostCenter, Team, Project and Env required.")
+
+    # Old input name -> its name under the toggle rule (create_* / enable_* / use_*). An old name still validates,
+    # with a DeprecationWarning, so programs written against it keep working.
+    RENAMED: ClassVar[dict[str, str]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed_inputs(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not cls.RENAMED:
+            return data
+        out = dict(data)
+        for old, new in cls.RENAMED.items():
+            if old not in out:
+                continue
+            if new in out:
+                raise ValueError(f"give {new} only: {old} is its deprecated name")
+            warnings.warn(f"{cls.__name__}: {old} is deprecated, use {new}", DeprecationWarning, stacklevel=2)
+            out[new] = out.pop(old)
+        return out
 
     @field_validator("tags")
     @classmethod

@@ -11,7 +11,7 @@ reservation events through ReservationEventRelay (reservation_event_relay.py).
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import ClassVar, Literal
 
 import pulumi
 import pulumi_aws as aws
@@ -53,12 +53,13 @@ class GpuInterruptionQueueConfig(ComponentConfig):
         default=False,
         description="Also route ASG termination lifecycle actions (self-managed pools) to the NTH queue.",
     )
-    relay_reservation_events: bool = Field(
+    enable_reservation_relay: bool = Field(
         default=False,
         description="NTH pools run on reserved capacity: relay reservation interruption warnings and Capacity "
         "Block expiry warnings to NTH's queue as per-instance notices NTH drains on "
         "(components/reservation_relay.py).",
     )
+    RENAMED: ClassVar[dict[str, str]] = {"relay_reservation_events": "enable_reservation_relay"}
 
 
 class GpuInterruptionQueue(pulumi.ComponentResource):
@@ -92,7 +93,7 @@ class GpuInterruptionQueue(pulumi.ComponentResource):
         self.targets: list[aws.cloudwatch.EventTarget] = []
         self.relay: ReservationEventRelay | None = None
         nth_queue = self.queues.get("node-termination-handler")
-        if config.relay_reservation_events and nth_queue is not None:
+        if config.enable_reservation_relay and nth_queue is not None:
             self.relay = ReservationEventRelay(
                 f"{name}-reservation-relay",
                 config.tags,

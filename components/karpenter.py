@@ -7,7 +7,7 @@ depend on this component's release, which also installs the CRDs.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 import pulumi
 import pulumi_aws as aws
@@ -36,9 +36,10 @@ class GpuKarpenterConfig(ComponentConfig):
         default=KARPENTER_CHART_VERSION, description="Karpenter chart version (the charts lock's pin)."
     )
     namespace: str = Field(default="kube-system", description="Namespace the controller runs in.")
-    node_repair: bool = Field(
+    enable_node_repair: bool = Field(
         default=False, description="Turn on Karpenter's NodeRepair feature gate (replaces unhealthy nodes)."
     )
+    RENAMED: ClassVar[dict[str, str]] = {"node_repair": "enable_node_repair"}
 
     create_access_entry: bool = Field(
         default=True,
@@ -98,7 +99,7 @@ class GpuKarpenter(pulumi.ComponentResource):
             config.chart_version,
             namespace=config.namespace,
             values=karpenter_values(
-                cluster.name, cluster.endpoint, config.interruption_queue_name, node_repair=config.node_repair
+                cluster.name, cluster.endpoint, config.interruption_queue_name, node_repair=config.enable_node_repair
             ),
             opts=child(self, provider=cluster.k8s_provider, depends_on=[self.pod_identity]),
         )

@@ -170,7 +170,7 @@ def _build_node_pools(spec: PlatformSpec, platform: Platform) -> None:
                 tags=tags,
                 consumers=consumers,
                 enable_asg_lifecycle_events=any(p.backend == "self-managed" for p in pools if p.name in nth_pools),
-                relay_reservation_events=any(p.capacity.reserved is not None for p in pools if p.name in nth_pools),
+                enable_reservation_relay=any(p.capacity.reserved is not None for p in pools if p.name in nth_pools),
             ),
         )
         platform.components["interruption"] = queue
@@ -192,7 +192,7 @@ def _build_node_pools(spec: PlatformSpec, platform: Platform) -> None:
                 interruption_queue_name=kq.name,
                 interruption_queue_arn=kq.arn,
                 create_access_entry=not access_entry_owned,
-                node_repair=spec.addons.node_health.enabled and spec.addons.node_health.replace_failed,
+                enable_node_repair=spec.addons.node_health.enabled and spec.addons.node_health.replace_failed,
             ),
         )
         access_entry_owned = True

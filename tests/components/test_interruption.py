@@ -41,7 +41,7 @@ def queue_plan(consumers: list, asg: bool = False, preview: bool = False, relay:
                 tags=TAGS,
                 consumers=consumers,
                 enable_asg_lifecycle_events=asg,
-                relay_reservation_events=relay,
+                enable_reservation_relay=relay,
             ),
         ),
         preview=preview,

@@ -152,3 +152,28 @@ def test_the_helm_helper_sets_atomic_cleanup_and_a_timeout(monkeypatch) -> None:
     assert (seen["atomic"], seen["cleanup_on_fail"], seen["timeout"]) == (True, True, 900)
     assert "name" not in seen and "create_namespace" not in seen
     assert seen["chart"] == releases.charts_lock.pin("karpenter").release_chart
+
+
+def test_a_renamed_toggle_still_validates_under_its_old_name() -> None:
+    import warnings
+
+    import pytest
+    from pydantic import ValidationError
+
+    from gpucloud.components.interruption import GpuInterruptionQueueConfig
+
+    base = {
+        "region": "us-east-1",
+        "tags": {"CostCenter": "c", "Team": "t", "Project": "p", "Env": "dev"},
+        "consumers": ["node-termination-handler"],
+    }
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old = GpuInterruptionQueueConfig(**base, relay_reservation_events=True)
+    assert old.enable_reservation_relay is True
+    assert [str(w.message) for w in caught] == [
+        "GpuInterruptionQueueConfig: relay_reservation_events is deprecated, use enable_reservation_relay"
+    ]
+    assert GpuInterruptionQueueConfig(**base, enable_reservation_relay=True).enable_reservation_relay is True
+    with pytest.raises(ValidationError, match="give enable_reservation_relay only"):
+        GpuInterruptionQueueConfig(**base, relay_reservation_events=True, enable_reservation_relay=False)
