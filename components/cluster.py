@@ -472,6 +472,10 @@ class GpuCluster(pulumi.ComponentResource):
             instance_types=[ng.instance_type],
             ami_type=ng.ami_type,
             capacity_type="ON_DEMAND",
+            # Kubelet minor and AMI release pinned from the spec: a version bump upgrades these nodes, and a new AWS
+            # AMI release reaches them only when the spec names it (EKS otherwise keeps the release it launched).
+            version=ng.kubernetes_version or spec.kubernetes_version,
+            release_version=spec.ami_release(ng.ami_family, ng.kubernetes_version, ng.ami_release),
             scaling_config=aws.eks.NodeGroupScalingConfigArgs(
                 min_size=ng.min_size, desired_size=ng.desired_size, max_size=ng.max_size
             ),
@@ -576,20 +580,9 @@ class GpuCluster(pulumi.ComponentResource):
         depends_on: list[pulumi.Resource],
         **extra: Any,
     ) -> aws.eks.Addon:
-        wanted = spec.addon_version(addon)
-        version: pulumi.Input[str] | None
-        if wanted == "default":
-            # Unset: EKS installs its default version for the cluster's Kubernetes version.
-            version = None
-        elif wanted == "latest":
-            version = aws.eks.get_addon_version_output(
-                addon_name=addon,
-                kubernetes_version=spec.kubernetes_version,
-                most_recent=True,
-                opts=pulumi.InvokeOutputOptions(parent=self),
-            ).version
-        else:
-            version = wanted
+        # Always an exact build (the spec's or the versions table's for the minor): unset, EKS would install its
+        # default and the plan could not say which; a version bump would leave the add-ons behind.
+        version = spec.addon_version(addon)
         return aws.eks.Addon(
             f"{name}-addon-{addon}",
             cluster_name=self.cluster.name,

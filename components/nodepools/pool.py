@@ -322,7 +322,7 @@ class GpuNodePool(pulumi.ComponentResource):
 
     def _managed(self) -> None:
         pool, cluster, config = self._config.pool, self._config.cluster, self._config
-        release: Any = None if self.ami.explicit_id else self._ssm(self.ami.release_parameter)
+        release = None if self.ami.explicit_id else self.ami.release
         for group in managed_groups(pool):
             lt = self._launch_template(group.role, group=group, self_managed=False)
             capacity_block = group.capacity_type == "CAPACITY_BLOCK"
@@ -343,6 +343,8 @@ class GpuNodePool(pulumi.ComponentResource):
                 capacity_type=group.capacity_type,
                 instance_types=None if capacity_block else list(pool.instance_types),
                 ami_type=self.ami.ami_type,
+                # Pinned kubelet minor and AMI release: both change only with the spec (upgrade steps).
+                version=None if self.ami.explicit_id else self.ami.kubernetes_version,
                 release_version=release,
                 launch_template=aws.eks.NodeGroupLaunchTemplateArgs(
                     id=lt.id, version=lt.latest_version.apply(_version)
@@ -512,8 +514,7 @@ class GpuNodePool(pulumi.ComponentResource):
         if self.ami.explicit_id:
             ami_terms = [{"id": self.ami.explicit_id}]
         else:
-            family = self.ami.family
-            ami_terms = self._ssm(self.ami.release_parameter).apply(lambda v: [{"alias": karpenter_alias(family, v)}])
+            ami_terms = [{"alias": karpenter_alias(self.ami.family, self.ami.release)}]
         spec: dict[str, Any] = {
             "role": cluster.node_role_name,
             "amiSelectorTerms": ami_terms,

@@ -215,6 +215,11 @@ def _lock_findings(view: ReleaseView, lock: ChartsLock) -> Iterable[Finding]:
             LOCK_SOURCE,
         )
         return
+    if view.version in lock.versions.get(by_name.name, {}):
+        # A chart pinned at several versions (one per Kubernetes minor): render the one the release names.
+        by_name = lock.versions[by_name.name][view.version]
+        if pin is not None:
+            pin = by_name
     if view.version != by_name.version:
         yield Finding(
             "helm.lock",

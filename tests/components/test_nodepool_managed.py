@@ -26,7 +26,7 @@ def test_default_pool_one_on_demand_group() -> None:
     assert ng.get("capacityType") == "ON_DEMAND"
     assert ng.get("instanceTypes") == ["g6e.xlarge", "g6e.2xlarge", "g6e.4xlarge"]
     assert ng.get("amiType") == "AL2023_x86_64_NVIDIA"
-    assert ng.get("releaseVersion") == "1.34.4-20261120"
+    assert (ng.get("version"), ng.get("releaseVersion")) == ("1.34", "1.34.9-20260714")
     assert ng.get("scalingConfig") == {"minSize": 0.0, "desiredSize": 1.0, "maxSize": 4.0}
     assert ng.get("subnetIds") == list(SUBNETS.values())
     assert ng.get("taints") == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}]
