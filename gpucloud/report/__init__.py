@@ -48,7 +48,7 @@ def build_report(
     """
     from gpucloud.conformance import run_conformance
 
-    checked = run_conformance(plan) if conformance else None
+    checked = run_conformance(plan, base_kubernetes_version=base_kubernetes_version(compare)) if conformance else None
     if checked is not None:
         plan.derived = list(checked.derived)
     cost = cost_section(plan, compare=compare)
@@ -71,6 +71,16 @@ def build_report(
 
         report["mix_advice"] = mix_advice(report["resources"], cost, mix_horizon)
     return report
+
+
+def base_kubernetes_version(base: Mapping[str, Any] | None) -> str | None:
+    """The control plane's minor in a base plan report (its EKS cluster's `version`), for the upgrade checks."""
+    for r in (base or {}).get("resources") or []:
+        if isinstance(r, Mapping) and r.get("type") == "aws:eks/cluster:Cluster":
+            version = (r.get("inputs") or {}).get("version")
+            if isinstance(version, str) and version.replace(".", "").isdigit():
+                return ".".join(version.split(".")[:2])
+    return None
 
 
 __all__ = [
