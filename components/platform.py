@@ -69,6 +69,8 @@ def _build_network_and_cluster(spec: PlatformSpec, platform: Platform) -> None:
             cluster_name=cluster_name,
             environment=spec.environment,
             cluster=spec.cluster,
+            # The add-ons keep prod's volumes (reclaimPolicy Retain, protect_data below), encrypted with this key.
+            retain_key=spec.environment == "prod",
         ),
         vpc_id=network.vpc_id,
         vpc_cidr=network.vpc_cidr,
