@@ -44,8 +44,8 @@ def test_the_message_names_the_key_and_the_fix() -> None:
     messages = dict(stack_messages(POLICY, fixtures()))
     # The engine prefixes a stack policy's message with the resource name.
     assert messages["gp3-retain"].startswith(
-        "gp3-retain: provisions volumes that are retained (reclaimPolicy Retain), but its KMS key cluster-key is deleted with "
-        "the stack"
+        "gp3-retain: provisions volumes that are retained (reclaimPolicy Retain), but its KMS key cluster-key is "
+        "deleted with the stack"
     )
     assert "retain the key too (ResourceOptions(retain_on_delete=True)" in messages["fsx-bad"]
     assert messages["bucket-bad-sse"].startswith(
