@@ -23,12 +23,23 @@ from gpucloud.cli import prices as prices_cmd
 from gpucloud.cli import recommend as recommend_cmd
 from gpucloud.cli import stacks as stacks_cmd
 from gpucloud.cli import upgrade as upgrade_cmd
+from gpucloud.cli import versions as versions_cmd
 from gpucloud.cli.errors import EXIT_INTERNAL, EXIT_INVALID, CliError
 
 # Each sub-command module exposes register(subparsers); its parser sets `func(args) -> int`. The modules import
 # their heavy dependencies (the plan engine, provider SDKs, rich) inside `func`, so `--help` and the light
 # commands do not pay for what `plan` needs.
-COMMANDS = [plan_cmd, recommend_cmd, mix_cmd, preflight_cmd, prices_cmd, cost_cmd, stacks_cmd, upgrade_cmd]
+COMMANDS = [
+    plan_cmd,
+    recommend_cmd,
+    mix_cmd,
+    preflight_cmd,
+    prices_cmd,
+    cost_cmd,
+    stacks_cmd,
+    upgrade_cmd,
+    versions_cmd,
+]
 
 # Input errors raised below the CLI, by module: printed as one message with exit 2. Looked up in sys.modules
 # rather than imported, because a class whose module was never imported cannot have been raised.
