@@ -49,7 +49,7 @@ def run_show(args: argparse.Namespace) -> int:
         rows = [versions.for_minor(m) for m in versions.minors()]
     except versions.VersionsError as exc:
         raise CliError(str(exc)) from None
-    out = [
+    out: list[dict[str, Any]] = [
         {
             "minor": r.minor,
             "support": r.support_on(day),
