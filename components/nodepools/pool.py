@@ -353,7 +353,12 @@ class GpuNodePool(pulumi.ComponentResource):
                     min_size=group.sizes.min, desired_size=group.sizes.desired, max_size=group.sizes.max
                 ),
                 # One GPU node at a time: a rolling update never takes out more than one job's worth of GPUs.
-                update_config=aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=1),
+                # Capacity Blocks and targeted ODCRs hold no spare instance to surge into: MINIMAL (pulumi-aws 7.51)
+                # terminates a node before launching its replacement instead of failing to surge.
+                update_config=aws.eks.NodeGroupUpdateConfigArgs(
+                    max_unavailable=1,
+                    update_strategy="MINIMAL" if capacity_block or group.targets_reservation else None,
+                ),
                 labels=labels,
                 taints=taints,
                 node_repair_config=aws.eks.NodeGroupNodeRepairConfigArgs(enabled=config.enable_node_repair),
