@@ -157,3 +157,16 @@ def test_objects_on_an_api_the_target_minor_removed() -> None:
     ahead = run_conformance(program("1.32", objects=[obj]), only=["upgrade"])
     assert [(f.check, f.severity) for f in ahead.findings] == [("upgrade.removed-api", "warning")]
     assert "blocks the upgrade from 1.32" in ahead.findings[0].message
+
+
+def test_plan_compare_checks_the_step_from_the_base_plan() -> None:
+    from gpucloud.report import base_kubernetes_version, build_report
+
+    base = build_report(program("1.34"))
+    assert base_kubernetes_version(base) == "1.34"
+    assert base_kubernetes_version(None) is None
+    report = build_report(program("1.36"), compare=base)
+    steps = [f for f in report["conformance"]["findings"] if f["check"] == "upgrade.control-plane-step"]
+    assert [(f["severity"], f["field"]) for f in steps] == [("error", "version")]
+    assert [f["check"] for f in build_report(program("1.35"), compare=base)["conformance"]["findings"]
+            if f["check"] == "upgrade.control-plane-step"] == []  # fmt: skip
