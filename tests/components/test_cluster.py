@@ -436,7 +436,7 @@ def test_stacks_compose_network_and_cluster(stack: str, nats: int, endpoints: in
         "kmsKeyArn",
         "kubernetesVersion",
     }
-    assert plan.outputs["kubernetesVersion"] == "1.34"
+    assert plan.outputs["kubernetesVersion"] == "1.35"
     if stack == "prod":
         assert len(plan.of_type("aws:eks/accessEntry:AccessEntry")) == 1
 
@@ -449,7 +449,7 @@ def test_platform_builds_cluster_handle() -> None:
     run_callable(lambda: captured.setdefault("platform", build(spec)), region="us-west-2")
     handle = captured["platform"].cluster
     assert handle is not None
-    assert handle.kubernetes_version == "1.34"
+    assert handle.kubernetes_version == "1.35"
     assert list(handle.subnet_ids_by_az) == ["us-west-2a", "us-west-2b"]
     assert handle.k8s_provider is captured["platform"].components["cluster"].k8s_provider
     assert handle.vpc_cidr == "10.20.0.0/16"
