@@ -49,6 +49,11 @@ class GpuClusterConfig(ComponentConfig):
         description="Environment: prod disables creator admin and keeps extended support."
     )
     cluster: ClusterSpec = Field(description="Version, endpoint access, logging, add-ons and system nodes.")
+    retain_key: bool = Field(
+        default=False,
+        description="Keep the created KMS key on destroy (and protect it in prod): on when data encrypted with it "
+        "outlives the stack (the platform's retained Prometheus volumes), which is unreadable without the key.",
+    )
 
 
 class _Build(NamedTuple):
@@ -152,7 +157,10 @@ class GpuCluster(pulumi.ComponentResource):
         if spec.kms_key_arn is not None:
             self.kms_key_arn: pulumi.Input[str] = spec.kms_key_arn
         else:
-            key_opts = child(self)
+            # Retained volumes (reclaimPolicy Retain) are encrypted with this key: deleted with the stack, it would
+            # leave them undecryptable once its deletion window ends.
+            keep: dict[str, Any] = {"retain_on_delete": True, "protect": prod} if config.retain_key else {}
+            key_opts = child(self, **keep)
             if spec.create_autoscaling_service_linked_role:
                 slr = aws.iam.ServiceLinkedRole(
                     f"{name}-autoscaling-slr",
@@ -161,7 +169,7 @@ class GpuCluster(pulumi.ComponentResource):
                     tags=named_tags(tags, "AWSServiceRoleForAutoScaling"),
                     opts=child(self),
                 )
-                key_opts = child(self, depends_on=[slr])
+                key_opts = child(self, depends_on=[slr], **keep)
             self.kms_key = aws.kms.Key(
                 f"{name}-key",
                 description=f"{cluster_name}: EKS secrets, control-plane logs and node volumes",
@@ -543,20 +551,9 @@ class GpuCluster(pulumi.ComponentResource):
         depends_on: list[pulumi.Resource],
         **extra: Any,
     ) -> aws.eks.Addon:
-        wanted = spec.addon_version(addon)
-        version: pulumi.Input[str] | None
-        if wanted == "default":
-            # Unset: EKS installs its default version for the cluster's Kubernetes version.
-            version = None
-        elif wanted == "latest":
-            version = aws.eks.get_addon_version_output(
-                addon_name=addon,
-                kubernetes_version=spec.kubernetes_version,
-                most_recent=True,
-                opts=pulumi.InvokeOutputOptions(parent=self),
-            ).version
-        else:
-            version = wanted
+        # Always an exact build (the spec's or the versions table's for the minor): unset, EKS would install its
+        # default and the plan could not say which; a version bump would leave the add-ons behind.
+        version = spec.addon_version(addon)
         return aws.eks.Addon(
             f"{name}-addon-{addon}",
             cluster_name=self.cluster.name,

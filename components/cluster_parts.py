@@ -137,6 +137,10 @@ def build_system_nodes(
         instance_types=[ng.instance_type],
         ami_type=ng.ami_type,
         capacity_type="ON_DEMAND",
+        # Kubelet minor and AMI release pinned from the spec: a version bump upgrades these nodes, and a new AWS
+        # AMI release reaches them only when the spec names it (EKS otherwise keeps the release it launched).
+        version=ng.kubernetes_version or spec.kubernetes_version,
+        release_version=spec.ami_release(ng.ami_family, ng.kubernetes_version, ng.ami_release),
         scaling_config=aws.eks.NodeGroupScalingConfigArgs(
             min_size=ng.min_size, desired_size=ng.desired_size, max_size=ng.max_size
         ),

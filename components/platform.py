@@ -64,6 +64,8 @@ def _build_network_and_cluster(spec: PlatformSpec, platform: Platform) -> None:
             cluster_name=cluster_name,
             environment=spec.environment,
             cluster=spec.cluster,
+            # The add-ons keep prod's volumes (reclaimPolicy Retain, protect_data below), encrypted with this key.
+            retain_key=spec.environment == "prod",
         ),
         vpc_id=network.vpc_id,
         vpc_cidr=network.vpc_cidr,
@@ -217,7 +219,21 @@ def _build_node_pools(spec: PlatformSpec, platform: Platform) -> None:
                 tags=tags,
                 environment=spec.environment,
                 # GPU sharing (time-slicing, MIG) chosen in the addons section selects nodes by label.
-                pool=pool.model_copy(update={"labels": {**spec.addons.node_labels_for(pool.name), **pool.labels}}),
+                pool=pool.model_copy(
+                    update={
+                        "labels": {**spec.addons.node_labels_for(pool.name), **pool.labels},
+                        # The cluster's amiReleases pin reaches every pool on the cluster's minor.
+                        "ami": pool.ami
+                        if pool.ami.id is not None
+                        else pool.ami.model_copy(
+                            update={
+                                "release": spec.cluster.ami_release(
+                                    pool.ami.family, pool.kubernetes_version, pool.ami.release
+                                )
+                            }
+                        ),
+                    }
+                ),
                 cluster=cluster,
                 interruption_queue=queue if pool.name in nth_pools else None,
                 karpenter=karpenter if pool.backend == "karpenter" else None,

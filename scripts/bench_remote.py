@@ -151,7 +151,7 @@ def with_raw_pulumi_aws() -> None:
 
 def _plan(program: Any) -> tuple[float, float, int]:
     from gpucloud.plan import run_callable
-    from gpucloud.report import build_report
+    from gpucloud.report.pipeline import build_report
 
     prod = json.loads((ROOT / "policies/configs/prod.json").read_text())
     wall, cpu = time.perf_counter(), time.process_time()

@@ -9,6 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
+from gpucloud import versions
 from gpucloud.components.addons.base import AddonsBase
 
 
@@ -84,7 +85,7 @@ class AutoscalingMixin(AddonsBase):
             data={"priorities": yaml.safe_dump(priorities, sort_keys=False)},
             opts=self._k8s(),
         )
-        values = {
+        values: dict[str, Any] = {
             "cloudProvider": "aws",
             "awsRegion": self._config.region,
             "autoDiscovery": {"clusterName": cluster_name},
@@ -100,10 +101,16 @@ class AutoscalingMixin(AddonsBase):
             },
             "priorityClassName": "system-cluster-critical",
         }
+        # The autoscaler runs only against its own Kubernetes minor: the versions table names the chart for the
+        # cluster's minor, and the image tag where upstream ships no chart of that minor (CA 1.36 on chart 9.59.0).
+        choice = versions.for_minor(self._cluster.kubernetes_version).charts["cluster-autoscaler"]
+        chart_version = scaling.cluster_autoscaler_version or choice.version
+        if choice.image_tag and chart_version == choice.version:
+            values["image"] = {"tag": choice.image_tag}
         self._release(
             "cluster-autoscaler",
             "cluster-autoscaler",
-            scaling.cluster_autoscaler_version,
+            chart_version,
             "kube-system",
             values,
             depends_on=[self.priority_expander],

@@ -11,6 +11,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 import yaml
 
+from gpucloud import versions
 from gpucloud.components.addons.common import (
     ALERTMANAGER_SERVICE_ACCOUNT,
     DASHBOARD_LABEL,
@@ -530,6 +531,8 @@ class ObservabilityMixin(EbsStorageMixin):
             f"{self._name}-container-insights",
             cluster_name=self._cluster.name,
             addon_name="amazon-cloudwatch-observability",
+            # The versions table's build for the cluster minor (None where no source names one: EKS's default).
+            addon_version=versions.addon_build(self._cluster.kubernetes_version, "amazon-cloudwatch-observability"),
             pod_identity_associations=[{"role_arn": role.arn, "service_account": service_account}],
             resolve_conflicts_on_create="OVERWRITE",
             resolve_conflicts_on_update="OVERWRITE",

@@ -8,6 +8,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
+from gpucloud import versions
 from gpucloud.components.addons.base import AddonsBase
 from gpucloud.components.addons.common import EBS_CSI_SERVICE_ACCOUNT, EBS_STORAGE_CLASS
 from gpucloud.components.base import account_and_partition, child
@@ -64,6 +65,8 @@ class EbsStorageMixin(AddonsBase):
             f"{self._name}-ebs-csi-driver",
             cluster_name=self._cluster.name,
             addon_name="aws-ebs-csi-driver",
+            # The versions table's build for the cluster minor (None where no source names one: EKS's default).
+            addon_version=versions.addon_build(self._cluster.kubernetes_version, "aws-ebs-csi-driver"),
             pod_identity_associations=[{"role_arn": role.arn, "service_account": EBS_CSI_SERVICE_ACCOUNT}],
             resolve_conflicts_on_create="OVERWRITE",
             resolve_conflicts_on_update="OVERWRITE",

@@ -1,9 +1,16 @@
-"""GPU AMI choice: EKS AMI type for managed node groups and the public SSM parameters that publish it."""
+"""GPU AMI choice: EKS AMI type for managed node groups, the pinned release, and the public SSM parameter of that
+release's image id (self-managed groups).
+
+The release is pinned in the stack spec (or the versions table for the pool's minor), never read from the SSM
+"recommended"/"latest" parameters at plan time: with those, every AWS AMI release changed the node groups' inputs
+and an unrelated `pulumi up` rolled every GPU pool.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpucloud import versions
 from gpucloud.spec.pools import NodePoolSpec
 
 
@@ -14,8 +21,9 @@ class AmiChoice:
     family: str  # al2023 | bottlerocket
     variant: str  # nvidia | neuron
     ami_type: str  # EKS amiType, or CUSTOM with an explicit AMI id
-    release_parameter: str  # SSM parameter with the release/image version (managed node groups, Karpenter)
-    image_parameter: str  # SSM parameter with the AMI id (self-managed)
+    kubernetes_version: str  # the kubelet minor the nodes run (managed node group `version`)
+    release: str  # the pinned EKS AMI release (managed `releaseVersion`, Karpenter alias)
+    image_parameter: str  # SSM parameter with that release's AMI id (self-managed)
     explicit_id: str | None
 
     @property
@@ -24,24 +32,35 @@ class AmiChoice:
         return self.explicit_id is not None
 
 
-def choose_ami(pool: NodePoolSpec, kubernetes_version: str) -> AmiChoice:
+def choose_ami(pool: NodePoolSpec, kubernetes_version: str, release: str | None = None) -> AmiChoice:
+    """The AMI of `pool` on its kubelet minor (the pool's own, else `kubernetes_version`, the cluster's).
+
+    `release` defaults to the pool's `ami.release`, else the versions table's release for that minor.
+    """
+    minor = pool.kubernetes_version or kubernetes_version
+    family = pool.ami.family
+    pinned = release or pool.ami.release or versions.for_minor(minor).ami[family].version
     neuron = any(s.accelerator_kind == "neuron" for s in pool.specs)
     variant = "neuron" if neuron else "nvidia"
-    if pool.ami.family == "bottlerocket":
-        base = f"/aws/service/bottlerocket/aws-k8s-{kubernetes_version}-nvidia/x86_64/latest"
+    if family == "bottlerocket":
         ami_type = "BOTTLEROCKET_x86_64_NVIDIA"
-        release, image = f"{base}/image_version", f"{base}/image_id"
+        # Bottlerocket publishes every release under its version next to `latest` (bottlerocket-os/bottlerocket,
+        # QUICKSTART-EKS "Finding an AMI").
+        image = f"/aws/service/bottlerocket/aws-k8s-{minor}-nvidia/x86_64/{pinned}/image_id"
     else:
-        base = f"/aws/service/eks/optimized-ami/{kubernetes_version}/amazon-linux-2023/x86_64/{variant}/recommended"
         ami_type = "AL2023_x86_64_NEURON" if neuron else "AL2023_x86_64_NVIDIA"
-        release, image = f"{base}/release_version", f"{base}/image_id"
+        # Each AL2023 release has its own parameter named after the AMI (amazon-eks-node-al2023-x86_64-nvidia-
+        # 1.35-v20260714, as awslabs/amazon-eks-ami's release notes list them) beside `recommended`.
+        stamp = pinned.rsplit("-", 1)[-1]
+        ami_name = f"amazon-eks-node-al2023-x86_64-{variant}-{minor}-v{stamp}"
+        image = f"/aws/service/eks/optimized-ami/{minor}/amazon-linux-2023/x86_64/{variant}/{ami_name}/image_id"
     if pool.ami.id is not None:
         ami_type = "CUSTOM"
-    return AmiChoice(pool.ami.family, variant, ami_type, release, image, pool.ami.id)
+    return AmiChoice(family, variant, ami_type, minor, pinned, image, pool.ami.id)
 
 
 def karpenter_alias(family: str, release: str) -> str:
-    """Karpenter AMI alias pinned to the SSM-published release, so nodes change only when the stack does.
+    """Karpenter AMI alias pinned to the spec's release, so nodes change only when the stack does.
 
     AL2023 release versions look like `1.34.4-20261120` (alias `al2023@v20261120`); Bottlerocket image
     versions like `1.52.0-4b1e2d7a` (alias `bottlerocket@v1.52.0`). Karpenter picks the NVIDIA/Neuron variant

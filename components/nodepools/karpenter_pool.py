@@ -30,10 +30,7 @@ def build_karpenter(component: GpuNodePool) -> None:
     if component.ami.explicit_id:
         ami_terms = [{"id": component.ami.explicit_id}]
     else:
-        family = component.ami.family
-        ami_terms = component._ssm(component.ami.release_parameter).apply(
-            lambda v: [{"alias": karpenter_alias(family, v)}]
-        )
+        ami_terms = [{"alias": karpenter_alias(component.ami.family, component.ami.release)}]
     spec: dict[str, Any] = {
         "role": cluster.node_role_name,
         "amiSelectorTerms": ami_terms,

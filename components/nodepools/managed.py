@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pulumi_aws as aws
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 def build_managed(component: GpuNodePool) -> None:
     """One EKS managed node group per capacity type (ON_DEMAND / SPOT / CAPACITY_BLOCK), each with a launch template."""
     pool, cluster, config = component._config.pool, component._config.cluster, component._config
-    release: Any = None if component.ami.explicit_id else component._ssm(component.ami.release_parameter)
+    release = None if component.ami.explicit_id else component.ami.release
     for group in managed_groups(pool):
         lt = component._launch_template(group.role, group=group, self_managed=False)
         capacity_block = group.capacity_type == "CAPACITY_BLOCK"
@@ -47,13 +47,20 @@ def build_managed(component: GpuNodePool) -> None:
             capacity_type=group.capacity_type,
             instance_types=None if capacity_block else list(pool.instance_types),
             ami_type=component.ami.ami_type,
+            # Pinned kubelet minor and AMI release: both change only with the spec (upgrade steps).
+            version=None if component.ami.explicit_id else component.ami.kubernetes_version,
             release_version=release,
             launch_template=aws.eks.NodeGroupLaunchTemplateArgs(id=lt.id, version=lt.latest_version.apply(_version)),
             scaling_config=aws.eks.NodeGroupScalingConfigArgs(
                 min_size=group.sizes.min, desired_size=group.sizes.desired, max_size=group.sizes.max
             ),
             # One GPU node at a time: a rolling update never takes out more than one job's worth of GPUs.
-            update_config=aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=1),
+            # Capacity Blocks and targeted ODCRs hold no spare instance to surge into: MINIMAL (pulumi-aws 7.51)
+            # terminates a node before launching its replacement instead of failing to surge.
+            update_config=aws.eks.NodeGroupUpdateConfigArgs(
+                max_unavailable=1,
+                update_strategy="MINIMAL" if capacity_block or group.targets_reservation else None,
+            ),
             labels=labels,
             taints=taints,
             node_repair_config=aws.eks.NodeGroupNodeRepairConfigArgs(enabled=config.enable_node_repair),

@@ -12,6 +12,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
+from gpucloud import versions
 from gpucloud.components.base import ComponentConfig, account_and_partition, child
 from gpucloud.components.interfaces import ClusterHandle
 from gpucloud.components.storage._common import policy_json, trust_policy
@@ -83,7 +84,8 @@ class FsxCsi(pulumi.ComponentResource):
                 f"{name}-addon",
                 cluster_name=cluster.name,
                 addon_name=ADDON_NAME,
-                addon_version=csi.addon_version,
+                # The spec's build, else the versions table's for the cluster minor (None where no source names one).
+                addon_version=csi.addon_version or versions.addon_build(cluster.kubernetes_version, ADDON_NAME),
                 pod_identity_associations=[
                     aws.eks.AddonPodIdentityAssociationArgs(
                         role_arn=role_arn, service_account=CONTROLLER_SERVICE_ACCOUNT

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -96,8 +96,11 @@ class ArtifactPin:
 
 @dataclass(frozen=True)
 class ChartsLock:
-    charts: dict[str, ChartPin]
+    charts: dict[str, ChartPin]  # the first entry of each chart: the default version
     artifacts: dict[str, ArtifactPin]
+    # Every pinned version of each chart. A chart pinned more than once serves different Kubernetes minors (the
+    # Cluster Autoscaler's minor follows the cluster's); gpucloud/versions/eks.json says which minor takes which.
+    versions: dict[str, dict[str, ChartPin]] = field(default_factory=dict)
 
     def pin(self, chart: str, version: str | None = None) -> ChartPin:
         found = self.charts.get(chart)
@@ -105,12 +108,21 @@ class ChartsLock:
             raise LockError(
                 f"chart {chart!r} is not in the charts lock; pinned charts: {', '.join(sorted(self.charts))}"
             )
-        if version is not None and version != found.version:
+        if version is None:
+            return found
+        pinned = self.versions.get(chart) or {found.version: found}
+        match = pinned.get(version) or next(
+            (p for v, p in pinned.items() if v.lstrip("v") == version.lstrip("v")), None
+        )
+        if match is None:
             raise LockError(
-                f"chart {chart} version {version!r} is not pinned; the lock pins {found.version} "
+                f"chart {chart} version {version!r} is not pinned; the lock pins {' and '.join(pinned)} "
                 "(upgrading is a lock change plus the vendored copy)"
             )
-        return found
+        return match
+
+    def all_pins(self) -> list[ChartPin]:
+        return [p for name in self.charts for p in (self.versions.get(name) or {name: self.charts[name]}).values()]
 
     def by_repository(self, repository: str) -> ChartPin | None:
         """The pin whose OCI URL (or `repository/name`) is this chart reference."""
@@ -136,6 +148,7 @@ def load_lock(path: str | None = None) -> ChartsLock:
     if not isinstance(raw, dict):
         raise LockError(f"{file}: expected a mapping with `charts` and `artifacts`")
     charts: dict[str, ChartPin] = {}
+    versions: dict[str, dict[str, ChartPin]] = {}
     for i, entry in enumerate(raw.get("charts") or []):
         pin = ChartPin(
             name=_field(entry, "name", file, i),
@@ -145,9 +158,10 @@ def load_lock(path: str | None = None) -> ChartsLock:
             path=_field(entry, "path", file, i),
             digest=_field(entry, "digest", file, i),
         )
-        if pin.name in charts:
-            raise LockError(f"{file}: chart {pin.name} is pinned twice; the lock holds one version per chart")
-        charts[pin.name] = pin
+        if pin.version in versions.get(pin.name, {}):
+            raise LockError(f"{file}: chart {pin.name} {pin.version} is pinned twice")
+        charts.setdefault(pin.name, pin)
+        versions.setdefault(pin.name, {})[pin.version] = pin
     artifacts: dict[str, ArtifactPin] = {}
     for i, entry in enumerate(raw.get("artifacts") or []):
         art = ArtifactPin(
@@ -159,7 +173,7 @@ def load_lock(path: str | None = None) -> ChartsLock:
             digest=_field(entry, "digest", file, i),
         )
         artifacts[art.name] = art
-    return ChartsLock(charts, artifacts)
+    return ChartsLock(charts, artifacts, versions)
 
 
 def _field(entry: Any, key: str, file: Path, index: int) -> str:

@@ -33,15 +33,18 @@ def resolve_chart_dir(chart: str, version: str | None, repo: str | None) -> Path
             f"chart {name}{where} has no version: pin one (version=...) so the plan renders what `up` installs"
         )
     try:
-        pinned = lock.pin(name)
+        lock.pin(name)
     except charts_lock.LockError as exc:
         raise ChartNotPinned(f"{exc} (add it to gpucloud/charts/lock.yaml with its vendored copy)") from None
     # Charts tag their versions with and without a leading v; the lock's spelling is the chart's own.
-    if version.lstrip("v") != pinned.version.lstrip("v"):
+    try:
+        pinned = lock.pin(name, version)
+    except charts_lock.LockError:
+        versions = " and ".join(f"{name}@{v}" for v in lock.versions.get(name, {}))
         raise ChartNotPinned(
-            f"chart {name}@{version}{where} is not pinned; the charts lock pins {name}@{pinned.version} "
+            f"chart {name}@{version}{where} is not pinned; the charts lock pins {versions} "
             "(upgrading is a lock change plus the vendored copy)"
-        )
+        ) from None
     if repo and not pinned.oci and not pinned.matches_repository(repo):
         raise ChartNotPinned(
             f"chart {name}@{version} comes from {repo}, but the charts lock pins it from {pinned.repository}"

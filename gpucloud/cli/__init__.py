@@ -26,6 +26,8 @@ from gpucloud.cli import prices as prices_cmd
 from gpucloud.cli import recommend as recommend_cmd
 from gpucloud.cli import stacks as stacks_cmd
 from gpucloud.cli import tools as tools_cmd
+from gpucloud.cli import upgrade as upgrade_cmd
+from gpucloud.cli import versions as versions_cmd
 from gpucloud.cli.errors import EXIT_INTERNAL, EXIT_INVALID, CliError
 
 # Each sub-command module exposes register(subparsers); its parser sets `func(args) -> int`. The modules import
@@ -42,6 +44,8 @@ COMMANDS = [
     new_cmd,
     pack_cmd,
     tools_cmd,
+    upgrade_cmd,
+    versions_cmd,
 ]
 
 # Input errors raised below the CLI, by module: printed as one message with exit 2. Looked up in sys.modules

@@ -131,7 +131,7 @@ def run_refresh(args: argparse.Namespace) -> int:
 
 
 def _check_regions(regions: list[str]) -> None:
-    from gpucloud.preflight.aws import AwsAccessError, check_region
+    from gpucloud.aws import AwsAccessError, check_region
 
     for region in regions:
         try:

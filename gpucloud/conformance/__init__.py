@@ -19,7 +19,8 @@ from gpucloud.fleet import types as T
 from gpucloud.plan.model import Plan
 
 Severity = Literal["error", "warning"]
-DEFAULT_KUBERNETES_VERSION = "1.34"
+# A plan without an EKS cluster (a team stack on the platform's cluster) is checked at the shipped stacks' minor.
+DEFAULT_KUBERNETES_VERSION = "1.35"
 EKS_CLUSTER_TYPE = T.EKS_CLUSTER
 
 
@@ -176,8 +177,17 @@ def kubernetes_version(plan: Plan) -> str:
     return DEFAULT_KUBERNETES_VERSION
 
 
-def run_conformance(plan: Plan, *, only: Iterable[str] | None = None, skip: Iterable[str] = ()) -> ConformanceResult:
-    """Run every registered check (or those in `only`) on the plan and collect their findings, sorted."""
+def run_conformance(
+    plan: Plan,
+    *,
+    only: Iterable[str] | None = None,
+    skip: Iterable[str] = (),
+    base_kubernetes_version: str | None = None,
+) -> ConformanceResult:
+    """Run every registered check (or those in `only`) on the plan and collect their findings, sorted.
+
+    `base_kubernetes_version`: the control plane's minor in the base plan (`--compare`), for the upgrade checks.
+    """
     _load_builtin_checks()
     from gpucloud.conformance.stack_options import validate
 
@@ -185,6 +195,8 @@ def run_conformance(plan: Plan, *, only: Iterable[str] | None = None, skip: Iter
     wanted = set(only) if only is not None else None
     skipped = set(skip)
     ctx = ConformanceContext(plan=plan, kubernetes_version=kubernetes_version(plan))
+    if base_kubernetes_version:
+        ctx.facts["upgrade.base_kubernetes_version"] = base_kubernetes_version
     findings: list[Finding] = []
     ran: list[str] = []
     timings: dict[str, float] = {}

@@ -19,6 +19,7 @@ RUN_ORDER = (
     "pod_network",  # collective-communication interface names against the pod's interfaces
     "queueing",  # Kueue: queued workloads have a LocalQueue and fit their ClusterQueue's quota
     "kueue_config",  # Kueue: the manager configuration decodes under Kueue's strict decoder
+    "upgrades",  # versions: kubelet skew, control-plane step, add-on and chart support, removed APIs
 )
 
 for _module in RUN_ORDER:

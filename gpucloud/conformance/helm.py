@@ -231,6 +231,11 @@ def _lock_findings(view: ReleaseView, lock: ChartsLock, enforced: bool) -> Itera
             LOCK_SOURCE,
         )
         return
+    if view.version in lock.versions.get(by_name.name, {}):
+        # A chart pinned at several versions (one per Kubernetes minor): render the one the release names.
+        by_name = lock.versions[by_name.name][view.version]
+        if pin is not None:
+            pin = by_name
     if view.version != by_name.version:
         asked = view.version or "(none: the newest, whatever it is)"
         yield Finding(

@@ -49,4 +49,11 @@ def empty_policies() -> dict[str, Any]:
     return {"pack": "gpucloud-guardrails", "violations": [], "not_evaluated": [], "mandatory_violations": 0}
 
 
-__all__ = ["SCHEMA", "SCHEMA_FILE", "empty_cost", "empty_policies", "validate_combined", "validate_report"]
+__all__ = [
+    "SCHEMA",
+    "SCHEMA_FILE",
+    "empty_cost",
+    "empty_policies",
+    "validate_combined",
+    "validate_report",
+]

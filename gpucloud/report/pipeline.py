@@ -12,6 +12,7 @@ from typing import Any
 from gpucloud.advisor.plan_advice import mix_advice
 from gpucloud.conformance import run_conformance
 from gpucloud.cost import price_plan
+from gpucloud.fleet import types as T
 from gpucloud.guard import evaluate_plan
 from gpucloud.plan.model import Plan
 from gpucloud.report import SCHEMA
@@ -44,7 +45,7 @@ def build_report(
     Conformance runs first: the objects it derives (rendered charts) are part of what the plan describes.
     With `mix_horizon` (months) the report also carries `mix_advice`, the capacity-mix optimum per GPU pool.
     """
-    checked = run_conformance(plan) if conformance else None
+    checked = run_conformance(plan, base_kubernetes_version=base_kubernetes_version(compare)) if conformance else None
     if checked is not None:
         plan.derived = list(checked.derived)
     cost = cost_section(plan, compare=compare)
@@ -66,3 +67,13 @@ def build_report(
     if mix_horizon is not None:
         report["mix_advice"] = mix_advice(report["resources"], cost, mix_horizon)
     return report
+
+
+def base_kubernetes_version(base: Mapping[str, Any] | None) -> str | None:
+    """The control plane's minor in a base plan report (its EKS cluster's `version`), for the upgrade checks."""
+    for r in (base or {}).get("resources") or []:
+        if isinstance(r, Mapping) and r.get("type") == T.EKS_CLUSTER:
+            version = (r.get("inputs") or {}).get("version")
+            if isinstance(version, str) and version.replace(".", "").isdigit():
+                return ".".join(version.split(".")[:2])
+    return None

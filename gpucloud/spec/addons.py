@@ -279,8 +279,11 @@ class AutoscalingSpec(SpecModel):
         description="Node autoscaler. Unset: cluster-autoscaler when any pool is managed or self-managed, "
         "otherwise Karpenter (installed with the Karpenter pools).",
     )
-    cluster_autoscaler_version: ClusterAutoscalerVersion = Field(
-        default=charts_lock.pinned_version("cluster-autoscaler"), description="cluster-autoscaler chart version."
+    cluster_autoscaler_version: ClusterAutoscalerVersion | None = Field(
+        default=None,
+        description="cluster-autoscaler chart version (one the charts lock pins). Unset: the chart the versions "
+        "table names for the cluster's minor (the autoscaler's minor must equal the cluster's), with its image tag "
+        "where upstream ships no chart of that minor.",
     )
     reserved_node_group_regex: str = Field(
         default=".*-reserved.*|.*-capacity-block.*",

@@ -8,14 +8,13 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from gpucloud import catalog
+from gpucloud import catalog, versions
 from gpucloud.spec.base import RuleViolations, SpecModel
 from gpucloud.spec.network import check_log_retention
 
-# EKS versions in standard or extended support on the catalog date; older ones cost extended-support fees
-# or cannot be created.
-SUPPORTED_KUBERNETES_VERSIONS = ("1.32", "1.33", "1.34", "1.35", "1.36")
-KubernetesVersion = Literal["1.32", "1.33", "1.34", "1.35", "1.36"]
+# The minors the versions table carries (gpucloud/versions/eks.json): each has its add-on builds, AMI releases and
+# charts; older ones cost extended-support fees or cannot be created.
+SUPPORTED_KUBERNETES_VERSIONS = versions.minors()
 LogType = Literal["api", "audit", "authenticator", "controllerManager", "scheduler"]
 DEFAULT_LOG_TYPES: tuple[LogType, ...] = ("api", "audit", "authenticator")
 AddonName = Literal["vpc-cni", "coredns", "kube-proxy", "eks-pod-identity-agent", "eks-node-monitoring-agent"]
@@ -29,6 +28,13 @@ CORE_ADDONS: tuple[AddonName, ...] = (
     "eks-node-monitoring-agent",
 )
 _ADDON_VERSION = re.compile(r"^v\d+\.\d+\.\d+-eksbuild\.\d+$")
+# EKS-optimized AMI release versions: AL2023 `1.35.6-20260714` (minor, patch, build date), Bottlerocket
+# `1.52.0-4b1e2d7a` (OS version, commit) or `1.52.0`.
+_AMI_RELEASE = {
+    "al2023": re.compile(r"^1\.\d+\.\d+-\d{8}$"),
+    "bottlerocket": re.compile(r"^\d+\.\d+\.\d+(-[0-9a-f]{8})?$"),
+}
+AmiFamily = Literal["al2023", "bottlerocket"]
 _PRINCIPAL_ARN = re.compile(r"^arn:aws(-cn|-us-gov)?:(iam|sts)::\d{12}:(role|user|assumed-role)/[\w+=,.@/-]+$")
 _KMS_KEY_ARN = re.compile(r"^arn:aws(-cn|-us-gov)?:kms:[a-z0-9-]+:\d{12}:key/[0-9a-f-]{36}$")
 SystemAmiType = Literal[
@@ -48,6 +54,26 @@ class SystemNodeGroupSpec(SpecModel):
     desired_size: int = Field(default=2, ge=1, description="System nodes at creation (ignored afterwards).")
     max_size: int = Field(default=4, ge=1, le=100, description="Most system nodes.")
     root_volume_gib: int = Field(default=50, ge=20, le=1000, description="Encrypted gp3 root volume size in GiB.")
+    kubernetes_version: str | None = Field(
+        default=None,
+        description="Kubelet minor of the system nodes (the node group's `version`). Unset: the cluster's. An upgrade "
+        "moves the control plane first and the nodes after it (kubelet at most three minors behind, never ahead).",
+    )
+    ami_release: str | None = Field(
+        default=None,
+        description="EKS AMI release of the system nodes (`releaseVersion`, e.g. 1.35.6-20260714). Unset: "
+        "cluster.amiReleases of the AMI family when the nodes run the cluster's minor, else the versions table's "
+        "release for their minor.",
+    )
+
+    @field_validator("kubernetes_version", mode="before")
+    @classmethod
+    def _node_version(cls, value: object) -> object:
+        return None if value is None else check_kubernetes_minor(value)
+
+    @property
+    def ami_family(self) -> AmiFamily:
+        return "bottlerocket" if self.ami_type.startswith("BOTTLEROCKET") else "al2023"
 
     @field_validator("instance_type")
     @classmethod
@@ -76,7 +102,7 @@ class ClusterSpec(SpecModel):
     """The EKS control plane and what every node group relies on."""
 
     kubernetes_version: str = Field(
-        description=f"EKS Kubernetes version (minor), one of {list(SUPPORTED_KUBERNETES_VERSIONS)}, e.g. '1.34'."
+        description=f"EKS Kubernetes version (minor), one of {list(SUPPORTED_KUBERNETES_VERSIONS)}, e.g. '1.35'."
     )
     endpoint_public_access: bool = Field(
         default=False, description="Expose the API endpoint publicly (needs publicAccessCidrs)."
@@ -109,9 +135,15 @@ class ClusterSpec(SpecModel):
     )
     addon_versions: dict[AddonName, str] = Field(
         default_factory=dict,
-        description="Managed add-on versions by name: 'default' (EKS's default for the Kubernetes version, the "
-        "default for every add-on), 'latest' (newest compatible, resolved at plan time) or an exact "
-        "vX.Y.Z-eksbuild.N.",
+        description="Managed add-on versions by name, each an exact vX.Y.Z-eksbuild.N. An add-on left out is "
+        "pinned to the versions table's build for the Kubernetes version (gpucloud/versions/eks.json, what EKS "
+        "DescribeAddonVersions marks default), so a version bump moves the add-ons with it.",
+    )
+    ami_releases: dict[AmiFamily, str] = Field(
+        default_factory=dict,
+        description="EKS AMI release per AMI family for nodes on the cluster's minor (al2023: e.g. "
+        "1.35.6-20260714, bottlerocket: e.g. 1.52.0-4b1e2d7a). A family left out is pinned to the versions "
+        "table's release for the minor; a new AWS AMI release reaches the nodes only when this changes.",
     )
     system_node_group: SystemNodeGroupSpec = Field(
         default_factory=SystemNodeGroupSpec, description="CPU node group for cluster services."
@@ -120,14 +152,7 @@ class ClusterSpec(SpecModel):
     @field_validator("kubernetes_version", mode="before")
     @classmethod
     def _version(cls, value: object) -> object:
-        if isinstance(value, float):
-            value = f"{value:.2f}".rstrip("0")
-        if value not in SUPPORTED_KUBERNETES_VERSIONS:
-            raise ValueError(
-                f"Kubernetes {value!r} is not in EKS standard or extended support; use one of "
-                f'{list(SUPPORTED_KUBERNETES_VERSIONS)} (quote it in YAML: "1.34")'
-            )
-        return value
+        return check_kubernetes_minor(value)
 
     @field_validator("log_retention_days")
     @classmethod
@@ -154,10 +179,19 @@ class ClusterSpec(SpecModel):
     @field_validator("addon_versions")
     @classmethod
     def _addon_versions(cls, value: dict[str, str]) -> dict[str, str]:
-        bad = {k: v for k, v in value.items() if v not in ("default", "latest") and not _ADDON_VERSION.match(v)}
+        bad = {k: v for k, v in value.items() if not _ADDON_VERSION.match(v)}
         if bad:
-            raise ValueError(f"bad add-on versions {bad}; use 'default', 'latest' or e.g. v1.19.2-eksbuild.1")
+            raise ValueError(
+                f"bad add-on versions {bad}; pin an exact build such as v1.20.1-eksbuild.3, or leave the add-on "
+                "out for the versions table's build of the Kubernetes version ('default' and 'latest' are not "
+                "pins: the plan could not say what EKS installs)"
+            )
         return value
+
+    @field_validator("ami_releases")
+    @classmethod
+    def _ami_releases(cls, value: dict[str, str]) -> dict[str, str]:
+        return {family: check_ami_release(family, release) for family, release in value.items()}
 
     @model_validator(mode="after")
     def _rules(self) -> ClusterSpec:
@@ -187,8 +221,56 @@ class ClusterSpec(SpecModel):
         s = self.system_node_group
         if not s.min_size <= s.desired_size <= s.max_size:
             rules.add("systemNodeGroup.desiredSize", "sizes must satisfy minSize <= desiredSize <= maxSize")
+        if s.ami_release is not None:
+            try:
+                check_ami_release(s.ami_family, s.ami_release)
+            except ValueError as exc:
+                rules.add("systemNodeGroup.amiRelease", str(exc))
         rules.raise_if_any()
         return self
 
     def addon_version(self, addon: AddonName) -> str:
-        return self.addon_versions.get(addon, "default")
+        """The pinned build of a managed add-on: the spec's, else the versions table's for the cluster minor."""
+        pinned = self.addon_versions.get(addon) or versions.addon_build(self.kubernetes_version, addon)
+        if pinned is None:
+            raise versions.VersionsError(f"the versions table has no build of {addon} for {self.kubernetes_version}")
+        return pinned
+
+    def ami_release(self, family: AmiFamily, node_minor: str | None = None, override: str | None = None) -> str:
+        """The AMI release a node group on `node_minor` (default: the cluster's) boots."""
+        if override:
+            return override
+        minor = node_minor or self.kubernetes_version
+        if minor == self.kubernetes_version and family in self.ami_releases:
+            return self.ami_releases[family]
+        return versions.for_minor(minor).ami[family].version
+
+    def unverified_pins(self) -> list[str]:
+        """Pins taken from versions-table entries the sources did not confirm for this minor (plan warnings)."""
+        row = versions.for_minor(self.kubernetes_version)
+        out = [
+            f"add-on {a} {row.addons[a].version}"
+            for a in CORE_ADDONS
+            if a not in self.addon_versions and not row.addons[a].verified
+        ]
+        return out
+
+
+def check_kubernetes_minor(value: object) -> object:
+    if isinstance(value, float):
+        value = f"{value:.2f}".rstrip("0")
+    if value not in SUPPORTED_KUBERNETES_VERSIONS:
+        raise ValueError(
+            f"Kubernetes {value!r} is not in EKS standard or extended support; use one of "
+            f'{list(SUPPORTED_KUBERNETES_VERSIONS)} (quote it in YAML: "1.35")'
+        )
+    return value
+
+
+def check_ami_release(family: str, release: str) -> str:
+    pattern = _AMI_RELEASE.get(family)
+    if pattern is None or not pattern.match(release):
+        example = "1.35.6-20260714" if family == "al2023" else "1.52.0-4b1e2d7a"
+        article = "an" if family[0] in "aeiou" else "a"
+        raise ValueError(f"'{release}' is not {article} {family} AMI release version; releases look like {example}")
+    return release

@@ -120,6 +120,22 @@ class AmiSpec(SpecModel):
         default="al2023", description="AMI family: EKS-optimized AL2023 (NVIDIA/Neuron) or Bottlerocket NVIDIA."
     )
     id: str | None = Field(default=None, description="Explicit AMI id (ami-...) instead of the SSM-published one.")
+    release: str | None = Field(
+        default=None,
+        description="EKS AMI release the pool boots (al2023: e.g. 1.35.6-20260714). Unset: cluster.amiReleases of "
+        "the family when the pool runs the cluster's minor, else the versions table's release for the pool's minor. "
+        "Pinned, never the SSM 'recommended' one: a new AWS release rolls the pool only when the spec changes.",
+    )
+
+    @model_validator(mode="after")
+    def _release_shape(self) -> AmiSpec:
+        if self.release is not None:
+            from gpucloud.spec.cluster import check_ami_release
+
+            check_ami_release(self.family, self.release)
+            if self.id is not None:
+                raise ValueError("ami.release and ami.id exclude each other: an explicit AMI id has no EKS release")
+        return self
 
     @field_validator("id")
     @classmethod
@@ -180,6 +196,11 @@ class NodePoolSpec(SpecModel):
     )
     efa: EfaSpec = Field(default_factory=EfaSpec, description="EFA (RDMA) networking.")
     ami: AmiSpec = Field(default_factory=AmiSpec, description="GPU AMI choice.")
+    kubernetes_version: str | None = Field(
+        default=None,
+        description="Kubelet minor of the pool's nodes. Unset: the cluster's. During an upgrade a pool may stay up "
+        "to three minors behind the control plane (never ahead) until its own step rolls it.",
+    )
     root_volume_gib: int = Field(
         default=200, ge=50, le=16384, description="Encrypted gp3 root volume size; GPU images are large."
     )
@@ -187,6 +208,13 @@ class NodePoolSpec(SpecModel):
     karpenter: KarpenterPoolSpec = Field(
         default_factory=KarpenterPoolSpec, description="Karpenter disruption settings (karpenter backend only)."
     )
+
+    @field_validator("kubernetes_version", mode="before")
+    @classmethod
+    def _node_version(cls, value: object) -> object:
+        from gpucloud.spec.cluster import check_kubernetes_minor
+
+        return None if value is None else check_kubernetes_minor(value)
 
     @field_validator("instance_types")
     @classmethod

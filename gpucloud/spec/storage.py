@@ -482,7 +482,8 @@ class CsiSpec(SpecModel):
     )
     addon_version: str | None = Field(
         default=None,
-        description="Add-on version, e.g. v1.6.0-eksbuild.1 (null: the EKS default for the cluster's version).",
+        description="Add-on version, e.g. v1.6.0-eksbuild.1 (null: the versions table's build for the cluster's "
+        "minor, or EKS's default where the table has none).",
     )
     create_volume: bool = Field(
         default=True,

@@ -11,7 +11,7 @@ from pulumi_policy import Policy
 from .base import Guardrail
 from .cost import budget, reserved_capacity, scale_to_zero, spend_cap, spot_share, tags
 from .gpu import capacity_block_placement, count_cap, deprecated, efa_shape, family_allowlist, market, min_memory
-from .reliability import checkpoint_versioning, fsx_locality, interruption, non_interruptible, retain
+from .reliability import checkpoint_versioning, fsx_locality, interruption, non_interruptible, retain, retained_key
 from .security import (
     cloudtrail,
     ebs_default,
@@ -88,6 +88,7 @@ GUARDRAILS: tuple[Guardrail, ...] = tuple(
         interruption,
         non_interruptible,
         retain,
+        retained_key,
         fsx_locality,
     )
 )

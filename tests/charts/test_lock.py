@@ -23,9 +23,10 @@ VENDOR_CHARTS = REPO_ROOT / "vendor" / "upstream" / "charts"
 LOCK = load_lock()
 
 
-@pytest.mark.parametrize("name", sorted(LOCK.charts))
-def test_lock_entry_matches_vendored_chart(name: str) -> None:
-    p = LOCK.charts[name]
+@pytest.mark.parametrize("ref", sorted(p.ref for p in LOCK.all_pins()))
+def test_lock_entry_matches_vendored_chart(ref: str) -> None:
+    name, version = ref.split("@")
+    p = LOCK.versions[name][version]
     assert p.path == f"vendor/upstream/charts/{p.name}-{p.version}"
     chart = yaml.safe_load((p.chart_dir / "Chart.yaml").read_text())
     assert (chart["name"], str(chart["version"]), str(chart.get("appVersion", ""))) == (
@@ -44,13 +45,21 @@ def test_lock_artifact_matches_vendored_copy(name: str) -> None:
 
 def test_every_vendored_chart_is_pinned_once() -> None:
     vendored = sorted(d.name for d in VENDOR_CHARTS.iterdir() if d.is_dir())
-    pinned = sorted(f"{p.name}-{p.version}" for p in LOCK.charts.values())
+    pinned = sorted(f"{p.name}-{p.version}" for p in LOCK.all_pins())
     assert vendored == pinned
 
 
-def test_cluster_autoscaler_pinned_at_the_ca_1_34_chart() -> None:
+def test_cluster_autoscaler_pinned_at_the_ca_1_34_and_1_35_charts() -> None:
     ca = pin("cluster-autoscaler")
     assert (ca.version, ca.app_version) == ("9.53.0", "1.34.2")
+    newer = pin("cluster-autoscaler", "9.59.0")
+    assert (newer.version, newer.app_version, newer.path) == (
+        "9.59.0",
+        "1.35.0",
+        "vendor/upstream/charts/cluster-autoscaler-9.59.0",
+    )
+    with pytest.raises(LockError, match=r"the lock pins 9\.53\.0 and 9\.59\.0"):
+        pin("cluster-autoscaler", "9.58.0")
 
 
 def test_nth_is_pinned_at_its_oci_url() -> None:
@@ -84,12 +93,21 @@ def test_digest_changes_with_any_byte_and_any_rename(tmp_path: Path) -> None:
     assert compute_digest(copy) not in (edited, LOCK.charts["aws-efa-k8s-device-plugin"].digest)
 
 
-def test_lock_with_two_versions_of_one_chart_is_refused(tmp_path: Path) -> None:
+def test_lock_with_one_version_of_one_chart_twice_is_refused(tmp_path: Path) -> None:
     entry = {"name": "x", "version": "1", "repository": "https://e", "path": "p", "digest": "sha256:0"}
     lock = tmp_path / "lock.yaml"
-    lock.write_text(yaml.safe_dump({"charts": [entry, {**entry, "version": "2"}]}))
-    with pytest.raises(LockError, match="chart x is pinned twice"):
+    lock.write_text(yaml.safe_dump({"charts": [entry, {**entry, "path": "q"}]}))
+    with pytest.raises(LockError, match="chart x 1 is pinned twice"):
         load_lock(str(lock))
+
+
+def test_lock_with_two_versions_of_one_chart_keeps_both_and_the_first_is_the_default(tmp_path: Path) -> None:
+    entry = {"name": "x", "version": "1", "repository": "https://e", "path": "p", "digest": "sha256:0"}
+    lock = tmp_path / "lock.yaml"
+    lock.write_text(yaml.safe_dump({"charts": [entry, {**entry, "version": "2", "path": "q"}]}))
+    loaded = load_lock(str(lock))
+    assert (loaded.pin("x").version, loaded.pin("x", "2").path, loaded.pin("x", "v1").path) == ("1", "q", "p")
+    assert [p.ref for p in loaded.all_pins()] == ["x@1", "x@2"]
 
 
 def test_repository_matching_ignores_trailing_slashes_and_spaces() -> None:

@@ -221,8 +221,15 @@ def test_addons_default_versions_and_order(dev: Plan) -> None:
         "kube-proxy",
         "vpc-cni",
     ]
+    # Every add-on pinned to the versions table's build for 1.34 (gpucloud/versions/eks.json).
+    assert {k: a.get("addonVersion") for k, a in addons.items()} == {
+        "coredns": "v1.13.2-eksbuild.7",
+        "eks-node-monitoring-agent": "v1.6.1-eksbuild.1",
+        "eks-pod-identity-agent": "v1.3.9-eksbuild.1",
+        "kube-proxy": "v1.34.6-eksbuild.13",
+        "vpc-cni": "v1.20.1-eksbuild.3",
+    }
     for addon in addons.values():
-        assert "addonVersion" not in addon.inputs
         assert addon.get("resolveConflictsOnCreate") == "OVERWRITE"
         assert addon.get("resolveConflictsOnUpdate") == "OVERWRITE"
         assert addon.get("clusterName") == "gpu-test"
@@ -237,16 +244,39 @@ def test_addons_default_versions_and_order(dev: Plan) -> None:
         assert node_group.urn in addons[after].dependencies
 
 
-def test_addon_versions_pinned_and_latest() -> None:
-    plan = plan_cluster(addonVersions={"vpc-cni": "v1.20.4-eksbuild.2", "coredns": "latest"})
+def test_addon_versions_pinned_by_the_spec_or_the_table_of_the_minor() -> None:
+    plan = plan_cluster(kubernetesVersion="1.35", addonVersions={"vpc-cni": "v1.20.4-eksbuild.2"})
     versions = {r.get("addonName"): r.get("addonVersion") for r in plan.of_type(ADDON)}
     assert versions == {
         "vpc-cni": "v1.20.4-eksbuild.2",
-        "coredns": "v1.12.34-eksbuild.1",
-        "kube-proxy": None,
-        "eks-pod-identity-agent": None,
-        "eks-node-monitoring-agent": None,
+        "coredns": "v1.14.2-eksbuild.4",
+        "kube-proxy": "v1.35.3-eksbuild.13",
+        "eks-pod-identity-agent": "v1.3.9-eksbuild.1",
+        "eks-node-monitoring-agent": "v1.6.1-eksbuild.1",
     }
+
+
+def test_default_and_latest_are_not_pins() -> None:
+    issues = dict(issues_for(addonVersions={"coredns": "latest", "vpc-cni": "default"}))
+    assert "pin an exact build such as v1.20.1-eksbuild.3" in issues["gpucloud:platform.cluster.addonVersions"]
+
+
+def test_system_node_group_pins_kubelet_minor_and_ami_release() -> None:
+    default = only(plan_cluster(kubernetesVersion="1.35"), NODE_GROUP)
+    assert (default.get("version"), default.get("releaseVersion")) == ("1.35", "1.35.6-20260714")
+    pinned = only(plan_cluster(kubernetesVersion="1.35", amiReleases={"al2023": "1.35.5-20260601"}), NODE_GROUP)
+    assert (pinned.get("version"), pinned.get("releaseVersion")) == ("1.35", "1.35.5-20260601")
+    # Nodes one minor behind the control plane (mid-upgrade) boot the table's release of their own minor.
+    behind = only(plan_cluster(kubernetesVersion="1.36", systemNodeGroup={"kubernetesVersion": "1.35"}), NODE_GROUP)
+    assert (behind.get("version"), behind.get("releaseVersion")) == ("1.35", "1.35.6-20260714")
+
+
+def test_bad_ami_release_is_named() -> None:
+    issues = dict(issues_for(amiReleases={"al2023": "v20260714"}))
+    assert (
+        "not an al2023 AMI release version; releases look like 1.35.6-20260714"
+        in (issues["gpucloud:platform.cluster.amiReleases"])
+    )
 
 
 def test_system_node_group_and_launch_template(dev: Plan) -> None:
@@ -406,7 +436,7 @@ def test_stacks_compose_network_and_cluster(stack: str, nats: int, endpoints: in
         "kmsKeyArn",
         "kubernetesVersion",
     }
-    assert plan.outputs["kubernetesVersion"] == "1.34"
+    assert plan.outputs["kubernetesVersion"] == "1.35"
     if stack == "prod":
         assert len(plan.of_type("aws:eks/accessEntry:AccessEntry")) == 1
 
@@ -419,7 +449,7 @@ def test_platform_builds_cluster_handle() -> None:
     run_callable(lambda: captured.setdefault("platform", build(spec)), region="us-west-2")
     handle = captured["platform"].cluster
     assert handle is not None
-    assert handle.kubernetes_version == "1.34"
+    assert handle.kubernetes_version == "1.35"
     assert list(handle.subnet_ids_by_az) == ["us-west-2a", "us-west-2b"]
     assert handle.k8s_provider is captured["platform"].components["cluster"].k8s_provider
     assert handle.vpc_cidr == "10.20.0.0/16"
@@ -448,7 +478,7 @@ def test_unsupported_kubernetes_version() -> None:
         (
             "gpucloud:platform.cluster.kubernetesVersion",
             "Kubernetes '1.27' is not in EKS standard or extended support; use one of "
-            "['1.32', '1.33', '1.34', '1.35', '1.36'] (quote it in YAML: \"1.34\")",
+            "['1.32', '1.33', '1.34', '1.35', '1.36'] (quote it in YAML: \"1.35\")",
         )
     ]
 

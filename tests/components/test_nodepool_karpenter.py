@@ -67,7 +67,7 @@ def test_node_class_hardening() -> None:
     nc = build_pool(pool(**TRAIN)).find(NC, "p-nodeclass")
     spec = nc.get("spec")
     assert spec["role"] == "gpucloud-test-node"
-    assert spec["amiSelectorTerms"] == [{"alias": "al2023@v20261120"}]
+    assert spec["amiSelectorTerms"] == [{"alias": "al2023@v20260714"}]
     assert spec["subnetSelectorTerms"] == [{"id": s} for s in SUBNETS.values()]
     assert spec["securityGroupSelectorTerms"] == [{"id": NODE_SG}]
     assert spec["metadataOptions"] == {

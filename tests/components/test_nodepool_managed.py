@@ -26,7 +26,7 @@ def test_default_pool_one_on_demand_group() -> None:
     assert ng.get("capacityType") == "ON_DEMAND"
     assert ng.get("instanceTypes") == ["g6e.xlarge", "g6e.2xlarge", "g6e.4xlarge"]
     assert ng.get("amiType") == "AL2023_x86_64_NVIDIA"
-    assert ng.get("releaseVersion") == "1.34.4-20261120"
+    assert (ng.get("version"), ng.get("releaseVersion")) == ("1.34", "1.34.9-20260714")
     assert ng.get("scalingConfig") == {"minSize": 0.0, "desiredSize": 1.0, "maxSize": 4.0}
     assert ng.get("subnetIds") == list(SUBNETS.values())
     assert ng.get("taints") == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}]
@@ -315,3 +315,34 @@ def test_custom_ami_group_carries_its_labels_and_taint_as_asg_tags() -> None:
         "k8s.io/cluster-autoscaler/node-template/label/gpucloud.io/capacity-type": "on-demand",
         "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu": "true:NoSchedule",
     }
+
+
+def test_reserved_groups_roll_with_the_minimal_strategy() -> None:
+    """Capacity Blocks and targeted ODCRs have no spare instance to surge into: MINIMAL replaces in place; the
+    on-demand and spot groups keep the default (surge) strategy."""
+    odcr = build_pool(
+        pool(
+            **P5,
+            maxSize=4,
+            capacity={"onDemandBase": 1, "reserved": {"kind": "odcr", "count": 2, "capacityReservationIds": [CR]}},
+        )
+    )
+    assert odcr.find(NG, "p-reserved").get("updateConfig") == {"maxUnavailable": 1.0, "updateStrategy": "MINIMAL"}
+    assert odcr.find(NG, "p-on-demand").get("updateConfig") == {"maxUnavailable": 1.0}
+    block = build_pool(
+        pool(
+            instanceTypes=["p5en.48xlarge"],
+            workload="training",
+            availabilityZones=["us-east-1a"],
+            minSize=0,
+            desiredSize=2,
+            maxSize=2,
+            efa={"enabled": True, "placementGroup": False},
+            capacity={"reserved": {"kind": "capacity-block", "count": 2, "capacityReservationIds": [CR]}},
+        )
+    )
+    [group] = block.of_type(NG)
+    assert (group.name, group.get("updateConfig")) == (
+        "p-capacity-block",
+        {"maxUnavailable": 1.0, "updateStrategy": "MINIMAL"},
+    )

@@ -116,9 +116,9 @@ def test_section_in_every_format_and_exit_code_5(fake_check) -> None:
     text = render_text(report, width=200)
     assert "error test.fake: data values.node-feature-discovery" in text
     assert "expected: nfd (the alias)" in text
-    assert "Conformance (Kubernetes 1.34): FAIL  1 errors, 1 warnings" in text
+    assert "Conformance (Kubernetes 1.35): FAIL  1 errors, 1 warnings" in text
     md = render_markdown(report)
-    assert "❌ Kubernetes 1.34: **1** errors, **1** warnings" in md
+    assert "❌ Kubernetes 1.35: **1** errors, **1** warnings" in md
     assert "| error | `test.fake` | `data` | `values.node-feature-discovery` | key not read by the chart |" in md
     sarif = to_sarif(report)
     jsonschema.validate(sarif, load_schema())
@@ -139,7 +139,7 @@ def test_a_clean_plan_passes(monkeypatch: pytest.MonkeyPatch) -> None:
     # The bare bucket breaks mandatory guardrails: exit 1, the guardrail code, not 5.
     assert report["policies"]["mandatory_violations"] > 0
     assert exit_code(report) == 1
-    assert "Conformance (Kubernetes 1.34): PASS" in render_text(report, width=200)
+    assert "Conformance (Kubernetes 1.35): PASS" in render_text(report, width=200)
 
 
 def test_schema_rejects_a_finding_without_source(fake_check) -> None:
@@ -214,7 +214,7 @@ def test_placements_and_pools_from_the_scheduling_facts(monkeypatch: pytest.Monk
     assert (section["errors"], section["warnings"], section["checks"]) == (0, 0, ["facts"])
 
 
-@pytest.mark.parametrize(("version", "expected"), [("1.33", "1.33"), ("1.32.4", "1.32"), ("latest", "1.34")])
+@pytest.mark.parametrize(("version", "expected"), [("1.33", "1.33"), ("1.32.4", "1.32"), ("latest", "1.35")])
 def test_kubernetes_version_forms(version: str, expected: str) -> None:
     def program() -> None:
         aws.eks.Cluster("c", role_arn="arn:aws:iam::123456789012:role/r", version=version,

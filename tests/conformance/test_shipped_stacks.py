@@ -24,7 +24,7 @@ def test_platform_stacks_render_their_charts() -> None:
         "chart nvidia-device-plugin@0.18.2",
         "chart dcgm-exporter@4.8.1",
         "chart kube-prometheus-stack@75.6.1",
-        "chart cluster-autoscaler@9.53.0",
+        "chart cluster-autoscaler@9.59.0",
         "chart aws-node-termination-handler@0.27.0",
     } <= sources
     # The device plugin's NFD sub-chart renders its worker, which must tolerate the GPU taint: the values under

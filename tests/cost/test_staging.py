@@ -26,7 +26,7 @@ def staging() -> Any:
 def test_staging_karpenter_pool_is_priced_with_its_ceiling(staging: Any) -> None:
     from gpucloud.cost import price_plan
 
-    staging.config["gpucloud:pricing"] = {"asOf": "2026-11-30"}
+    staging.config["gpucloud:pricing"] = {"asOf": "2027-03-25"}
     cost = price_plan(staging)
     pool = [i for i in cost["items"] if i["type"] == "kubernetes:karpenter.sh/v1:NodePool"]
     east = SNAP["regions"]["us-east-1"]
@@ -41,7 +41,7 @@ def test_staging_karpenter_pool_is_priced_with_its_ceiling(staging: Any) -> None
     assert round(6 * dear * 730, 2) == 13158.57
     assert cost["region"] == "us-east-1" and cost["ceiling_unbounded"] is False
     # Staging pins upgradePolicy.supportType STANDARD: the warning says EKS upgrades it instead of billing more.
-    assert any("Kubernetes 1.34 leaves EKS standard support on 2026-12-02 (2 days after 2026-11-30)" in w
+    assert any("Kubernetes 1.35 leaves EKS standard support on 2027-03-27 (2 days after 2027-03-25)" in w
                for w in cost["warnings"])  # fmt: skip
 
 
@@ -49,9 +49,9 @@ def test_views_show_region_and_warnings(staging: Any) -> None:
     from gpucloud.report.pipeline import build_report
     from gpucloud.report.render import render_markdown, render_text
 
-    staging.config["gpucloud:pricing"] = {"asOf": "2026-11-30"}
+    staging.config["gpucloud:pricing"] = {"asOf": "2027-03-25"}
     report = build_report(staging)
     text = render_text(report, color=False)
-    assert "us-east-1 rates as of 2026-11-30" in " ".join(text.split())
+    assert "us-east-1 rates as of 2027-03-25" in " ".join(text.split())
     assert "cost warning:" in text
-    assert "> ⚠️ gpucloud-staging-eks-cluster: Kubernetes 1.34 leaves EKS standard support" in render_markdown(report)
+    assert "> ⚠️ gpucloud-staging-eks-cluster: Kubernetes 1.35 leaves EKS standard support" in render_markdown(report)

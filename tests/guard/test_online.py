@@ -32,7 +32,7 @@ CORPUS = ROOT / "tests" / "guard" / "corpus"
 # Policies whose input the engine never sends an analyzer: AnalyzerResourceOptions has no retainOnDelete (proto
 # analyzer.proto; step_generator.go fills protect, ignoreChanges, deleteBeforeReplace, aliases, customTimeouts,
 # parent only). The offline plan records the option, so offline decides what the CLI can only call undecided.
-ENGINE_INVISIBLE = {"data-retain-on-delete": "retainOnDelete"}
+ENGINE_INVISIBLE = {"data-retain-on-delete": "retainOnDelete", "retained-data-key": "retainOnDelete"}
 
 
 def _python() -> str:

@@ -19,7 +19,7 @@ from gpucloud.spec import parse_platform
 
 ROOT = Path(__file__).resolve().parents[2]
 CB_ID = "cr-0a1b2c3d4e5f60789"
-AL2023_NVIDIA = "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/nvidia/recommended/release_version"
+AL2023_NVIDIA = "/aws/service/eks/optimized-ami/1.35/amazon-linux-2023/x86_64/nvidia/recommended/release_version"
 
 QUOTAS = [
     ("Running On-Demand P instances", "L-417A185B", 1536.0),
@@ -102,11 +102,11 @@ def make_factory(endpoint: str, *, block_state: str = "active", ssm_ok: bool = F
         ssm_client = boto3.client("ssm", region_name="us-east-1", endpoint_url=endpoint)
         ss = Stubber(ssm_client)
         names = [
-            "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/nvidia/recommended/release_version",
+            "/aws/service/eks/optimized-ami/1.35/amazon-linux-2023/x86_64/nvidia/recommended/release_version",
         ]
         ss.add_response(
             "get_parameters",
-            {"Parameters": [{"Name": names[0], "Type": "String", "Value": "1.34.0-20260801", "Version": 1}]},
+            {"Parameters": [{"Name": names[0], "Type": "String", "Value": "1.35.6-20260714", "Version": 1}]},
             {"Names": names},
         )  # fmt: skip
         ss.activate()

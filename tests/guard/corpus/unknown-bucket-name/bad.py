@@ -6,7 +6,8 @@ import pulumi
 import pulumi_aws as aws
 
 TAGS = {"CostCenter": "ml", "Team": "vision", "Project": "corpus", "Env": "prod"}
-key = aws.kms.Key("data-key", enable_key_rotation=True, tags=TAGS)
+# Retained with the data it encrypts (GC-REL-102).
+key = aws.kms.Key("data-key", enable_key_rotation=True, tags=TAGS, opts=pulumi.ResourceOptions(retain_on_delete=True))
 # The name is only known once the key exists.
 computed = aws.s3.Bucket(
     "computed-name",

@@ -12,7 +12,8 @@ TRUST = json.dumps(
         "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole", "Principal": {"Service": "ec2.amazonaws.com"}}],
     }
 )
-key = aws.kms.Key("key", enable_key_rotation=True, tags=TAGS)
+# Retained with the data it encrypts (GC-REL-102).
+key = aws.kms.Key("key", enable_key_rotation=True, tags=TAGS, opts=pulumi.ResourceOptions(retain_on_delete=True))
 data = aws.s3.Bucket("data", bucket="corpus-data", tags=TAGS, opts=pulumi.ResourceOptions(retain_on_delete=True))
 aws.s3.BucketPublicAccessBlock(
     "data-pab",

@@ -1,0 +1,191 @@
+"""Versions as data: what each EKS Kubernetes minor runs (add-on builds, AMI releases, chart versions) and when its
+support ends, from the shipped snapshot `eks.json` (sources and dates inside it; `gpucloud versions refresh`
+rebuilds its add-on part through EKS DescribeAddonVersions).
+
+A leaf module (stdlib only): the stack spec derives its pinned defaults from it, components read the pins from the
+spec, conformance and the upgrade planner read the support dates and the per-minor table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from datetime import date
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Final
+
+SNAPSHOT: Final = Path(__file__).with_name("eks.json")
+SCHEMA: Final = "gpucloud.eks-versions/v1"
+# Where `gpucloud versions refresh` writes by default: the shipped snapshot itself, so a refresh is a reviewed diff.
+ENV_VAR: Final = "GPUCLOUD_EKS_VERSIONS"
+SOURCE: Final = "gpucloud/versions/eks.json (EKS DescribeAddonVersions, amazon-eks-ami releases, EKS calendar)"
+AMI_FAMILIES: Final = ("al2023", "bottlerocket")
+# EKS upgrades the control plane one minor at a time (UpdateClusterVersion refuses a larger step).
+MAX_CONTROL_PLANE_STEP: Final = 1
+# Kubernetes version skew policy since 1.28: a kubelet may be up to three minors older than the API server and never
+# newer (kubernetes.io/releases/version-skew-policy/#kubelet).
+MAX_KUBELET_SKEW: Final = 3
+SKEW_POLICY: Final = "Kubernetes version skew policy (kubernetes.io/releases/version-skew-policy, kubelet)"
+
+
+class VersionsError(Exception):
+    """The snapshot does not parse, or a minor it does not carry was asked for."""
+
+
+@dataclass(frozen=True)
+class Pin:
+    version: str  # the build the minor defaults to
+    verified: bool  # False: not found for this minor in the sources consulted (the plan warns)
+
+
+@dataclass(frozen=True)
+class AddonBuilds:
+    version: str | None  # the default build for the minor; None: no sourced build (left to EKS, with a warning)
+    verified: bool
+    compatible: tuple[str, ...]  # builds known to run on the minor
+    complete: bool  # True when `compatible` is DescribeAddonVersions' whole answer (from a refresh)
+
+
+@dataclass(frozen=True)
+class ChartChoice:
+    version: str
+    image_tag: str | None  # set where no chart of this minor exists upstream and the image is pinned instead
+    verified: bool
+
+
+@dataclass(frozen=True)
+class MinorVersions:
+    minor: str
+    released: str | None
+    end_of_standard_support: str | None
+    end_of_extended_support: str | None
+    addons: dict[str, AddonBuilds]
+    ami: dict[str, Pin]
+    charts: dict[str, ChartChoice]
+
+    def support_on(self, day: date) -> str:
+        """standard | extended | unsupported | unknown (a minor whose dates are not in the sources)."""
+        if self.end_of_standard_support is None:
+            return "unknown"
+        if day < date.fromisoformat(self.end_of_standard_support):
+            return "standard"
+        if self.end_of_extended_support and day < date.fromisoformat(self.end_of_extended_support):
+            return "extended"
+        return "unsupported"
+
+
+def snapshot_path() -> Path:
+    override = os.environ.get(ENV_VAR)
+    return Path(override) if override else SNAPSHOT
+
+
+def parse(doc: Any, where: str) -> dict[str, MinorVersions]:
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA or not isinstance(doc.get("minors"), dict):
+        raise VersionsError(f"{where}: not a {SCHEMA} document (needs `schema` and `minors`)")
+    out: dict[str, MinorVersions] = {}
+    for minor, raw in doc["minors"].items():
+        try:
+            out[minor] = MinorVersions(
+                minor=minor,
+                released=raw.get("released"),
+                end_of_standard_support=raw.get("end_of_standard_support"),
+                end_of_extended_support=raw.get("end_of_extended_support"),
+                addons={
+                    k: AddonBuilds(
+                        v["version"],
+                        bool(v.get("verified")),
+                        tuple(v.get("compatible") or ([v["version"]] if v["version"] else [])),
+                        bool(v.get("complete")),
+                    )
+                    for k, v in raw["addons"].items()
+                },
+                ami={k: Pin(v["release"], bool(v.get("verified"))) for k, v in raw["ami"].items()},
+                charts={
+                    k: ChartChoice(v["version"], v.get("image_tag"), bool(v.get("verified")))
+                    for k, v in (raw.get("charts") or {}).items()
+                },
+            )
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise VersionsError(f"{where}: minor {minor}: missing or bad field {exc}") from None
+    return out
+
+
+@lru_cache(maxsize=4)
+def _load(path: str) -> dict[str, MinorVersions]:
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise VersionsError(f"cannot read the EKS versions table {path}: {exc}") from None
+    return parse(doc, path)
+
+
+def table() -> dict[str, MinorVersions]:
+    return _load(str(snapshot_path()))
+
+
+def minors() -> tuple[str, ...]:
+    return tuple(sorted(table(), key=minor_key))
+
+
+def for_minor(minor: str) -> MinorVersions:
+    found = table().get(minor)
+    if found is None:
+        raise VersionsError(f"the EKS versions table carries no Kubernetes {minor}; it has {list(minors())}")
+    return found
+
+
+def addon_build(minor: str, addon: str) -> str | None:
+    """The build an add-on is pinned to on `minor` when the spec names none (None: no sourced build)."""
+    found = for_minor(minor).addons.get(addon)
+    return found.version if found is not None else None
+
+
+def minor_key(version: str) -> tuple[int, int]:
+    """(1, 35) for "1.35" and "1.35.6-20260714"; raises ValueError for what is not a version."""
+    head = version.lstrip("v").split("-")[0].split(".")
+    return int(head[0]), int(head[1])
+
+
+def minor_of(version: str) -> str | None:
+    try:
+        major, minor = minor_key(version)
+    except (ValueError, IndexError):
+        return None
+    return f"{major}.{minor}"
+
+
+def minor_distance(newer: str, older: str) -> int:
+    """How many minors `older` is behind `newer` (negative when it is ahead)."""
+    (a, b), (c, d) = minor_key(newer), minor_key(older)
+    return (a - c) * 100 + (b - d)
+
+
+def next_minor(minor: str) -> str:
+    major, m = minor_key(minor)
+    return f"{major}.{m + 1}"
+
+
+__all__ = [
+    "AMI_FAMILIES",
+    "MAX_CONTROL_PLANE_STEP",
+    "MAX_KUBELET_SKEW",
+    "SKEW_POLICY",
+    "SOURCE",
+    "AddonBuilds",
+    "ChartChoice",
+    "MinorVersions",
+    "Pin",
+    "VersionsError",
+    "addon_build",
+    "for_minor",
+    "minor_distance",
+    "minor_key",
+    "minor_of",
+    "minors",
+    "next_minor",
+    "parse",
+    "snapshot_path",
+    "table",
+]

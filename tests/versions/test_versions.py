@@ -1,0 +1,120 @@
+"""The versions table: its shape and sources, agreement with the EKS calendar the cost engine bills by, and
+`gpucloud versions refresh` through botocore's Stubber (no network)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+
+from gpucloud import versions
+from gpucloud.cli import main
+from gpucloud.prices.rates import EKS_CALENDAR
+from gpucloud.versions.refresh import refresh
+
+CORE = {"vpc-cni", "kube-proxy", "coredns", "eks-pod-identity-agent", "eks-node-monitoring-agent"}
+
+
+def test_every_minor_pins_the_core_addons_the_al2023_release_of_its_minor_and_its_autoscaler() -> None:
+    assert versions.minors() == ("1.32", "1.33", "1.34", "1.35", "1.36")
+    for minor in versions.minors():
+        row = versions.for_minor(minor)
+        assert {a for a, b in row.addons.items() if b.version} >= CORE
+        assert versions.minor_of(row.ami["al2023"].version) == minor
+        assert row.addons["kube-proxy"].version.startswith(f"v{minor}.")
+        assert "cluster-autoscaler" in row.charts
+
+
+def test_the_support_dates_agree_with_the_calendar_the_cost_engine_bills_by() -> None:
+    for minor in versions.minors():
+        row = versions.for_minor(minor)
+        if row.released is None:
+            continue
+        assert EKS_CALENDAR[minor] == (row.released, row.end_of_standard_support, row.end_of_extended_support)
+
+
+def test_support_tiers_on_the_day_1_34_leaves_standard_support() -> None:
+    day = date(2026, 12, 2)
+    assert [versions.for_minor(m).support_on(day) for m in versions.minors()] == [
+        "extended",
+        "extended",
+        "extended",
+        "standard",
+        "unknown",  # 1.36: no sourced dates
+    ]
+
+
+def page(addon: str, builds: list[tuple[str, list[tuple[str, bool]]]]) -> dict[str, Any]:
+    return {
+        "addons": [
+            {
+                "addonName": addon,
+                "type": "networking",
+                "addonVersions": [
+                    {
+                        "addonVersion": build,
+                        "architecture": ["amd64"],
+                        "compatibilities": [
+                            {"clusterVersion": cv, "defaultVersion": default, "platformVersions": ["*"]}
+                            for cv, default in compat
+                        ],
+                    }
+                    for build, compat in builds
+                ],
+            }
+        ]
+    }
+
+
+def test_refresh_reads_every_page_and_writes_a_table_that_loads(tmp_path: Path) -> None:
+    eks = boto3.client("eks", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y")
+    stub = Stubber(eks)
+    source = json.loads(versions.SNAPSHOT.read_text())
+    source["minors"] = {"1.36": source["minors"]["1.36"]}
+    src = tmp_path / "in.json"
+    src.write_text(json.dumps(source))
+    for addon in sorted(source["minors"]["1.36"]["addons"]):
+        params = {"addonName": addon, "kubernetesVersion": "1.36"}
+        if addon == "vpc-cni":
+            first = page(addon, [("v1.21.0-eksbuild.2", [("1.36", False)]), ("v1.20.9-eksbuild.1", [("1.35", True)])])
+            stub.add_response("describe_addon_versions", {**first, "nextToken": "t2"}, params)
+            second = page(addon, [("v1.21.1-eksbuild.1", [("1.36", True), ("1.35", False)])])
+            stub.add_response("describe_addon_versions", second, {**params, "nextToken": "t2"})
+        else:
+            stub.add_response("describe_addon_versions", {"addons": []}, params)
+    out = tmp_path / "out.json"
+    with stub:
+        result = refresh(src, out, clients=lambda service, region: eks, now=datetime(2026, 12, 1, tzinfo=UTC))
+    stub.assert_no_pending_responses()
+    written = json.loads(out.read_text())
+    vpc = written["minors"]["1.36"]["addons"]["vpc-cni"]
+    assert vpc == {
+        "version": "v1.21.1-eksbuild.1",
+        "verified": True,
+        "compatible": ["v1.21.1-eksbuild.1", "v1.21.0-eksbuild.2"],
+        "complete": True,
+    }
+    # An add-on EKS does not offer for the minor: no build, so the plan warns instead of pinning a guess.
+    assert written["minors"]["1.36"]["addons"]["coredns"]["version"] is None
+    assert result["changed"]["1.36"]["vpc-cni"] == "v1.21.1-eksbuild.1"
+    assert written["assembled"] == "2026-12-01"
+    assert versions.parse(written, "out.json")["1.36"].addons["vpc-cni"].complete is True
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left
+
+
+def test_refresh_of_an_unknown_minor_is_bad_input(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code = main(["versions", "refresh", "--minor", "1.29", "--out", str(tmp_path / "x.json")])
+    assert code == 2
+    assert "the versions table carries no Kubernetes ['1.29']" in capsys.readouterr().err
+
+
+def test_show_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["versions", "show", "--as-of", "2026-12-02", "--format", "json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert [(m["minor"], m["support"]) for m in shown["minors"]][3] == ("1.35", "standard")
+    assert shown["minors"][4]["charts"]["cluster-autoscaler"] == "9.59.0 (image v1.36.1)"
