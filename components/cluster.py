@@ -68,6 +68,7 @@ class _Build(NamedTuple):
     account: pulumi.Output[str]
     partition: pulumi.Output[str]
     managed_policy: Callable[[str], pulumi.Output[str]]
+    retain_key: bool = False  # GpuClusterConfig.retain_key
 
 
 class GpuCluster(pulumi.ComponentResource):
@@ -103,7 +104,7 @@ class GpuCluster(pulumi.ComponentResource):
         def managed_policy(policy: str) -> pulumi.Output[str]:
             return partition.apply(lambda p: f"arn:{p}:iam::aws:policy/{policy}")
 
-        b = _Build(name, spec, tags, region, cluster_name, prod, account, partition, managed_policy)
+        b = _Build(name, spec, tags, region, cluster_name, prod, account, partition, managed_policy, config.retain_key)
         subnet_ids = list(subnet_ids_by_az.values())
         # In the order the resources were always registered: the plan lists them in this order.
         self._encryption(b)
@@ -159,7 +160,7 @@ class GpuCluster(pulumi.ComponentResource):
         else:
             # Retained volumes (reclaimPolicy Retain) are encrypted with this key: deleted with the stack, it would
             # leave them undecryptable once its deletion window ends.
-            keep: dict[str, Any] = {"retain_on_delete": True, "protect": prod} if config.retain_key else {}
+            keep: dict[str, Any] = {"retain_on_delete": True, "protect": b.prod} if b.retain_key else {}
             key_opts = child(self, **keep)
             if spec.create_autoscaling_service_linked_role:
                 slr = aws.iam.ServiceLinkedRole(

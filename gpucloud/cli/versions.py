@@ -79,9 +79,9 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_refresh(args: argparse.Namespace) -> int:
+    from gpucloud import aws as aws_mod
     from gpucloud import versions
     from gpucloud.aws import AwsAccessError, aws_errors, check_region
-    from gpucloud.preflight import aws as aws_mod
     from gpucloud.versions.refresh import refresh
 
     source = versions.snapshot_path()

@@ -221,7 +221,8 @@ def _chart_findings(ctx: ConformanceContext) -> Iterator[Finding]:
 
 
 def _removed_api_findings(ctx: ConformanceContext) -> Iterator[Finding]:
-    from gpucloud.conformance.k8s_schema import _context_objects, carried_versions, openapi_schemas
+    from gpucloud.conformance.k8s_schema.objects import _context_objects
+    from gpucloud.conformance.k8s_schema.openapi import carried_versions, openapi_schemas
 
     base = ctx.facts.get(BASE_VERSION_FACT)
     carried = {versions.minor_of(v) for v in carried_versions()}

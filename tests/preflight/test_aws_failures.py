@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
+from gpucloud import aws as aws_mod
 from gpucloud.cli import main
-from gpucloud.preflight import aws as aws_mod
 
 ROOT = Path(__file__).resolve().parents[2]
 IDENTITY = (
