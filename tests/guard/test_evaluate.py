@@ -77,11 +77,13 @@ def bad_outputs(tmp_path_factory):
 
 def test_bad_program_fails_with_the_exact_violations(bad_outputs):
     codes, texts = bad_outputs
-    # Exit 5 (conformance) wins over 1 (violations): the P5 node group of a cluster with no NVIDIA device plugin
-    # would never advertise a GPU.
-    assert codes == {"json": 5, "sarif": 5, "markdown": 5}
+    # Exit 1 (violations): the P5 node group of a cluster with no NVIDIA device plugin would never advertise a
+    # GPU, but the program runs nothing on Kubernetes, so the plugin may come from elsewhere: a warning, not exit 5.
+    assert codes == {"json": 1, "sarif": 1, "markdown": 1}
     conformance = json.loads(texts["json"])["conformance"]["findings"]
-    assert ("scheduling.advertise", "train-p5") in {(f["check"], _name(f["urn"])) for f in conformance}
+    assert ("scheduling.advertise", "warning", "train-p5") in {
+        (f["check"], f["severity"], _name(f["urn"])) for f in conformance
+    }
     policies = json.loads(texts["json"])["policies"]
     assert set(policies) == {"pack", "violations", "not_evaluated", "mandatory_violations", "undecided", "remediations"}
     found = {(v["policy"], v["enforcement"], _name(v["urn"])) for v in policies["violations"]}

@@ -88,11 +88,11 @@ def test_output_width_is_the_flag_the_terminal_or_80(monkeypatch: pytest.MonkeyP
 
 
 def test_cli_text_defaults_to_80_columns_off_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
-    # The bad program fails conformance (exit 5); the output is what matters here.
-    assert main(["plan", "--program", str(BAD), "--stack", "dev"]) == 5
+    # The bad program has mandatory violations (exit 1); the output is what matters here.
+    assert main(["plan", "--program", str(BAD), "--stack", "dev"]) == 1
     out = capsys.readouterr().out
     assert max(len(line) for line in out.splitlines()) <= 80
-    assert main(["plan", "--program", str(BAD), "--stack", "dev", "--width", "150"]) == 5
+    assert main(["plan", "--program", str(BAD), "--stack", "dev", "--width", "150"]) == 1
     wide = capsys.readouterr().out
     assert max(len(line) for line in wide.splitlines()) > 80
 
