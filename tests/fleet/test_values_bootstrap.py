@@ -117,3 +117,16 @@ def test_labels_and_requirements() -> None:
     assert [selection.quantity(v) for v in ("8", "1000m", "2Gi", "1k", 3, -1, "-2Gi", "x", "5Zi", True, None)] == [
         8.0, 1.0, 2 * 2**30, 1000.0, 3.0, None, None, None, None, None, None,
     ]  # fmt: skip
+
+
+def test_nodepool_limits_in_nodes_of_one_type() -> None:
+    from gpucloud.catalog import get_catalog
+
+    g5, inf2 = get_catalog().get("g5.xlarge"), get_catalog().get("inf2.xlarge")  # 4 vCPU, 16 GiB, one device each
+    nodes = selection.limit_nodes
+    assert nodes({"cpu": "12"}, g5) == 3 and nodes({"cpu": "13"}, g5) == 3 and nodes({"memory": "48Gi"}, g5) == 3
+    assert nodes({"cpu": "12", "memory": "32Gi", "nvidia.com/gpu": "9"}, g5) == 2
+    assert nodes({"aws.amazon.com/neuron": "4"}, inf2) == 4 and nodes({"nvidia.com/gpu": "4"}, inf2) is None
+    assert nodes({"pods": "10", "cpu": "lots"}, g5) is None and nodes({}, g5) is None
+    assert nodes({"cpu": "8"}, None) is None and nodes({"nvidia.com/gpu": "0.5"}, g5) == 0
+    assert str(Taint("k", "v", "NoSchedule")) == "k=v:NoSchedule" and str(Taint("k", "", "NoExecute")) == "k:NoExecute"
