@@ -9,6 +9,7 @@ mutants) and the surviving mutant names; exits 1 when the score is below --min-s
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -35,7 +36,12 @@ def main() -> int:
         for rel in tracked:
             dest = work / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / rel, dest)
+            source = ROOT / rel
+            if source.is_symlink():
+                # gpucloud/components and gpucloud/policies are tracked symlinks: they stay links in the copy.
+                dest.symlink_to(os.readlink(source))
+            else:
+                shutil.copy2(source, dest)
         # mutmut copies only the mutated paths into mutants/; everything a test imports must come along too.
         top = sorted({rel.split("/", 1)[0] for rel in tracked if not rel.startswith(".")})
         config = (

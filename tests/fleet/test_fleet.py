@@ -6,6 +6,7 @@ import base64
 from typing import Any
 
 from gpucloud import fleet
+from gpucloud.catalog import get_catalog
 from gpucloud.fleet import labels as L
 from gpucloud.fleet import types as T
 from gpucloud.fleet.model import BlockDevice, Counts, MarketSplit, Taint
@@ -456,3 +457,44 @@ def test_catalog_labels_for_the_known_disagreements() -> None:
     assert L.normalize_labels({"beta.kubernetes.io/os": "linux", "kubernetes.io/os": "windows"}) == {
         "kubernetes.io/os": "windows"
     }
+
+
+def test_group_on_a_plain_template_buys_the_templates_market() -> None:
+    spot = res(
+        T.LAUNCH_TEMPLATE, "spot-lt", {"instanceType": "g6.xlarge", "instanceMarketOptions": {"marketType": "spot"}}
+    )
+    plain = res(T.LAUNCH_TEMPLATE, "plain-lt", {"instanceType": "g6.2xlarge"})
+    odd = res(T.LAUNCH_TEMPLATE, "odd-lt", {"instanceType": UNKNOWN, "instanceMarketOptions": {"marketType": UNKNOWN}})
+    groups = [
+        res(
+            T.AUTOSCALING_GROUP,
+            name,
+            {"minSize": 1.0, "maxSize": 2.0, "launchTemplate": {"id": UNKNOWN}},
+            launchTemplate=lt,
+        )
+        for name, lt in (("on-spot", spot), ("on-plain", plain), ("on-odd", odd))
+    ]
+    pools = by_name(spot, plain, odd, *groups)
+    assert [(n, p.instance_types, p.markets, p.types_from) for n, p in pools.items()] == [
+        ("on-spot", ("g6.xlarge",), ("spot",), "launchTemplate.instanceType"),
+        ("on-plain", ("g6.2xlarge",), ("on-demand",), "launchTemplate.instanceType"),
+        ("on-odd", (), ("on-demand",), "launchTemplate.instanceType"),
+    ]
+    assert pools["on-odd"].unknown == {"instance_types": "launchTemplate.instanceType"}
+    assert pools["on-spot"].template_type == "g6.xlarge" and pools["on-spot"].user_data_known
+
+
+def test_group_without_template_or_configuration_has_unknown_bootstrap() -> None:
+    pool = by_name(res(T.AUTOSCALING_GROUP, "bare", {"maxSize": 1.0}))["bare"]
+    assert (pool.instance_types, pool.markets, pool.user_data_known) == ((), (), False)
+    assert pool.unknown == {
+        "counts": "desiredCapacity/minSize/maxSize",
+        "instance_types": "launchTemplate.instanceType",
+    }
+
+
+def test_rendered_nodepool_records_are_named_by_their_object() -> None:
+    rendered = _nodepool("karpenter.sh/v1", [])
+    pool = fleet.pools([], [rendered])[0]
+    assert (pool.urn, pool.type, pool.name) == ("object:NodePool/np#0", "object:NodePool", "np")
+    assert (pool.types_open, len(pool.instance_types)) == (True, len(list(get_catalog())))
