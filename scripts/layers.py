@@ -36,32 +36,51 @@ PRODUCT_DIRS = {"gpucloud": "gpucloud", "components": "gpucloud.components", "po
 # the diagram's too. `gpucloud.fleet` is the pure model of a plan's pools (issue 23 item 1): above the facts it
 # reads (catalog, spec), below every reader of it.
 BASE = "gpucloud"  # gpucloud/__init__.py: the version string, importable from anywhere
+# What any layer may use: the version, atomic file writes (gpucloud.fileio) and where package data lives.
+FOUNDATION = frozenset({BASE, "gpucloud.fileio", "gpucloud.package_data"})
 LAYERS: dict[str, frozenset[str]] = {
     BASE: frozenset(),
-    "gpucloud.catalog": frozenset({BASE}),
-    "gpucloud.charts": frozenset({BASE}),
-    "gpucloud.filecache": frozenset({BASE}),
-    "gpucloud.aws": frozenset({BASE, "gpucloud.catalog"}),
-    "gpucloud.spec": frozenset({BASE, "gpucloud.catalog", "gpucloud.charts"}),
-    "gpucloud.fleet": frozenset({BASE, "gpucloud.catalog", "gpucloud.spec"}),
-    "gpucloud.prices": frozenset({BASE, "gpucloud.catalog", "gpucloud.aws", "gpucloud.filecache"}),
-    "gpucloud.plan": frozenset({BASE, "gpucloud.catalog", "gpucloud.charts", "gpucloud.spec"}),
-    "gpucloud.components": frozenset(
-        {BASE, "gpucloud.catalog", "gpucloud.charts", "gpucloud.filecache", "gpucloud.spec", "gpucloud.fleet"}
-    ),
-    "gpucloud.advisor": frozenset({BASE, "gpucloud.catalog", "gpucloud.prices", "gpucloud.fleet"}),
-    "gpucloud.cost": frozenset({BASE, "gpucloud.catalog", "gpucloud.prices", "gpucloud.plan", "gpucloud.fleet"}),
-    "gpucloud.conformance": frozenset(
-        {BASE, "gpucloud.catalog", "gpucloud.charts", "gpucloud.spec", "gpucloud.plan", "gpucloud.fleet"}
-    ),
-    "gpucloud.policies": frozenset(
-        {BASE, "gpucloud.catalog", "gpucloud.spec", "gpucloud.fleet", "gpucloud.prices", "gpucloud.cost"}
-    ),
-    "gpucloud.guard": frozenset({BASE, "gpucloud.plan", "gpucloud.fleet"}),
-    "gpucloud.preflight": frozenset({BASE, "gpucloud.catalog", "gpucloud.spec", "gpucloud.aws"}),
-    "gpucloud.report": frozenset(
+    "gpucloud.fileio": frozenset({BASE}),
+    "gpucloud.package_data": frozenset({BASE}),
+    "gpucloud.surface": frozenset({BASE}),
+    "gpucloud.catalog": FOUNDATION,
+    "gpucloud.tools": FOUNDATION,
+    "gpucloud.charts": FOUNDATION | frozenset({"gpucloud.tools"}),
+    "gpucloud.filecache": FOUNDATION,
+    "gpucloud.aws": FOUNDATION | frozenset({"gpucloud.catalog"}),
+    "gpucloud.versions": FOUNDATION | frozenset({"gpucloud.aws"}),
+    "gpucloud.spec": FOUNDATION | frozenset({"gpucloud.catalog", "gpucloud.charts", "gpucloud.versions"}),
+    "gpucloud.fleet": FOUNDATION | frozenset({"gpucloud.catalog", "gpucloud.spec"}),
+    "gpucloud.prices": FOUNDATION | frozenset({"gpucloud.catalog", "gpucloud.aws", "gpucloud.filecache"}),
+    "gpucloud.plan": FOUNDATION | frozenset({"gpucloud.catalog", "gpucloud.charts", "gpucloud.spec", "gpucloud.tools"}),
+    "gpucloud.components": FOUNDATION
+    | frozenset(
         {
-            BASE,
+            "gpucloud.catalog",
+            "gpucloud.charts",
+            "gpucloud.filecache",
+            "gpucloud.spec",
+            "gpucloud.fleet",
+            "gpucloud.prices",
+            "gpucloud.versions",
+        }
+    ),
+    "gpucloud.advisor": FOUNDATION
+    | frozenset({"gpucloud.catalog", "gpucloud.spec", "gpucloud.prices", "gpucloud.fleet"}),
+    "gpucloud.cost": FOUNDATION | frozenset({"gpucloud.catalog", "gpucloud.prices", "gpucloud.plan", "gpucloud.fleet"}),
+    "gpucloud.conformance": FOUNDATION
+    | frozenset(
+        {"gpucloud.catalog", "gpucloud.charts", "gpucloud.spec", "gpucloud.plan", "gpucloud.fleet", "gpucloud.versions"}
+    ),
+    "gpucloud.policies": FOUNDATION
+    | frozenset(
+        {"gpucloud.catalog", "gpucloud.spec", "gpucloud.fleet", "gpucloud.prices", "gpucloud.cost", "gpucloud.surface"}
+    ),
+    "gpucloud.guard": FOUNDATION | frozenset({"gpucloud.plan", "gpucloud.fleet"}),
+    "gpucloud.preflight": FOUNDATION | frozenset({"gpucloud.catalog", "gpucloud.spec", "gpucloud.aws"}),
+    "gpucloud.report": FOUNDATION
+    | frozenset(
+        {
             "gpucloud.catalog",
             "gpucloud.plan",
             "gpucloud.fleet",
@@ -71,10 +90,21 @@ LAYERS: dict[str, frozenset[str]] = {
             "gpucloud.guard",
         }
     ),
-    "gpucloud.stacks": frozenset({BASE, "gpucloud.plan"}),
-    "gpucloud.cli": frozenset(
+    "gpucloud.pack": FOUNDATION,
+    "gpucloud.templates": FOUNDATION,
+    "gpucloud.upgrade": FOUNDATION
+    | frozenset({"gpucloud.catalog", "gpucloud.spec", "gpucloud.versions", "gpucloud.plan", "gpucloud.conformance"}),
+    "gpucloud.stacks": FOUNDATION | frozenset({"gpucloud.plan"}),
+    "gpucloud.cli": FOUNDATION
+    | frozenset(
         {
-            BASE,
+            "gpucloud.filecache",
+            "gpucloud.guard",
+            "gpucloud.pack",
+            "gpucloud.templates",
+            "gpucloud.tools",
+            "gpucloud.versions",
+            "gpucloud.upgrade",
             "gpucloud.aws",
             "gpucloud.catalog",
             "gpucloud.spec",
@@ -93,6 +123,9 @@ LAYERS: dict[str, frozenset[str]] = {
 # What each layer is, for the diagram's legend in docs/architecture.md.
 ROLES = {
     BASE: "the version",
+    "gpucloud.fileio": "atomic writes, text decoding, leftover temporary files",
+    "gpucloud.package_data": "where the wheel's data (charts, configs, the pack, schemas) lives",
+    "gpucloud.surface": "the guarded-surface inventory of the provider SDKs (generated data)",
     "gpucloud.catalog": "GPU facts: instance types, accelerators, prices as data; botocore's EC2 names",
     "gpucloud.charts": "the chart lock, Helm, vendored charts and their values",
     "gpucloud.filecache": "one atomic on-disk cache",
@@ -109,6 +142,11 @@ ROLES = {
     "gpucloud.guard": "runs a policy pack over a recorded plan, offline or online",
     "gpucloud.preflight": "account checks against AWS",
     "gpucloud.report": "the report pipeline and its renderers",
+    "gpucloud.pack": "the installed policy pack's directory and a standalone export",
+    "gpucloud.templates": "the team repository template",
+    "gpucloud.tools": "helm and kubectl, pinned and checksum-verified, on first use",
+    "gpucloud.versions": "Kubernetes versions as data: add-on builds, AMI releases, support dates",
+    "gpucloud.upgrade": "the ordered upgrade steps of a stack, each a spec that plans",
     "gpucloud.stacks": "stack discovery and the --changed closure",
     "gpucloud.cli": "the command line",
     "gpucloud.__main__": "python -m gpucloud",

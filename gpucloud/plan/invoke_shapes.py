@@ -194,7 +194,7 @@ def _is_abc(origin: Any, name: str) -> bool:
 
 def _string(key: str, args: Mapping[str, Any], ctx: _Context) -> str:
     """A string shaped by its property name: what the real data source would return, as near as the name says."""
-    from gpucloud.plan.offline import OFFLINE_ACCOUNT_ID, partition_of
+    from gpucloud.plan.regions import OFFLINE_ACCOUNT_ID, partition_of
 
     lower = key.lower()
     name = next((str(args[k]) for k in ("name", "id") if isinstance(args.get(k), str) and args.get(k)), "")
@@ -232,7 +232,7 @@ def _az_table() -> dict[str, Any]:
 
 def availability_zones(region: str) -> list[tuple[str, str]]:
     """(zone name, AZ ID) of every Availability Zone of `region`, from the shipped table."""
-    from gpucloud.plan.offline import zone_id_prefix
+    from gpucloud.plan.regions import zone_id_prefix
 
     table = _az_table()
     ids: list[str] = table["regions"].get(region) or [

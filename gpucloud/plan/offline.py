@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from gpucloud import catalog
+from gpucloud.plan.regions import OFFLINE_ACCOUNT_ID, partition_of
 
-OFFLINE_ACCOUNT_ID = "123456789012"
 _ADDON_VERSION_BASES = {
     "vpc-cni": "v1.20",
     "coredns": "v1.12",
@@ -25,20 +25,6 @@ def fake_id(prefix: str, *parts: str, length: int = 17) -> str:
     """Deterministic AWS-shaped id, so two plans of the same program are identical."""
     digest = hashlib.sha256("/".join(parts).encode()).hexdigest()
     return f"{prefix}-{digest[:length]}"
-
-
-def partition_of(region: str) -> tuple[str, str]:
-    if region.startswith("cn-"):
-        return "aws-cn", "amazonaws.com.cn"
-    if region.startswith("us-gov-"):
-        return "aws-us-gov", "amazonaws.com"
-    return "aws", "amazonaws.com"
-
-
-def zone_id_prefix(region: str) -> str:
-    # AZ ids look like use1-az1: the region's parts abbreviated.
-    area, direction, number = region.split("-")[0], region.split("-")[1], region.split("-")[-1]
-    return f"{area}{direction[0]}{number}"
 
 
 class OfflineAnswers:

@@ -53,7 +53,7 @@ def render(template: str, *, name: str, environment: str, version: str = __versi
 
 def write_team(dest: Path, name: str, environment: str = "dev") -> list[Path]:
     """Write a team stack project for team `name` on the `environment` platform into `dest`."""
-    from gpucloud.atomic import write_atomic
+    from gpucloud.fileio import write_atomic
 
     check_team_name(name)
     if environment not in ENVIRONMENTS:
@@ -63,4 +63,4 @@ def write_team(dest: Path, name: str, environment: str = "dev") -> list[Path]:
     if dest.is_dir() and any(dest.iterdir()):
         raise TemplateError(f"{dest} is not empty: choose a new or empty directory with --dir (nothing was written)")
     files = render("team", name=name, environment=environment)
-    return [write_atomic(dest / relative, text) for relative, text in files.items()]
+    return [write_atomic(dest / relative, text, parents=True) for relative, text in files.items()]

@@ -47,10 +47,18 @@ def reviewed_elsewhere() -> dict[str, str]:
     return found
 
 
-def _guardrails() -> tuple[object, ...]:
-    from . import registry  # registry imports the guardrail modules, one of which imports this one
+_GUARDRAILS: list[tuple[object, ...]] = []
 
-    return registry.GUARDRAILS
+
+def use(guardrails: tuple[object, ...]) -> None:
+    """The pack's guardrails, given by the registry once it has built them (importing the package does it)."""
+    _GUARDRAILS[:] = [guardrails]
+
+
+def _guardrails() -> tuple[object, ...]:
+    if not _GUARDRAILS:
+        raise RuntimeError("the guardrail registry has not registered the pack's guardrails with coverage.use()")
+    return _GUARDRAILS[0]
 
 
 def readers(token: str, surface_id: str | None = None) -> list[str]:
