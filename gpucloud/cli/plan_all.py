@@ -202,14 +202,46 @@ def plan_many(root: Path, stacks: list[Any], args: argparse.Namespace, jobs: int
     first, *rest = warm_order(root, stacks)
     results: dict[int, StackResult] = {first: plan_stack(root, stacks[first], args)}
     _WORKER.update(root=root, args=args)
+    wait = worker_wait_seconds(args)
     try:
         with multiprocessing.get_context("fork").Pool(min(jobs, len(rest))) as pool:
             # One stack per task, handed out in `rest`'s order as workers free up.
-            for index, result in pool.imap_unordered(_plan_in_worker, [(i, stacks[i]) for i in rest], chunksize=1):
+            done = pool.imap_unordered(_plan_in_worker, [(i, stacks[i]) for i in rest], chunksize=1)
+            while len(results) < len(stacks):
+                try:
+                    index, result = done.next(timeout=wait)
+                except multiprocessing.TimeoutError:
+                    # A forked child inherits the parent's locks as they were at the fork; one held by another
+                    # thread then never comes free, and the child waits forever. No result for longer than a plan
+                    # may take (its own deadline bounds the program) means a worker is stuck: drop the pool and
+                    # plan what is left here, so the run ends either way.
+                    pool.terminate()
+                    left = [i for i in rest if i not in results]
+                    print(
+                        f"gpucloud: no worker finished a stack in {wait:.0f} s; planning the {len(left)} stack(s) "
+                        "left in this process",
+                        file=sys.stderr,
+                    )
+                    for i in left:
+                        results[i] = plan_stack(root, stacks[i], args)
+                    break
+                except StopIteration:
+                    break
                 results[index] = result
     finally:
         _WORKER.clear()
     return [results[i] for i in range(len(stacks))]
+
+
+# How long the pool waits for the next finished stack before it calls a worker stuck: the program's own deadline
+# (gpucloud.plan.deadline, --timeout) bounds a plan, and conformance and pricing come on top of it.
+WORKER_WAIT_FLOOR_S = 300.0
+
+
+def worker_wait_seconds(args: argparse.Namespace) -> float:
+    from gpucloud.plan.deadline import resolve_timeout
+
+    return max(WORKER_WAIT_FLOOR_S, 2 * resolve_timeout(getattr(args, "timeout", None)))
 
 
 def run_all(args: argparse.Namespace) -> int:

@@ -417,3 +417,39 @@ def test_no_mix_advice_leaves_the_combined_saving_null(capsys: pytest.CaptureFix
     result = json.loads(out)
     validate_combined(result)
     assert (result["summary"]["mix_saving_usd"], result["summary"]["mix_pools_advised"]) == (None, 0)
+
+
+def test_a_stuck_worker_does_not_hang_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    # A forked worker that never answers (a lock inherited from another thread of the parent) is given up on: the
+    # pool is terminated and the stacks still open are planned in this process.
+    import os
+    import time
+    from types import SimpleNamespace
+
+    from gpucloud.cli import plan_all
+
+    parent = os.getpid()
+    stacks = [SimpleNamespace(stack_file=f"s{i}.yaml", references=(), name=f"s{i}") for i in range(4)]
+
+    def fake_plan(root: Path, info: object, args: object) -> plan_all.StackResult:
+        if os.getpid() != parent and getattr(info, "name", "") == "s2":
+            time.sleep(3600)
+        return plan_all.StackResult(info, 0, 0.0, "none", extra={"pid": os.getpid()})
+
+    monkeypatch.setattr(plan_all, "plan_stack", fake_plan)
+    monkeypatch.setattr(plan_all, "WORKER_WAIT_FLOOR_S", 2.0)
+    args = argparse.Namespace(timeout=0.5)
+    started = time.monotonic()
+    results = plan_all.plan_many(tmp_path, stacks, args, jobs=2)
+    assert time.monotonic() - started < 60
+    assert [r.info.name for r in results] == ["s0", "s1", "s2", "s3"]
+    # s2 hung in its worker and was planned again here.
+    assert results[2].extra["pid"] == parent
+    assert "no worker finished a stack in 2 s; planning the" in capsys.readouterr().err
+
+
+def test_the_pool_waits_at_least_five_minutes_or_twice_the_plan_timeout() -> None:
+    from gpucloud.cli.plan_all import worker_wait_seconds
+
+    assert worker_wait_seconds(argparse.Namespace(timeout=None)) == 300.0
+    assert worker_wait_seconds(argparse.Namespace(timeout=400.0)) == 800.0
