@@ -16,22 +16,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import yaml
 
 from gpucloud import versions
 from gpucloud.conformance import ConformanceContext, Finding, register_check
+from gpucloud.conformance.inventory import VENDOR_CHARTS
+from gpucloud.fleet import types as T
 from gpucloud.plan.model import is_unknown
 
-NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
-ADDON = "aws:eks/addon:Addon"
+NODE_GROUP = T.NODE_GROUP
+ADDON = T.EKS_ADDON
 RELEASE = "kubernetes:helm.sh/v3:Release"
 EKS_UPDATE_DOCS = "EKS UpdateClusterVersion: one minor version at a time (docs.aws.amazon.com/eks, update-cluster)"
 # Set by the caller that knows the base (plan --compare, gpucloud upgrade): the control plane's minor before the move.
 BASE_VERSION_FACT = "upgrade.base_kubernetes_version"
-VENDOR_CHARTS = Path(__file__).resolve().parents[2] / "vendor" / "upstream" / "charts"
 
 
 def _kubelet_findings(ctx: ConformanceContext) -> Iterator[Finding]:

@@ -271,9 +271,14 @@ def _opaque_undecided(plan: Plan, out: Evaluation, policies: list[Any], reporter
     """A remote component without an expansion model (plan.opaque) hides what it creates, so no guardrail can
     judge it: each enabled guardrail counts it as undecided, blocking where the guardrail's unknowns are
     'block' (prod), listed as not evaluated otherwise."""
+    # A guardrail that already judged the component itself (reviewed-types-only finds childless components)
+    # said what it could; counting it again would report the same unknown twice.
+    judged = {(e.get("policy"), e.get("urn")) for e in (*out.undecided, *out.violations, *out.not_evaluated)}
     for opaque in plan.opaque:
         reason = f"what {opaque['type']} creates is not in the offline plan ({opaque['reason']})"
         for policy, g, level, cfg in policies:
+            if (policy.name, opaque["urn"]) in judged:
+                continue
             if cfg.get("unknowns") == "block" and mark:
                 reporter(policy, g, level, opaque["urn"])(
                     f"{opaque['name']}: {mark}children): {reason}. Fix: plan it with the Pulumi CLI, or set this "

@@ -19,8 +19,9 @@ POLICY = "reviewed-types-only"
 def _program() -> None:
     import pulumi_aws as aws
 
-    # Remote: registered by its provider, which the offline plan does not run (no expansion model).
-    pulumi.ComponentResource("eks:index:Cluster", "cluster", {"desiredCapacity": 2}, None, remote=True)
+    # Remote: registered by its provider, which the offline plan does not run, and of a type no expansion model
+    # covers (eks:index:Cluster now has one, gpucloud.plan.remote).
+    pulumi.ComponentResource("acmecorp:index:Cluster", "cluster", {"desiredCapacity": 2}, None, remote=True)
     local = pulumi.ComponentResource("mycorp:index:Data", "data", None, None)
     aws.s3.BucketV2("bucket", opts=pulumi.ResourceOptions(parent=local))
 
@@ -36,7 +37,7 @@ def test_childless_remote_component_is_undecided(config: str, action: str, block
     section = _section(config)
     mine = [u for u in section["undecided"] if u["policy"] == POLICY]
     assert [(u["urn"].rsplit("::", 1)[-1], u["field"], u["action"]) for u in mine] == [("cluster", "children", action)]
-    assert mine[0]["reason"].startswith("component eks:index:Cluster registered no children the plan can see")
+    assert mine[0]["reason"].startswith("component acmecorp:index:Cluster registered no children the plan can see")
     violations = [v for v in section["violations"] if v["policy"] == POLICY]
     assert len(violations) == blocked
     assert not [v for v in violations if "data" in v["urn"] or "bucket" in v["urn"]]

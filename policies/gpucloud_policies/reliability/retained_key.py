@@ -20,11 +20,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpucloud.fleet import types as T
+
 from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, deciding, get, text, unknown
 from ..stack import linked, of_type
 from .retain import STORES
 
-KEY = "aws:kms/key:Key"
+KEY = T.KMS_KEY
 SSE_CONFIGS = frozenset(
     {
         "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
