@@ -15,6 +15,7 @@ RUN_ORDER = (
     "aws_inputs",  # provider input types, botocore API constraints
     "scheduling",  # placement, autoscaling, drain; also registers "invariants"
     "pod_network",  # collective-communication interface names against the pod's interfaces
+    "pod_resources",  # GPU and Neuron pods request CPU and memory
     "queueing",  # Kueue: queued workloads have a LocalQueue and fit their ClusterQueue's quota
     "kueue_config",  # Kueue: the manager configuration decodes under Kueue's strict decoder
 )
