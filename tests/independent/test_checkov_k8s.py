@@ -101,3 +101,10 @@ def test_checkov_finds_nothing_beyond_the_reviewed_exceptions(tmp_path: Path) ->
 
 def test_every_exception_has_a_reason() -> None:
     assert all(len(e) == 3 and e[0].startswith("CKV") and e[1] and len(e[2]) > 10 for e in EXCEPTIONS)
+
+
+def test_host_access_exceptions_name_their_objects() -> None:
+    # A privileged pod nobody reviewed fails the test; the reviewed health gate does not.
+    assert excepted("CKV_K8S_16", "DaemonSet.gpu-health.gpu-node-health")
+    assert not excepted("CKV_K8S_16", "DaemonSet.ml.new-daemon")
+    assert not excepted("CKV_K8S_99", "DaemonSet.gpu-health.gpu-node-health")
