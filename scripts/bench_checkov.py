@@ -162,6 +162,9 @@ CHECKOV_IDS: dict[str, frozenset[str]] = {
         }
     ),
     "vpc-flow-logs": frozenset({"CKV2_AWS_11"}),  # VPCHasFlowLog: "Ensure VPC flow logging is enabled in all VPCs"
+    # ImageDigest: "Image should use digest"; ImageTagFixed: "Image Tag should be fixed - not latest or blank"
+    # (checkov/terraform/checks/resource/kubernetes; pods, deployments, daemon sets, jobs ...).
+    "k8s-image-digest": frozenset({"CKV_K8S_43", "CKV_K8S_14"}),
     # Pod Security Standards baseline controls as Checkov's Terraform Kubernetes checks name them (they cover
     # kubernetes_pod and kubernetes_deployment, CKV_K8S_27 daemon sets too); restricted-only controls (NET_RAW
     # drop, read-only root, run as non-root) are not part of the default baseline level.
