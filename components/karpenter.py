@@ -113,6 +113,12 @@ class GpuKarpenter(pulumi.ComponentResource):
         )
 
 
+KARPENTER_RESOURCES: dict[str, dict[str, str]] = {
+    "requests": {"cpu": "1", "memory": "1Gi"},
+    "limits": {"cpu": "1", "memory": "1Gi"},
+}
+
+
 def karpenter_values(cluster_name: Any, endpoint: Any, queue_name: Any, node_repair: bool = False) -> dict[str, Any]:
     return {
         "settings": {
@@ -126,6 +132,10 @@ def karpenter_values(cluster_name: Any, endpoint: Any, queue_name: Any, node_rep
         },
         "serviceAccount": {"create": True, "name": KARPENTER_SERVICE_ACCOUNT},
         "replicas": 2,
+        # The chart leaves `controller.resources` empty (values.yaml, 1.12.1); these are the values Karpenter's
+        # getting-started guide installs with (1 CPU and 1 GiB, requests equal to limits, so the controller that
+        # launches every node is never the one throttled or evicted).
+        "controller": {"resources": KARPENTER_RESOURCES},
         # The controller must not run on nodes it manages (it could consolidate itself away).
         "affinity": {
             "nodeAffinity": {

@@ -85,6 +85,12 @@ class GpuNodeTerminationHandler(pulumi.ComponentResource):
         self.register_outputs({"role_arn": self.role_arn, "release_name": self.release.name})
 
 
+NTH_RESOURCES: dict[str, dict[str, str]] = {
+    "requests": {"cpu": "50m", "memory": "64Mi"},
+    "limits": {"cpu": "500m", "memory": "256Mi"},
+}
+
+
 def nth_values(queue_url: Any, region: str) -> dict[str, Any]:
     """Helm values: queue mode, tag check on, and never scheduled onto Karpenter nodes."""
     return {
@@ -102,6 +108,9 @@ def nth_values(queue_url: Any, region: str) -> dict[str, Any]:
         # NTH has its own queue, so messages about nodes it does not know are safe to drop.
         "deleteSqsMsgIfNodeNotFound": True,
         "serviceAccount": {"create": True, "name": NTH_SERVICE_ACCOUNT},
+        # The chart's `resources` (values.yaml, 0.27.0) is empty; the queue processor polls one SQS queue and
+        # watches nodes, so a small request with headroom in the limit.
+        "resources": NTH_RESOURCES,
         "affinity": {
             "nodeAffinity": {
                 "requiredDuringSchedulingIgnoredDuringExecution": {

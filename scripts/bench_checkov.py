@@ -44,10 +44,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_record import Machine, record  # noqa: E402
+from checkov_venv import CHECKOV_VERSION, DEFAULT_VENV, checkov_bin  # noqa: E402
 
 from gpucloud.fileio import write_atomic  # noqa: E402
-
-CHECKOV_VERSION = "3.3.30"
 
 # gpucloud policy -> the Checkov 3.3.30 checks that test the same violation class, read from each check's source
 # (checkov/terraform/checks/resource|data|graph_checks in the bench venv; class name and title quoted). A check
@@ -165,6 +164,9 @@ CHECKOV_IDS: dict[str, frozenset[str]] = {
         }
     ),
     "vpc-flow-logs": frozenset({"CKV2_AWS_11"}),  # VPCHasFlowLog: "Ensure VPC flow logging is enabled in all VPCs"
+    # ImageDigest: "Image should use digest"; ImageTagFixed: "Image Tag should be fixed - not latest or blank"
+    # (checkov/terraform/checks/resource/kubernetes; pods, deployments, daemon sets, jobs ...).
+    "k8s-image-digest": frozenset({"CKV_K8S_43", "CKV_K8S_14"}),
     # Pod Security Standards baseline controls as Checkov's Terraform Kubernetes checks name them (they cover
     # kubernetes_pod and kubernetes_deployment, CKV_K8S_27 daemon sets too); restricted-only controls (NET_RAW
     # drop, read-only root, run as non-root) are not part of the default baseline level.
@@ -226,16 +228,6 @@ def _timed(cmd: list[str], **kwargs: Any) -> tuple[subprocess.CompletedProcess[s
 
 
 # ------------------------------------------------------------------------------------------------- Checkov
-
-
-def checkov_bin(venv: Path) -> Path:
-    exe = venv / "bin" / "checkov"
-    if exe.is_file():
-        return exe
-    print(f"creating {venv} with checkov=={CHECKOV_VERSION} (once) ...", file=sys.stderr)
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", f"checkov=={CHECKOV_VERSION}"], check=True)
-    return exe
 
 
 def _twin(file_path: str) -> tuple[str, str] | None:
@@ -401,7 +393,7 @@ def main() -> int:
     parser.add_argument(
         "--venv",
         type=Path,
-        default=Path(os.environ.get("GPUCLOUD_CHECKOV_VENV", Path.home() / ".cache" / "gpucloud" / "checkov-3.3.30")),
+        default=DEFAULT_VENV,
     )
     parser.add_argument("--only", nargs="*", default=[], help="case id prefixes, e.g. data- k8s-")
     parser.add_argument("--runs", type=int, default=3, help="runs of each tool; times are medians (default 3)")

@@ -2,11 +2,36 @@
 
 from __future__ import annotations
 
+import copy
+from typing import Any
+
 import pulumi
 import pulumi_kubernetes as k8s
 
 from gpucloud.components.addons.base import AddonsBase
 from gpucloud.components.addons.common import _MANIFEST_KINDS, _snake, manifest_objects, mpi_operator_manifest
+
+# The release manifest's Deployment sets neither resources nor probes: without requests the controller is the
+# first thing evicted under node pressure, and a wedged controller is never restarted. The controller serves
+# /healthz on :8080 (cmd/mpi-operator/app/server.go, healthCheckPort, a leader-election healthz adaptor that
+# reports healthy for a standby replica too). Sized for a controller with two worker threads whose informers
+# cache the cluster's pods, jobs, services, config maps and secrets.
+MPI_OPERATOR_RESOURCES: dict[str, dict[str, str]] = {
+    "requests": {"cpu": "100m", "memory": "256Mi"},
+    "limits": {"cpu": "1", "memory": "1Gi"},
+}
+MPI_OPERATOR_HEALTH_PORT = 8080
+
+
+def with_resources_and_probes(deployment: dict[str, Any]) -> dict[str, Any]:
+    """The manifest's Deployment with requests, limits and liveness/readiness probes on its container."""
+    doc = copy.deepcopy(deployment)
+    probe = {"httpGet": {"path": "/healthz", "port": MPI_OPERATOR_HEALTH_PORT}, "periodSeconds": 10}
+    for container in doc["spec"]["template"]["spec"]["containers"]:
+        container.setdefault("resources", copy.deepcopy(MPI_OPERATOR_RESOURCES))
+        container.setdefault("livenessProbe", {**probe, "initialDelaySeconds": 15, "failureThreshold": 3})
+        container.setdefault("readinessProbe", {**probe, "initialDelaySeconds": 5})
+    return doc
 
 
 class MpiOperatorMixin(AddonsBase):
@@ -19,6 +44,8 @@ class MpiOperatorMixin(AddonsBase):
         namespace: k8s.core.v1.Namespace | None = None
         for doc in manifest_objects(path):
             api_version, kind = doc["apiVersion"], doc["kind"]
+            if kind == "Deployment":
+                doc = with_resources_and_probes(doc)
             cls = _MANIFEST_KINDS.get((api_version, kind))
             if cls is None:
                 raise ValueError(f"{path}: {api_version} {kind} is not a kind GpuAddons knows how to create")

@@ -108,8 +108,16 @@ def _node_affinity(config: GpuWorkloadConfig) -> dict[str, Any]:
     }
 
 
-def _device_resources(config: GpuWorkloadConfig, gpus: int, hugepages: str | None, memory: str) -> dict[str, Any]:
-    res: dict[str, str] = {"nvidia.com/gpu": str(gpus), "memory": memory}
+def node_cpu_share(config: GpuWorkloadConfig, share: float) -> str:
+    """A whole-CPU share of the node's vCPUs (at least one): the CPU a device pod requests beside its GPUs, so the
+    scheduler and the kubelet's eviction order see the host CPU the job's data loaders and proxies need."""
+    return str(max(1, int(config.spec.vcpu * share)))
+
+
+def _device_resources(
+    config: GpuWorkloadConfig, gpus: int, hugepages: str | None, memory: str, cpu: str
+) -> dict[str, Any]:
+    res: dict[str, str] = {"nvidia.com/gpu": str(gpus), "cpu": cpu, "memory": memory}
     if config.use_efa:
         res[EFA_RESOURCE] = str(config.spec.efa_interfaces)
         if hugepages:

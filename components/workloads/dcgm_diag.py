@@ -28,6 +28,20 @@ class DcgmDiagConfig(GpuWorkloadConfig):
     )
 
 
+def diag_resources(gpus: int) -> dict[str, dict[str, str]]:
+    """Requests and limits of one diag pod: all the node's GPUs, plus host CPU and memory for DCGM.
+
+    nv-hostengine and the diag plugins drive each GPU from its own host thread and stage test buffers in host
+    memory, so both scale with the GPU count: one CPU and 1 GiB per GPU plus 2 GiB for the host engine requested,
+    twice that as the limit. The smallest NVIDIA node gpucloud pools (one GPU, 4 vCPU, 16 GiB) still fits it.
+    """
+    cpu, memory = gpus, 2 + gpus
+    return {
+        "requests": {"nvidia.com/gpu": str(gpus), "cpu": str(cpu), "memory": f"{memory}Gi"},
+        "limits": {"nvidia.com/gpu": str(gpus), "cpu": str(2 * cpu), "memory": f"{2 * memory}Gi"},
+    }
+
+
 class DcgmDiag(pulumi.ComponentResource):
     """`dcgmi diag -r <level>` on every node of a pool, one pod per node holding all its GPUs."""
 
@@ -73,10 +87,7 @@ class DcgmDiag(pulumi.ComponentResource):
                                 "image": config.image,
                                 "command": ["/bin/bash", "-c", script],
                                 "env": _env_list(config.env),
-                                "resources": {
-                                    "requests": {"nvidia.com/gpu": str(spec.accelerator_count)},
-                                    "limits": {"nvidia.com/gpu": str(spec.accelerator_count)},
-                                },
+                                "resources": diag_resources(spec.accelerator_count),
                                 # The PCIe and memory tests read device registers.
                                 "securityContext": {"capabilities": {"add": ["SYS_ADMIN"]}},
                             }

@@ -20,6 +20,7 @@ from gpucloud.components.workloads.common import (
     _pod_metadata,
     _shm_volume,
     nccl_env,
+    node_cpu_share,
 )
 
 
@@ -83,7 +84,7 @@ class NcclTest(pulumi.ComponentResource):
             "name": "worker",
             "image": config.image,
             "env": _env_list(env),
-            "resources": _device_resources(config, gpus, "5120Mi", memory),
+            "resources": _device_resources(config, gpus, "5120Mi", memory, node_cpu_share(config, 0.5)),
             "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"}],
         }
         launcher = {

@@ -23,6 +23,7 @@ from gpucloud.components.workloads.common import (
     _pod_metadata,
     _shm_volume,
     nccl_env,
+    node_cpu_share,
 )
 
 
@@ -154,7 +155,7 @@ class TrainingJob(pulumi.ComponentResource):
             "command": command,
             "env": _env_list(env),
             "ports": [{"name": "rdzv", "containerPort": RDZV_PORT}],
-            "resources": _device_resources(config, gpus, config.hugepages_2mi, memory),
+            "resources": _device_resources(config, gpus, config.hugepages_2mi, memory, node_cpu_share(config, 0.8)),
             "volumeMounts": [
                 {"name": "dshm", "mountPath": "/dev/shm"},
                 {"name": "fsx", "mountPath": config.mount_path},

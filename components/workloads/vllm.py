@@ -28,6 +28,7 @@ from gpucloud.components.workloads.common import (
     _node_affinity,
     _pdb,
     _shm_volume,
+    node_cpu_share,
 )
 
 VLLM_PORT = 8000
@@ -140,7 +141,8 @@ class VllmServer(pulumi.ComponentResource):
         labels = {"app.kubernetes.io/name": app, JOB_LABEL_KEY: app}
         gpus = config.tensor_parallel_size
         memory = config.memory or f"{int(config.spec.memory_gib * 0.8)}Gi"
-        res = {"nvidia.com/gpu": str(gpus), "memory": memory}
+        # CPU beside the GPUs (the API server, tokenizer and scheduler run on the host), like the memory share.
+        res = {"nvidia.com/gpu": str(gpus), "cpu": node_cpu_share(config, 0.8), "memory": memory}
         probe = {"httpGet": {"path": "/v1/models", "port": "http"}}
         container: dict[str, Any] = {
             "name": "vllm",

@@ -17,6 +17,7 @@ RUN_ORDER = (
     "invariants",  # KMS keys the launching principal can use, the autoscaler's version
     "scheduling",  # placement, autoscaling, drain
     "pod_network",  # collective-communication interface names against the pod's interfaces
+    "pod_resources",  # GPU and Neuron pods request CPU and memory
     "queueing",  # Kueue: queued workloads have a LocalQueue and fit their ClusterQueue's quota
     "kueue_config",  # Kueue: the manager configuration decodes under Kueue's strict decoder
     "upgrades",  # versions: kubelet skew, control-plane step, add-on and chart support, removed APIs

@@ -26,6 +26,7 @@ from .security import (
     iam_admin,
     iam_trust,
     imdsv2,
+    k8s_image_digest,
     k8s_pod_security,
     k8s_public_lb,
     kms_rotation,
@@ -84,6 +85,7 @@ GUARDRAILS: tuple[Guardrail, ...] = tuple(
         vpc_flow_logs,
         k8s_pod_security,
         k8s_public_lb,
+        k8s_image_digest,
         # reliability
         checkpoint_versioning,
         interruption,

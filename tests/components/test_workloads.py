@@ -119,7 +119,14 @@ def test_training_job_indexed_job_on_efa_pool() -> None:
         {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["us-east-1a"]},
     ]
     (container,) = pod["containers"]
-    resources = {"nvidia.com/gpu": "8", "vpc.amazonaws.com/efa": "32", "hugepages-2Mi": "5120Mi", "memory": "1638Gi"}
+    # cpu: 80% of p5.48xlarge's 192 vCPUs, like the memory share.
+    resources = {
+        "nvidia.com/gpu": "8",
+        "vpc.amazonaws.com/efa": "32",
+        "hugepages-2Mi": "5120Mi",
+        "memory": "1638Gi",
+        "cpu": "153",
+    }
     assert container["resources"] == {"requests": resources, "limits": resources}
     env = env_of(container)
     assert env == {
@@ -187,7 +194,7 @@ def test_training_job_on_karpenter_non_efa_g6_pool() -> None:
     assert job.inputs["spec"]["template"]["metadata"]["annotations"] == {"karpenter.sh/do-not-disrupt": "true"}
     pod = pod_spec(job)
     (container,) = pod["containers"]
-    assert container["resources"]["limits"] == {"nvidia.com/gpu": "4", "memory": "153Gi"}
+    assert container["resources"]["limits"] == {"nvidia.com/gpu": "4", "memory": "153Gi", "cpu": "38"}
     env = env_of(container)
     assert env["NCCL_SHM_USE_CUDA_MEMCPY"] == "1"
     assert env["WANDB_MODE"] == "offline"
@@ -376,6 +383,7 @@ def test_nccl_test_mpijob_over_efa() -> None:
         "vpc.amazonaws.com/efa": "32",
         "hugepages-2Mi": "5120Mi",
         "memory": "1024Gi",
+        "cpu": "96",  # half the node's vCPUs, like the memory share
     }
     assert worker["template"]["spec"]["tolerations"] == [GPU_TOLERATION]
     script = spec["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]["command"][2]
@@ -417,7 +425,11 @@ def test_dcgm_diag_one_pod_per_node() -> None:
     pod = pod_spec(job)
     (container,) = pod["containers"]
     assert container["command"] == ["/bin/bash", "-c", "nv-hostengine && sleep 2 && dcgmi diag -r 2"]
-    assert container["resources"]["limits"] == {"nvidia.com/gpu": "8"}
+    # One CPU and 1 GiB per GPU plus 2 GiB for the host engine requested, twice that as the limit.
+    assert container["resources"] == {
+        "requests": {"nvidia.com/gpu": "8", "cpu": "8", "memory": "10Gi"},
+        "limits": {"nvidia.com/gpu": "8", "cpu": "16", "memory": "20Gi"},
+    }
     anti = pod["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
     assert anti["topologyKey"] == "kubernetes.io/hostname"
     assert job.inputs["spec"]["template"]["metadata"]["annotations"] == {"karpenter.sh/do-not-disrupt": "true"}
