@@ -129,10 +129,15 @@ def test_70b_pretraining_node_count_follows_6nd_over_achievable_flops() -> None:
 def test_8b_serving_cheaply_is_inf2_or_g6_xlarge_never_a_capacity_block_type() -> None:
     c, result = first(Job("serve", model="llama-3-8b", concurrency=8, context=4096))
     assert c["instance_type"] == "inf2.xlarge" and c["cost_usd"] == pytest.approx(0.7582 * 730)
-    assert result["candidates"][1]["instance_type"] == "g6.xlarge"
+    # Weights 15.0 GiB + KV 4.0 GiB fill 85 % of an L4's 22.35 GiB: past the 80 % serving fill (vLLM's 0.9
+    # budget less activation headroom), so g6.xlarge no longer fits one replica and trn1.2xlarge is next.
+    assert result["candidates"][1]["instance_type"] == "trn1.2xlarge"
+    g6 = next(x for x in result["excluded"] if x["instance_type"] == "g6.xlarge")
+    assert "20 % headroom kept" in g6["reason"]
     assert not result["candidates"][0]["demoted"]
+    assert result["candidates"][0]["flags"][0].startswith("Inferentia2 is an AWS Neuron device, not CUDA")
     trn2 = next(x for x in result["candidates"] if x["instance_type"] == "trn2.48xlarge")
-    assert trn2["demoted"] and trn2["flags"][0].startswith("Capacity Blocks only")
+    assert trn2["demoted"] and any(f.startswith("Capacity Blocks only") for f in trn2["flags"])
     positions = [x["demoted"] for x in result["candidates"]]
     assert positions == sorted(positions)  # every Capacity-Block-only type after every other
 
@@ -167,8 +172,9 @@ def test_int4_7b_serving_fits_a_16gb_t4() -> None:
 def test_fp16_7b_serving_with_mha_kv_does_not_fit_a_t4() -> None:
     _, result = first(Job("serve", model="llama-2-7b", precision="fp16", context=2048, concurrency=4))
     assert excluded(result)["g4dn.xlarge"] == (
-        "weights 12.6 GiB + KV cache 4.0 GiB exceed one node (1 x 14.4 GiB usable): lower --concurrency/--context or "
-        "quantise"
+        # 16.6 GiB > 80 % of 16 GiB (12.8): the serving fill keeps 20 % of memory for runtime and activations.
+        "weights 12.6 GiB + KV cache 4.0 GiB do not fit one node at tensor parallel 1 (1 x 12.8 GiB, 20 % headroom "
+        "kept; valid degrees [1]): lower --concurrency/--context or quantise"
     )
 
 
@@ -392,6 +398,8 @@ def test_serving_result_states_its_assumptions_and_job() -> None:
         "kv_cache": "2 x layers x kv_heads x head_dim x context x concurrency x bytes (fp8 1, else 2)",
         "throughput": "min(concurrency / ((weights + KV) / (tp x bandwidth x MBU)), tp x FLOP/s x MFU / 2N)",
         "capacity_blocks": "ranked last (not for steady serving)",
+        "serving_memory_fill": 0.8,
+        "tensor_parallel": "divides heads; divides KV heads or is a multiple of them (KV heads replicated)",
     }
     assert {k: result["job"][k] for k in ("context", "concurrency", "throughput")} == {
         "context": 2048,
@@ -454,3 +462,28 @@ def test_limits_on_nodes_are_explained() -> None:
     assert zero1["candidates"] == []
     assert excluded(zero1)["g6e.48xlarge"] == "the unsharded part alone (270.8 GiB) exceeds 40.2 GiB usable"
     assert excluded(zero1)["g6.xlarge"].startswith("the unsharded part alone (")
+
+
+# ---- serving: tensor parallelism and headroom (issue 27) -----------------------------------------------------------
+
+
+def test_70b_serving_tensor_parallel_divides_64_heads_and_8_kv_heads() -> None:
+    # Llama-3-70B config.json: 64 attention heads, 8 KV heads; TP 6 and 12 split neither evenly.
+    _, result = first(Job("serve", model="llama-3-70b", precision="bf16"))
+    for c in result["candidates"]:
+        assert 64 % c["tensor_parallel"] == 0 and 8 % c["tensor_parallel"] == 0, c["instance_type"]
+        assert c["headroom_pct"] >= 20.0, c["instance_type"]
+    # inf2.24xlarge has 6 devices: TP 4 is the largest valid degree and 4 x 25.6 GiB cannot hold 171 GiB.
+    assert "valid degrees [1, 2, 4]" in excluded(result)["inf2.24xlarge"]
+    inf2 = next(c for c in result["candidates"] if c["instance_type"] == "inf2.48xlarge")
+    assert inf2["tensor_parallel"] == 8 and inf2["flags"][0].startswith("Inferentia2 is an AWS Neuron device")
+
+
+def test_tensor_parallel_past_kv_heads_replicates_them() -> None:
+    from gpucloud.advisor.recommend import Shape, tensor_parallel_degrees
+
+    llama70 = Shape(80, 8192, 64, 8, 128256, 28672)
+    assert tensor_parallel_degrees(llama70, 12) == [1, 2, 4, 8]
+    assert tensor_parallel_degrees(llama70, 16) == [1, 2, 4, 8, 16]
+    # 40 heads, 40 KV heads (Llama-2-13B): 5 and 10 divide both.
+    assert tensor_parallel_degrees(Shape(40, 5120, 40, 40, 32000, 13824), 12) == [1, 2, 4, 5, 8, 10]
