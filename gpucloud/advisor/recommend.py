@@ -34,6 +34,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from gpucloud.advisor.network import LINK_EFFICIENCY, comm_to_compute, efficiency, node_network
 from gpucloud.advisor.rates import HOURS_PER_MONTH, capacity_block_hours, hourly_price
 from gpucloud.catalog import Catalog, InstanceSpec, get_catalog
 from gpucloud.catalog.accelerators import Accelerator, accelerator
@@ -314,16 +315,31 @@ def _train_candidate(
     flops_per_token = (6 if job.task in ("pretrain", "full-finetune") else 4) * params
     total_flops = flops_per_token * job.tokens  # type: ignore[operator]
     achievable = tflops * 1e12 * job.mfu
+    full = job.task in ("pretrain", "full-finetune")
+    weight_bytes = (QLORA_BYTES if job.task == "qlora" else 2) * params
+    # Bytes a node moves per micro-batch across nodes (see gpucloud/advisor/network.py).
+    moved = (3 if full and job.zero_stage == 3 else 2) * weight_bytes
+    micro = flops_per_token * job.seq_len * job.micro_batch
+    single = efficiency(comm_to_compute(spec, moved, micro, achievable, 1))
+    multi = efficiency(comm_to_compute(spec, moved, micro, achievable, 2))
     nodes = fit
     if job.deadline_days is not None:
-        needed = math.ceil(total_flops / (job.deadline_days * 86400 * achievable))
-        nodes = max(nodes, math.ceil(needed / per_node))
-        if nodes > MAX_NODES:
-            return f"needs {nodes} nodes to finish in {job.deadline_days:g} days (more than {MAX_NODES})"
-    gpus = nodes * per_node
-    memory = training_memory(job, shape, params, gpus)
+        # Efficiency does not depend on the node count past one node, so two passes settle it.
+        for eff in (single if nodes == 1 else multi, multi):
+            needed = math.ceil(total_flops / (job.deadline_days * 86400 * achievable * eff))
+            nodes = max(nodes, math.ceil(needed / per_node))
+            if nodes == 1:
+                break
     if nodes > 1 and not spec.efa_supported:
         return f"needs {nodes} nodes and has no EFA: collectives over TCP cannot keep {nodes} nodes busy"
+    if nodes > MAX_NODES:
+        return f"needs {nodes} nodes to finish in {job.deadline_days:g} days (more than {MAX_NODES})"
+    gpus = nodes * per_node
+    memory = training_memory(job, shape, params, gpus)
+    ratio = comm_to_compute(spec, moved, micro, achievable, nodes)
+    eff = efficiency(ratio)
+    achievable *= eff
+    net = node_network(spec)
     seconds = total_flops / (gpus * achievable)
     hours = seconds / 3600
     billed = capacity_block_hours(hours) if basis == "capacity-block" else hours
@@ -335,6 +351,16 @@ def _train_candidate(
         if job.task in ("pretrain", "full-finetune")
         else (3 if gpus > 1 else 0),
         "dense_tflops": tflops,
+        "effective_mfu": job.mfu * eff,
+        "network": {
+            "node_gbps": net.node_gbps,
+            "gbps_per_accelerator": net.gbps_per_accelerator,
+            "efa_generation": net.efa_generation,
+            "scale_up": net.scale_up,
+            "scale_up_domain": net.scale_up_domain,
+            "comm_to_compute": round(ratio, 3),
+            "efficiency": round(eff, 4),
+        },
         "achievable_pflops": gpus * achievable / 1e15,
         "hours": hours,
         "days": hours / 24,
@@ -577,6 +603,13 @@ def _assumptions(job: Job) -> dict[str, Any]:
             ),
             state_bytes_per_param=ADAM_BYTES if full else (QLORA_BYTES if job.task == "qlora" else 2),
             activation_checkpointing=job.activation_checkpointing,
+            communication=(
+                "multi-node: per micro-batch a node moves 3x the bf16 weight bytes (ZeRO-3: two all-gathers, one "
+                "reduce-scatter; 2x for ZeRO-1/2 and LoRA/QLoRA) at "
+                f"{LINK_EFFICIENCY:g} x its network line rate (and each PCIe-only GPU as much over its PCIe link), "
+                "overlapped with compute; "
+                "effective MFU = MFU / max(1, network time / compute time)"
+            ),
             activations=(
                 "2 s b h L + 34 s b h (checkpointed layer inputs + one layer recomputed)"
                 if job.activation_checkpointing

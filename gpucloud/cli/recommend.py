@@ -125,6 +125,8 @@ def _text(result: dict[str, Any], console: Any, table: Any) -> None:
     t.add_column("nodes x accel", justify="right")
     t.add_column("GiB/acc", justify="right")
     t.add_column("tok/s/repl" if serving else "time", justify="right")
+    # Training: the share of compute speed the network leaves (gpucloud/advisor/network.py); serving: headroom.
+    t.add_column("free" if serving else "net", justify="right")
     t.add_column("$/month" if serving else "cost $", justify="right")
     for c in result["candidates"]:
         mark = "*" if c["flags"] else ""
@@ -133,6 +135,7 @@ def _text(result: dict[str, Any], console: Any, table: Any) -> None:
             f"{c['nodes']} x {c['accelerators_per_node']} {c['accelerator']}",
             f"{c['memory_gib']['total']:,.1f}",
             f"{c['tokens_per_second_per_replica']:,.0f}" if serving else _hours(c["hours"]),
+            f"{c['headroom_pct']:.0f}%" if serving else f"{100 * c['network']['efficiency']:.0f}%",
             f"{c['cost_usd']:,.0f}",
         )
     console.print(t)

@@ -42,6 +42,10 @@ def first(job: Job, top: int = 60) -> tuple[dict[str, Any], dict[str, Any]]:
     return result["candidates"][0], result
 
 
+def by_type_all(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {c["instance_type"]: c for c in result["candidates"]}
+
+
 def excluded(result: dict[str, Any]) -> dict[str, str]:
     return {e["instance_type"]: e["reason"] for e in result["excluded"]}
 
@@ -339,6 +343,12 @@ def test_training_result_states_its_assumptions_and_job() -> None:
         "sharding": "ZeRO-2 over every accelerator of the job (none on one accelerator)",
         "state_bytes_per_param": 16,
         "activation_checkpointing": True,
+        "communication": (
+            "multi-node: per micro-batch a node moves 3x the bf16 weight bytes (ZeRO-3: two all-gathers, one "
+            "reduce-scatter; 2x for ZeRO-1/2 and LoRA/QLoRA) at 0.8 x its network line rate (and each PCIe-only "
+            "GPU as much over its PCIe link), overlapped with compute; effective MFU = MFU / max(1, network time "
+            "/ compute time)"
+        ),
         "activations": "2 s b h L + 34 s b h (checkpointed layer inputs + one layer recomputed)",
     }
     assert result["job"] == {
@@ -487,3 +497,27 @@ def test_tensor_parallel_past_kv_heads_replicates_them() -> None:
     assert tensor_parallel_degrees(llama70, 16) == [1, 2, 4, 8, 16]
     # 40 heads, 40 KV heads (Llama-2-13B): 5 and 10 divide both.
     assert tensor_parallel_degrees(Shape(40, 5120, 40, 40, 32000, 13824), 12) == [1, 2, 4, 5, 8, 10]
+
+
+# ---- training: the network (issue 27) ------------------------------------------------------------------------------
+
+
+def test_70b_full_finetune_one_gpu_100_gbps_nodes_do_not_rank_level_with_p5_48xlarge() -> None:
+    _, result = first(Job("full-finetune", model="llama-3-70b", tokens=1e9))
+    small, big = by_type_all(result)["p5.4xlarge"], by_type_all(result)["p5.48xlarge"]
+    # p5.4xlarge: 100 Gbps for one H100 (AWS P5 page); ZeRO-3 moves 3 x 141 GB per micro-batch in 42 s at 80 %
+    # of line rate against 4.4 s of compute: about a tenth of the speed.
+    assert small["network"]["gbps_per_accelerator"] == 100 and big["network"]["gbps_per_accelerator"] == 400
+    assert small["network"]["efficiency"] == pytest.approx(0.1035, abs=1e-3)
+    assert big["network"]["efficiency"] == 1.0 and big["network"]["scale_up"] == "nvswitch"
+    assert small["cost_usd"] > 5 * big["cost_usd"]
+
+
+def test_70b_pretrain_pcie_and_one_gpu_fleets_do_not_rank_above_p5en() -> None:
+    _, result = first(Job("pretrain", model="llama-3-70b", tokens=2e12, deadline_days=30))
+    order = [c["instance_type"] for c in result["candidates"]]
+    p5en = order.index("p5en.48xlarge")
+    for slow in ("g6e.12xlarge", "g6e.48xlarge"):
+        assert slow not in order[:p5en], slow
+    # 826 x p5.4xlarge at full speed become ~8,000 at a tenth of it: past the 4,096-node limit.
+    assert excluded(result)["p5.4xlarge"].startswith("needs 79")
