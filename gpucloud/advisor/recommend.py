@@ -358,6 +358,8 @@ def _train_candidate(
             "efa_generation": net.efa_generation,
             "scale_up": net.scale_up,
             "scale_up_domain": net.scale_up_domain,
+            # Tensor parallelism stays inside the NVLink/NeuronLink domain and splits heads and KV heads evenly.
+            "tensor_parallel_max": tensor_parallel_degrees(shape, net.scale_up_domain)[-1],
             "comm_to_compute": round(ratio, 3),
             "efficiency": round(eff, 4),
         },

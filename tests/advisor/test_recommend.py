@@ -510,6 +510,8 @@ def test_70b_full_finetune_one_gpu_100_gbps_nodes_do_not_rank_level_with_p5_48xl
     assert small["network"]["gbps_per_accelerator"] == 100 and big["network"]["gbps_per_accelerator"] == 400
     assert small["network"]["efficiency"] == pytest.approx(0.1035, abs=1e-3)
     assert big["network"]["efficiency"] == 1.0 and big["network"]["scale_up"] == "nvswitch"
+    # Tensor parallelism only within the NVLink domain: 8 on an NVSwitch node, none across 1-GPU nodes.
+    assert (big["network"]["tensor_parallel_max"], small["network"]["tensor_parallel_max"]) == (8, 1)
     assert small["cost_usd"] > 5 * big["cost_usd"]
 
 
