@@ -20,7 +20,9 @@ Stated assumptions (every result repeats them under ``assumptions``):
   term); without it 34 s b h L. Logits s b V x 4 B (fp32 loss).
 * Serving: weights at the precision's bytes, KV cache = 2 x layers x kv_heads x head_dim x context x concurrency
   x bytes (1 for fp8, else 2). One replica is tensor-parallel over the fewest accelerators of one node it fits
-  in. Decode is bandwidth-bound: a step reads the weights and the KV cache once at MBU 0.6 of peak bandwidth
+  in, at a degree that divides the attention heads and divides (or is a multiple of) the KV heads; weights + KV
+  cache stay within 80 % of accelerator memory (``SERVE_FILL``). Non-NVIDIA accelerators carry a caveat flag.
+  Decode is bandwidth-bound: a step reads the weights and the KV cache once at MBU 0.6 of peak bandwidth
   (Databricks, "LLM Inference Performance Engineering: Best Practices", 2023), capped by 2 N FLOPs per token at
   the MFU.
 * 90 % of an accelerator's memory is usable (CUDA/Neuron runtime, allocator fragmentation, collectives' buffers).
@@ -32,6 +34,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from gpucloud.advisor.network import LINK_EFFICIENCY, comm_to_compute, efficiency, node_network
 from gpucloud.advisor.rates import HOURS_PER_MONTH, capacity_block_hours, hourly_price
 from gpucloud.catalog import Catalog, InstanceSpec, get_catalog
 from gpucloud.catalog.accelerators import Accelerator, accelerator
@@ -43,6 +46,10 @@ SERVE_BYTES: Final[dict[str, float]] = {"bf16": 2, "fp16": 2, "fp8": 1, "int8": 
 SCHEMA: Final = "gpucloud.recommend/v1"
 GIB: Final = 1024**3
 USABLE_FRACTION: Final = 0.9
+# Serving keeps weights + KV cache within 80 % of accelerator memory: 10 % for the runtime (vLLM's default
+# gpu_memory_utilization is 0.9) and another 10 % headroom for the forward pass's activations, sampler and
+# CUDA-graph buffers, which vLLM profiles out of the same budget.
+SERVE_FILL: Final = 0.8
 DEFAULT_MFU: Final = 0.40
 MBU: Final = 0.6
 ADAM_BYTES: Final = 16
@@ -308,16 +315,31 @@ def _train_candidate(
     flops_per_token = (6 if job.task in ("pretrain", "full-finetune") else 4) * params
     total_flops = flops_per_token * job.tokens  # type: ignore[operator]
     achievable = tflops * 1e12 * job.mfu
+    full = job.task in ("pretrain", "full-finetune")
+    weight_bytes = (QLORA_BYTES if job.task == "qlora" else 2) * params
+    # Bytes a node moves per micro-batch across nodes (see gpucloud/advisor/network.py).
+    moved = (3 if full and job.zero_stage == 3 else 2) * weight_bytes
+    micro = flops_per_token * job.seq_len * job.micro_batch
+    single = efficiency(comm_to_compute(spec, moved, micro, achievable, 1))
+    multi = efficiency(comm_to_compute(spec, moved, micro, achievable, 2))
     nodes = fit
     if job.deadline_days is not None:
-        needed = math.ceil(total_flops / (job.deadline_days * 86400 * achievable))
-        nodes = max(nodes, math.ceil(needed / per_node))
-        if nodes > MAX_NODES:
-            return f"needs {nodes} nodes to finish in {job.deadline_days:g} days (more than {MAX_NODES})"
-    gpus = nodes * per_node
-    memory = training_memory(job, shape, params, gpus)
+        # Efficiency does not depend on the node count past one node, so two passes settle it.
+        for eff in (single if nodes == 1 else multi, multi):
+            needed = math.ceil(total_flops / (job.deadline_days * 86400 * achievable * eff))
+            nodes = max(nodes, math.ceil(needed / per_node))
+            if nodes == 1:
+                break
     if nodes > 1 and not spec.efa_supported:
         return f"needs {nodes} nodes and has no EFA: collectives over TCP cannot keep {nodes} nodes busy"
+    if nodes > MAX_NODES:
+        return f"needs {nodes} nodes to finish in {job.deadline_days:g} days (more than {MAX_NODES})"
+    gpus = nodes * per_node
+    memory = training_memory(job, shape, params, gpus)
+    ratio = comm_to_compute(spec, moved, micro, achievable, nodes)
+    eff = efficiency(ratio)
+    achievable *= eff
+    net = node_network(spec)
     seconds = total_flops / (gpus * achievable)
     hours = seconds / 3600
     billed = capacity_block_hours(hours) if basis == "capacity-block" else hours
@@ -329,6 +351,18 @@ def _train_candidate(
         if job.task in ("pretrain", "full-finetune")
         else (3 if gpus > 1 else 0),
         "dense_tflops": tflops,
+        "effective_mfu": job.mfu * eff,
+        "network": {
+            "node_gbps": net.node_gbps,
+            "gbps_per_accelerator": net.gbps_per_accelerator,
+            "efa_generation": net.efa_generation,
+            "scale_up": net.scale_up,
+            "scale_up_domain": net.scale_up_domain,
+            # Tensor parallelism stays inside the NVLink/NeuronLink domain and splits heads and KV heads evenly.
+            "tensor_parallel_max": tensor_parallel_degrees(shape, net.scale_up_domain)[-1],
+            "comm_to_compute": round(ratio, 3),
+            "efficiency": round(eff, 4),
+        },
         "achievable_pflops": gpus * achievable / 1e15,
         "hours": hours,
         "days": hours / 24,
@@ -347,16 +381,24 @@ def _serve_candidate(
     weights = params * SERVE_BYTES[job.precision]
     kv_bytes = 1 if job.precision == "fp8" else 2
     kv = 2 * shape.layers * shape.kv_heads * shape.head_dim * job.context * job.concurrency * kv_bytes
-    usable = spec.accelerator_memory_gib * GIB * USABLE_FRACTION
+    memory = spec.accelerator_memory_gib * GIB
+    limit = memory * SERVE_FILL
     per_node = spec.accelerator_count
-    degrees = [d for d in range(1, per_node + 1) if per_node % d == 0]
-    tp = next((d for d in degrees if (weights + kv) / d <= usable), None)
+    degrees = tensor_parallel_degrees(shape, per_node)
+    if not degrees:
+        return f"no tensor-parallel degree up to {per_node} divides {shape.heads} heads and {shape.kv_heads} KV heads"
+    tp = next((d for d in degrees if _serve_bytes(weights, kv, shape, d) <= limit), None)
     if tp is None:
         return (
-            f"weights {weights / GIB:,.1f} GiB + KV cache {kv / GIB:,.1f} GiB exceed one node "
-            f"({per_node} x {usable / GIB:,.1f} GiB usable): lower --concurrency/--context or quantise"
+            f"weights {weights / GIB:,.1f} GiB + KV cache {kv / GIB:,.1f} GiB do not fit one node at tensor "
+            f"parallel {degrees[-1]} ({degrees[-1]} x {limit / GIB:,.1f} GiB, "
+            f"{round(100 * (1 - SERVE_FILL))} % headroom kept; valid degrees {degrees}): "
+            "lower --concurrency/--context or quantise"
         )
-    step = (weights + kv) / (tp * spec.memory_bandwidth_gbps * 1e9 * MBU)
+    kv_per = kv / min(tp, shape.kv_heads)
+    per_accelerator = weights / tp + kv_per
+    # A decode step reads every accelerator's share of the weights and its KV heads once, in parallel.
+    step = per_accelerator / (spec.memory_bandwidth_gbps * 1e9 * MBU)
     compute_cap = tp * tflops * 1e12 * job.mfu / (2 * params)
     per_replica = min(job.concurrency / step, compute_cap)
     replicas = math.ceil(job.throughput / per_replica) if job.throughput else 1
@@ -371,9 +413,10 @@ def _serve_candidate(
         "replicas": replicas,
         "memory_gib": {
             "weights": weights / GIB / tp,
-            "kv_cache": kv / GIB / tp,
-            "total": (weights + kv) / GIB / tp,
+            "kv_cache": kv_per / GIB,
+            "total": per_accelerator / GIB,
         },
+        "headroom_pct": round(100 * (1 - per_accelerator / memory), 1),
         "dense_tflops": tflops,
         "tokens_per_second_per_replica": per_replica,
         "bound": "memory bandwidth" if concurrency_bound(job.concurrency / step, compute_cap) else "compute",
@@ -383,6 +426,46 @@ def _serve_candidate(
         "usd_per_hour": nodes * price,
         "usd_per_million_tokens": nodes * price / (served * 3600) * 1e6,
     }
+
+
+def tensor_parallel_degrees(shape: Shape, per_node: int) -> list[int]:
+    """Tensor-parallel degrees within one node that split attention evenly, smallest first.
+
+    Megatron-style TP gives each rank whole heads, so the degree divides the attention heads; vLLM shards KV heads
+    the same way when the degree divides them and replicates them when the degree is a multiple of them
+    (vllm/model_executor/layers/linear.py, QKVParallelLinear), anything else is rejected.
+    """
+    return [
+        d
+        for d in range(1, per_node + 1)
+        if shape.heads % d == 0 and (shape.kv_heads % d == 0 or d % shape.kv_heads == 0)
+    ]
+
+
+def _serve_bytes(weights: float, kv: float, shape: Shape, tp: int) -> float:
+    """Bytes per accelerator: a 1/tp share of the weights plus its KV heads (replicated past kv_heads ranks)."""
+    return weights / tp + kv / min(tp, shape.kv_heads)
+
+
+def accelerator_caveats(spec: InstanceSpec, acc: Accelerator, serving: bool) -> list[str]:
+    """What a CUDA-trained habit gets wrong on this accelerator; empty for NVIDIA GPUs."""
+    if spec.manufacturer == "nvidia":
+        return []
+    if acc.architecture == "Neuron" and not serving:
+        return [
+            f"{acc.name} is an AWS Neuron device, not CUDA: train through the Neuron SDK (NxD Training, "
+            "optimum-neuron) on PyTorch/XLA, whose graphs compile ahead of time per shape; CUDA kernels and "
+            "CUDA-only libraries (FlashAttention CUDA, Apex, bitsandbytes) are unavailable"
+        ]
+    if acc.architecture == "Neuron":
+        return [
+            f"{acc.name} is an AWS Neuron device, not CUDA: serve through the Neuron SDK (NxD Inference / "
+            "transformers-neuronx, or vLLM's Neuron backend) with the model compiled ahead of time for fixed "
+            "sequence lengths and batch sizes (first compile can take an hour for a 70B model); tensor "
+            "parallelism runs over NeuronCores (2 per Inferentia2/Trainium device, 8 per Trainium2); CUDA "
+            "kernels (FlashAttention CUDA, bitsandbytes, AWQ/GPTQ) are unavailable"
+        ]
+    return [f"{acc.name} ({acc.architecture}) is not CUDA: CUDA-only serving stacks and kernels do not run on it"]
 
 
 def concurrency_bound(bandwidth_rate: float, compute_rate: float) -> bool:
@@ -422,7 +505,7 @@ def recommend(job: Job, catalog: Catalog | None = None, top: int = 10) -> dict[s
         if isinstance(sized, str):
             excluded.append({"instance_type": spec.instance_type, "reason": sized})
             continue
-        flags: list[str] = []
+        flags: list[str] = accelerator_caveats(spec, acc, serving)
         if cb_only:
             flags.append("Capacity Blocks only: block rate, billed in whole block days (a block and its extensions)")
         candidates.append(
@@ -505,6 +588,8 @@ def _assumptions(job: Job) -> dict[str, Any]:
         out.update(
             mbu=MBU,
             kv_cache="2 x layers x kv_heads x head_dim x context x concurrency x bytes (fp8 1, else 2)",
+            serving_memory_fill=SERVE_FILL,
+            tensor_parallel="divides heads; divides KV heads or is a multiple of them (KV heads replicated)",
             throughput="min(concurrency / ((weights + KV) / (tp x bandwidth x MBU)), tp x FLOP/s x MFU / 2N)",
             capacity_blocks="allowed first" if job.allow_capacity_blocks else "ranked last (not for steady serving)",
         )
@@ -520,6 +605,13 @@ def _assumptions(job: Job) -> dict[str, Any]:
             ),
             state_bytes_per_param=ADAM_BYTES if full else (QLORA_BYTES if job.task == "qlora" else 2),
             activation_checkpointing=job.activation_checkpointing,
+            communication=(
+                "multi-node: per micro-batch a node moves 3x the bf16 weight bytes (ZeRO-3: two all-gathers, one "
+                "reduce-scatter; 2x for ZeRO-1/2 and LoRA/QLoRA) at "
+                f"{LINK_EFFICIENCY:g} x its network line rate (and each PCIe-only GPU as much over its PCIe link), "
+                "overlapped with compute; "
+                "effective MFU = MFU / max(1, network time / compute time)"
+            ),
             activations=(
                 "2 s b h L + 34 s b h (checkpointed layer inputs + one layer recomputed)"
                 if job.activation_checkpointing

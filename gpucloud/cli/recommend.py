@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from gpucloud.advisor.hpc import HpcInputError, recommend_hpc
 from gpucloud.advisor.recommend import MODELS, SERVE_BYTES, TASKS, AdvisorInputError, Job, recommend
 from gpucloud.cli.errors import EXIT_OK, CliError
 
@@ -28,7 +29,7 @@ def register(sub: Any) -> None:
         "qlora) or to serve a model, on every catalog type that can run it, ranked by cost. Assumptions (MFU, "
         "ZeRO stage, activation checkpointing, KV cache) are printed with the result.",
     )
-    p.add_argument("task", choices=TASKS, help="what the job does")
+    p.add_argument("task", choices=(*TASKS, "hpc"), help="what the job does (hpc: FP64 throughput per dollar)")
     model = p.add_argument_group("model (one of --model, --params, or a config)")
     model.add_argument("--model", choices=sorted(MODELS), help="a public model config")
     model.add_argument("--params", type=float, metavar="BILLIONS", help="parameters, in billions (e.g. 70)")
@@ -57,6 +58,11 @@ def register(sub: Any) -> None:
     serve.add_argument(
         "--allow-capacity-blocks", action="store_true", help="let Capacity-Block-only types rank first for serving"
     )
+    hpc = p.add_argument_group("hpc (FP64)")
+    hpc.add_argument("--work", type=float, metavar="PFLOP", help="FP64 work to do, in PFLOP (e.g. 5e6)")
+    hpc.add_argument(
+        "--fp64", choices=("vector", "tensor"), default="vector", help="FP64 rate to count: vector or tensor core"
+    )
     p.add_argument("--mfu", type=float, default=0.4, help="model FLOPs utilisation (0.4)")
     p.add_argument("--top", type=int, default=8, help="how many types to list (default 8)")
     p.add_argument("--format", choices=("text", "json"), default="text")
@@ -64,6 +70,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.task == "hpc":
+        return _run_hpc(args)
     job = Job(
         task=args.task,
         params_b=args.params,
@@ -99,6 +107,42 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_hpc(args: argparse.Namespace) -> int:
+    try:
+        result = recommend_hpc(args.work, args.deadline_days, args.fp64, top=args.top)
+    except HpcInputError as exc:
+        raise CliError(str(exc)) from None
+    if args.format == "json":
+        print(json.dumps(result, indent=2))
+        return EXIT_OK
+    print(console_text(lambda console, table: _hpc_text(result, console, table), width=TEXT_WIDTH), end="")
+    return EXIT_OK
+
+
+def _hpc_text(result: dict[str, Any], console: Any, table: Any) -> None:
+    job = result["job"]
+    work = job["work_pflop"] is not None
+    t = table(f"FP64 ({job['fp64']}) {'cost to finish' if work else 'TFLOPS per $/h'} ({result['price_date']} prices)")
+    for name in ("type", "accel", "FP64 TF/node", "TF per $/h", "cost $" if work else "$/h"):
+        t.add_column(name, justify="left" if name in ("type", "accel") else "right")
+    for c in result["candidates"]:
+        t.add_row(
+            c["instance_type"] + ("*" if c["flags"] else ""),
+            f"{c.get('nodes', 1)} x {c['accelerators_per_node']} {c['accelerator']}",
+            f"{c['node_fp64_tflops']:,.1f}",
+            f"{c['tflops_per_usd_hour']:,.2f}",
+            f"{c['cost_usd']:,.0f}" if work else f"{c['node_usd_hour']:,.2f}",
+        )
+    console.print(t)
+    for c in result["candidates"]:
+        for flag in c["flags"]:
+            console.print(f"* {c['instance_type']}: {flag}")
+    console.print("assumptions:")
+    for key, value in result["assumptions"].items():
+        console.print(f"  {key}: {value}")
+    console.print(f"{len(result['excluded'])} types excluded (see --format json for each reason)")
+
+
 def _hours(hours: float) -> str:
     return f"{hours:,.1f} h" if hours < 48 else f"{hours / 24:,.1f} d"
 
@@ -125,6 +169,8 @@ def _text(result: dict[str, Any], console: Any, table: Any) -> None:
     t.add_column("nodes x accel", justify="right")
     t.add_column("GiB/acc", justify="right")
     t.add_column("tok/s/repl" if serving else "time", justify="right")
+    # Training: the share of compute speed the network leaves (gpucloud/advisor/network.py); serving: headroom.
+    t.add_column("free" if serving else "net", justify="right")
     t.add_column("$/month" if serving else "cost $", justify="right")
     for c in result["candidates"]:
         mark = "*" if c["flags"] else ""
@@ -133,6 +179,7 @@ def _text(result: dict[str, Any], console: Any, table: Any) -> None:
             f"{c['nodes']} x {c['accelerators_per_node']} {c['accelerator']}",
             f"{c['memory_gib']['total']:,.1f}",
             f"{c['tokens_per_second_per_replica']:,.0f}" if serving else _hours(c["hours"]),
+            f"{c['headroom_pct']:.0f}%" if serving else f"{100 * c['network']['efficiency']:.0f}%",
             f"{c['cost_usd']:,.0f}",
         )
     console.print(t)

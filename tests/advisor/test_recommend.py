@@ -42,6 +42,10 @@ def first(job: Job, top: int = 60) -> tuple[dict[str, Any], dict[str, Any]]:
     return result["candidates"][0], result
 
 
+def by_type_all(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {c["instance_type"]: c for c in result["candidates"]}
+
+
 def excluded(result: dict[str, Any]) -> dict[str, str]:
     return {e["instance_type"]: e["reason"] for e in result["excluded"]}
 
@@ -129,10 +133,15 @@ def test_70b_pretraining_node_count_follows_6nd_over_achievable_flops() -> None:
 def test_8b_serving_cheaply_is_inf2_or_g6_xlarge_never_a_capacity_block_type() -> None:
     c, result = first(Job("serve", model="llama-3-8b", concurrency=8, context=4096))
     assert c["instance_type"] == "inf2.xlarge" and c["cost_usd"] == pytest.approx(0.7582 * 730)
-    assert result["candidates"][1]["instance_type"] == "g6.xlarge"
+    # Weights 15.0 GiB + KV 4.0 GiB fill 85 % of an L4's 22.35 GiB: past the 80 % serving fill (vLLM's 0.9
+    # budget less activation headroom), so g6.xlarge no longer fits one replica and trn1.2xlarge is next.
+    assert result["candidates"][1]["instance_type"] == "trn1.2xlarge"
+    g6 = next(x for x in result["excluded"] if x["instance_type"] == "g6.xlarge")
+    assert "20 % headroom kept" in g6["reason"]
     assert not result["candidates"][0]["demoted"]
+    assert result["candidates"][0]["flags"][0].startswith("Inferentia2 is an AWS Neuron device, not CUDA")
     trn2 = next(x for x in result["candidates"] if x["instance_type"] == "trn2.48xlarge")
-    assert trn2["demoted"] and trn2["flags"][0].startswith("Capacity Blocks only")
+    assert trn2["demoted"] and any(f.startswith("Capacity Blocks only") for f in trn2["flags"])
     positions = [x["demoted"] for x in result["candidates"]]
     assert positions == sorted(positions)  # every Capacity-Block-only type after every other
 
@@ -167,8 +176,9 @@ def test_int4_7b_serving_fits_a_16gb_t4() -> None:
 def test_fp16_7b_serving_with_mha_kv_does_not_fit_a_t4() -> None:
     _, result = first(Job("serve", model="llama-2-7b", precision="fp16", context=2048, concurrency=4))
     assert excluded(result)["g4dn.xlarge"] == (
-        "weights 12.6 GiB + KV cache 4.0 GiB exceed one node (1 x 14.4 GiB usable): lower --concurrency/--context or "
-        "quantise"
+        # 16.6 GiB > 80 % of 16 GiB (12.8): the serving fill keeps 20 % of memory for runtime and activations.
+        "weights 12.6 GiB + KV cache 4.0 GiB do not fit one node at tensor parallel 1 (1 x 12.8 GiB, 20 % headroom "
+        "kept; valid degrees [1]): lower --concurrency/--context or quantise"
     )
 
 
@@ -333,6 +343,12 @@ def test_training_result_states_its_assumptions_and_job() -> None:
         "sharding": "ZeRO-2 over every accelerator of the job (none on one accelerator)",
         "state_bytes_per_param": 16,
         "activation_checkpointing": True,
+        "communication": (
+            "multi-node: per micro-batch a node moves 3x the bf16 weight bytes (ZeRO-3: two all-gathers, one "
+            "reduce-scatter; 2x for ZeRO-1/2 and LoRA/QLoRA) at 0.8 x its network line rate (and each PCIe-only "
+            "GPU as much over its PCIe link), overlapped with compute; effective MFU = MFU / max(1, network time "
+            "/ compute time)"
+        ),
         "activations": "2 s b h L + 34 s b h (checkpointed layer inputs + one layer recomputed)",
     }
     assert result["job"] == {
@@ -392,6 +408,8 @@ def test_serving_result_states_its_assumptions_and_job() -> None:
         "kv_cache": "2 x layers x kv_heads x head_dim x context x concurrency x bytes (fp8 1, else 2)",
         "throughput": "min(concurrency / ((weights + KV) / (tp x bandwidth x MBU)), tp x FLOP/s x MFU / 2N)",
         "capacity_blocks": "ranked last (not for steady serving)",
+        "serving_memory_fill": 0.8,
+        "tensor_parallel": "divides heads; divides KV heads or is a multiple of them (KV heads replicated)",
     }
     assert {k: result["job"][k] for k in ("context", "concurrency", "throughput")} == {
         "context": 2048,
@@ -454,3 +472,54 @@ def test_limits_on_nodes_are_explained() -> None:
     assert zero1["candidates"] == []
     assert excluded(zero1)["g6e.48xlarge"] == "the unsharded part alone (270.8 GiB) exceeds 40.2 GiB usable"
     assert excluded(zero1)["g6.xlarge"].startswith("the unsharded part alone (")
+
+
+# ---- serving: tensor parallelism and headroom (issue 27) -----------------------------------------------------------
+
+
+def test_70b_serving_tensor_parallel_divides_64_heads_and_8_kv_heads() -> None:
+    # Llama-3-70B config.json: 64 attention heads, 8 KV heads; TP 6 and 12 split neither evenly.
+    _, result = first(Job("serve", model="llama-3-70b", precision="bf16"))
+    for c in result["candidates"]:
+        assert 64 % c["tensor_parallel"] == 0 and 8 % c["tensor_parallel"] == 0, c["instance_type"]
+        assert c["headroom_pct"] >= 20.0, c["instance_type"]
+    # inf2.24xlarge has 6 devices: TP 4 is the largest valid degree and 4 x 25.6 GiB cannot hold 171 GiB.
+    assert "valid degrees [1, 2, 4]" in excluded(result)["inf2.24xlarge"]
+    inf2 = next(c for c in result["candidates"] if c["instance_type"] == "inf2.48xlarge")
+    assert inf2["tensor_parallel"] == 8 and inf2["flags"][0].startswith("Inferentia2 is an AWS Neuron device")
+
+
+def test_tensor_parallel_past_kv_heads_replicates_them() -> None:
+    from gpucloud.advisor.recommend import Shape, tensor_parallel_degrees
+
+    llama70 = Shape(80, 8192, 64, 8, 128256, 28672)
+    assert tensor_parallel_degrees(llama70, 12) == [1, 2, 4, 8]
+    assert tensor_parallel_degrees(llama70, 16) == [1, 2, 4, 8, 16]
+    # 40 heads, 40 KV heads (Llama-2-13B): 5 and 10 divide both.
+    assert tensor_parallel_degrees(Shape(40, 5120, 40, 40, 32000, 13824), 12) == [1, 2, 4, 5, 8, 10]
+
+
+# ---- training: the network (issue 27) ------------------------------------------------------------------------------
+
+
+def test_70b_full_finetune_one_gpu_100_gbps_nodes_do_not_rank_level_with_p5_48xlarge() -> None:
+    _, result = first(Job("full-finetune", model="llama-3-70b", tokens=1e9))
+    small, big = by_type_all(result)["p5.4xlarge"], by_type_all(result)["p5.48xlarge"]
+    # p5.4xlarge: 100 Gbps for one H100 (AWS P5 page); ZeRO-3 moves 3 x 141 GB per micro-batch in 42 s at 80 %
+    # of line rate against 4.4 s of compute: about a tenth of the speed.
+    assert small["network"]["gbps_per_accelerator"] == 100 and big["network"]["gbps_per_accelerator"] == 400
+    assert small["network"]["efficiency"] == pytest.approx(0.1035, abs=1e-3)
+    assert big["network"]["efficiency"] == 1.0 and big["network"]["scale_up"] == "nvswitch"
+    # Tensor parallelism only within the NVLink domain: 8 on an NVSwitch node, none across 1-GPU nodes.
+    assert (big["network"]["tensor_parallel_max"], small["network"]["tensor_parallel_max"]) == (8, 1)
+    assert small["cost_usd"] > 5 * big["cost_usd"]
+
+
+def test_70b_pretrain_pcie_and_one_gpu_fleets_do_not_rank_above_p5en() -> None:
+    _, result = first(Job("pretrain", model="llama-3-70b", tokens=2e12, deadline_days=30))
+    order = [c["instance_type"] for c in result["candidates"]]
+    p5en = order.index("p5en.48xlarge")
+    for slow in ("g6e.12xlarge", "g6e.48xlarge"):
+        assert slow not in order[:p5en], slow
+    # 826 x p5.4xlarge at full speed become ~8,000 at a tenth of it: past the 4,096-node limit.
+    assert excluded(result)["p5.4xlarge"].startswith("needs 79")
