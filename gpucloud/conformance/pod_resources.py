@@ -20,11 +20,13 @@ from typing import Any
 
 from gpucloud.conformance import ConformanceContext, Finding, register_check
 from gpucloud.conformance.inventory import KObject, containers, objects, pod_sets
+from gpucloud.fleet import labels as L
 
 CHECK = "pod.resources"
 SOURCE = "Kubernetes 1.34, Resource Management for Pods and Containers; LimitRange defaults"
-ACCELERATOR_EXACT = ("nvidia.com/gpu",)
-ACCELERATOR_PREFIXES = ("nvidia.com/mig-", "aws.amazon.com/neuron")
+ACCELERATOR_EXACT = (L.NVIDIA_GPU,)
+# MIG slices (nvidia.com/mig-1g.10gb ...) and every Neuron resource (neuron, neuroncore, neurondevice).
+ACCELERATOR_PREFIXES = ("nvidia.com/mig-", L.NEURON)
 NEEDED = ("cpu", "memory")
 
 
