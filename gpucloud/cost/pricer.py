@@ -136,6 +136,13 @@ def _is_custom(resource: Mapping[str, Any]) -> bool:
     return type_.startswith("pulumi:providers:") or "/" in type_.split(":")[1 if ":" in type_ else 0]
 
 
+# Markets priced at one hourly rate: the rates' field, and the reason when the type has no such rate.
+_ONE_RATE_MARKETS: dict[str, tuple[str, str]] = {
+    "spot": ("spot", "{instance_type} has no spot price in {region}"),
+    "capacity-block": ("capacity_block", "no Capacity Block rate for {instance_type} in {region}"),
+}
+
+
 class Pricer:
     """One pricing run over a plan's resources: handlers add items and unpriced entries to it."""
 
@@ -283,45 +290,29 @@ class Pricer:
         if isinstance(found, str):
             self.skip(resource, found, capacity=unpriced)
             return
-        if market == "spot":
-            if found.spot is None:
+        if market in _ONE_RATE_MARKETS:
+            # Spot and Capacity Block nodes are billed at the market's one hourly rate (a block is prepaid at
+            # purchase: this is its rate spread over the month the nodes run).
+            field, missing = _ONE_RATE_MARKETS[market]
+            rate = getattr(found, field)
+            if rate is None:
                 self.skip(
                     resource,
-                    found.reasons.get("spot", f"{instance_type} has no spot price in {self.region}"),
+                    found.reasons.get(field, missing.format(instance_type=instance_type, region=self.region)),
                     capacity=unpriced,
                 )
                 return
+            source, as_of = found.origin(market)
             self.add(
                 resource,
-                pricing="spot",
+                pricing=market,
                 quantity=desired,
                 max_quantity=maximum,
-                unit_price=found.spot,
+                unit_price=rate,
                 unit="hour",
                 instance_type=instance_type,
-                source=found.origin("spot")[0],
-                as_of=found.origin("spot")[1],
-            )
-            return
-        if market == "capacity-block":
-            if found.capacity_block is None:
-                self.skip(
-                    resource,
-                    found.reasons.get("capacity_block", f"no Capacity Block rate for {instance_type} in {self.region}"),
-                    capacity=unpriced,
-                )
-                return
-            # The block is prepaid at purchase; this is its rate spread over the month the nodes run.
-            self.add(
-                resource,
-                pricing="capacity-block",
-                quantity=desired,
-                max_quantity=maximum,
-                unit_price=found.capacity_block,
-                unit="hour",
-                instance_type=instance_type,
-                source=found.origin("capacity-block")[0],
-                as_of=found.origin("capacity-block")[1],
+                source=source,
+                as_of=as_of,
             )
             return
         # On-Demand: nodes inside an in-plan ODCR are billed through the reservation's own item.
