@@ -18,7 +18,7 @@ from gpucloud.components.base import ComponentConfig, account_and_partition, chi
 from gpucloud.components.interfaces import ClusterHandle
 from gpucloud.components.pod_identity import pod_identity_association, pod_identity_role
 from gpucloud.components.releases import helm_release
-from gpucloud.spec.addons import pinned_chart
+from gpucloud.spec.chart_pins import pinned_chart
 
 # v1.11+ is needed for EC2NodeClass networkInterfaces and placementGroupSelector; reserved capacity
 # (ODCR, Capacity Blocks) since v1.6. Bump deliberately: CRD changes ride on chart upgrades.

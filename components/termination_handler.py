@@ -16,7 +16,7 @@ from gpucloud.components.interfaces import ClusterHandle
 from gpucloud.components.interruption import NTH_MANAGED_TAG
 from gpucloud.components.pod_identity import pod_identity_association, pod_identity_role
 from gpucloud.components.releases import helm_release
-from gpucloud.spec.addons import pinned_chart
+from gpucloud.spec.chart_pins import pinned_chart
 
 Consumer = Literal["karpenter", "node-termination-handler"]
 

@@ -74,7 +74,7 @@ class GpuStorage(pulumi.ComponentResource):
                     **keep_args,
                     fsx=spec.fsx,
                     availability_zone=config.fsx_availability_zone,
-                    encrypt_logs=b.kms_key is not None,
+                    enable_log_encryption=b.kms_key is not None,
                 ),
                 cluster,
                 kms_key_arn=b.kms_key_arn,

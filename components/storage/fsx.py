@@ -5,6 +5,7 @@ ports from the node security groups only), CloudWatch logging, and data reposito
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import ClassVar
 
 import pulumi
 import pulumi_aws as aws
@@ -25,12 +26,14 @@ FSX_S3_KEY_OPERATIONS = ["Decrypt", "DescribeKey", "Encrypt", "GenerateDataKey",
 class LustreConfig(ComponentConfig):
     """Inputs of LustreStorage."""
 
+    RENAMED: ClassVar[dict[str, str]] = {"encrypt_logs": "enable_log_encryption"}
+
     name_prefix: str = Field(description="Platform name, used in descriptions and the log group name.")
     fsx: FsxSpec = Field(description="File system settings from the stack spec.")
     availability_zone: str = Field(description="AZ of the file system: the AZ of the GPU pool it feeds.")
     allow_data_deletion: bool = Field(default=False, description="Let destroy delete the file system.")
     protect: bool = Field(default=False, description="Also protect the file system and its links (prod).")
-    encrypt_logs: bool = Field(
+    enable_log_encryption: bool = Field(
         default=False, description="Encrypt the log group with the storage key (its key policy must allow Logs)."
     )
 
@@ -128,7 +131,7 @@ class LustreStorage(pulumi.ComponentResource):
                 # FSx writes only to log groups under /aws/fsx.
                 name=f"/aws/fsx/lustre/{name}",
                 retention_in_days=spec.log_retention_days,
-                kms_key_id=kms_key_arn if config.encrypt_logs else None,
+                kms_key_id=kms_key_arn if config.enable_log_encryption else None,
                 tags=config.tags,
                 opts=child(self),
             )

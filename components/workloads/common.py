@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -28,6 +28,8 @@ SPOT_NOTICE_SECONDS = 120
 class GpuWorkloadConfig(ComponentConfig):
     """Where a GPU workload runs and how it reaches the GPUs; the base of every template's config."""
 
+    RENAMED: ClassVar[dict[str, str]] = {"karpenter": "use_karpenter"}
+
     namespace: Name = Field(description="Kubernetes namespace of the workload (must exist).")
     job_name: Name = Field(description="Name of the Kubernetes objects (a DNS label, at most 40 characters).")
     pool: Name = Field(description="Node pool the workload runs on (matched through the pool label).")
@@ -40,7 +42,7 @@ class GpuWorkloadConfig(ComponentConfig):
     )
     image: str = Field(min_length=1, description="Container image (pin a tag or digest).")
     use_efa: bool = Field(default=False, description="Request the node's EFA interfaces and set the EFA NCCL env.")
-    karpenter: bool = Field(
+    use_karpenter: bool = Field(
         default=False, description="The pool is Karpenter-managed: annotate pods karpenter.sh/do-not-disrupt."
     )
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables for the container.")
@@ -128,7 +130,7 @@ def _device_resources(
 
 def _pod_metadata(config: GpuWorkloadConfig, labels: dict[str, str]) -> dict[str, Any]:
     meta: dict[str, Any] = {"labels": labels}
-    if config.karpenter:
+    if config.use_karpenter:
         # Karpenter would otherwise consolidate a node out from under a running job.
         meta["annotations"] = {DO_NOT_DISRUPT: "true"}
     return meta

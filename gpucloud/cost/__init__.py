@@ -1,4 +1,5 @@
-"""Cost engine: prices the raw resources of any recorded plan into the design.md `cost` section.
+"""Cost engine: prices the raw resources of any recorded plan into the plan JSON's `cost` section
+(gpucloud/report/plan.schema.json).
 
 `price_resources` works on plain dicts and imports no pulumi module (the policy pack calls it);
 `price_plan` adapts a `gpucloud.plan.Plan`, reads the stack's `gpucloud:pricing` config (commitments), and adds

@@ -56,8 +56,9 @@ def price_resources(
     catalog: Catalog | None = None,
     book: PriceBook | None = None,
 ) -> dict[str, Any]:
-    """The design.md `cost` object for plain resource dicts (urn/type/name/inputs/dependencies/parent, optional
-    custom and propertyDependencies), in engine view. Pure: no pulumi import, no I/O beyond the catalog."""
+    """The plan JSON's `cost` object (report/plan.schema.json) for plain resource dicts (urn/type/name/inputs/
+    dependencies/parent, optional custom and propertyDependencies), in engine view. Pure: no pulumi import, no
+    I/O beyond the catalog."""
     pricer = Pricer(resources, options or PricingOptions(), catalog or get_catalog(), book)
     pricer.price()
     return {

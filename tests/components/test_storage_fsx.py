@@ -130,7 +130,7 @@ def test_logging_disabled() -> None:
 
 
 def test_log_group_encrypted_when_asked() -> None:
-    plan, _ = plan_of(persistent(), encrypt_logs=True)
+    plan, _ = plan_of(persistent(), enable_log_encryption=True)
     assert plan.find("aws:cloudwatch/logGroup:LogGroup", f"{N}-logs").inputs["kmsKeyId"] == KEY_ARN
 
 

@@ -184,7 +184,7 @@ def test_training_job_on_karpenter_non_efa_g6_pool() -> None:
         pool="dev-l4",
         use_efa=False,
         availability_zones=None,
-        karpenter=True,
+        use_karpenter=True,
         checkpoint_dir="/fsx/ckpt/a",
         termination_grace_period_seconds=90,
         env={"WANDB_MODE": "offline"},
@@ -410,7 +410,7 @@ def test_nccl_test_needs_two_nodes() -> None:
 def test_dcgm_diag_one_pod_per_node() -> None:
     config = DcgmDiagConfig(
         **base(
-            job_name="dcgm-h100", image="nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04", nodes=3, karpenter=True
+            job_name="dcgm-h100", image="nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04", nodes=3, use_karpenter=True
         )
     )
     plan = run(lambda: DcgmDiag("diag", config))

@@ -177,3 +177,60 @@ def test_a_renamed_toggle_still_validates_under_its_old_name() -> None:
     assert GpuInterruptionQueueConfig(**base, enable_reservation_relay=True).enable_reservation_relay is True
     with pytest.raises(ValidationError, match="give enable_reservation_relay only"):
         GpuInterruptionQueueConfig(**base, relay_reservation_events=True, enable_reservation_relay=False)
+
+
+# Boolean inputs that state a data-safety policy or a fact about the deployment, not a feature switch: the
+# house style keeps their names (docs/architecture.md, "Toggles").
+POLICY_BOOLEANS = {
+    "protect",
+    "protect_data",
+    "allow_data_deletion",
+    "allow_internet_facing",
+    "internet_facing",
+    "retain_key",
+}
+
+
+def _component_configs() -> list[type]:
+    import importlib
+
+    from gpucloud.components.base import ComponentConfig
+
+    for path in _modules():
+        rel = path.relative_to(COMPONENTS).with_suffix("").as_posix().replace("/", ".")
+        importlib.import_module(f"gpucloud.components.{rel}".removesuffix(".__init__"))
+    seen: list[type] = []
+    todo = list(ComponentConfig.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        seen.append(cls)
+        todo.extend(cls.__subclasses__())
+    return sorted(set(seen), key=lambda c: c.__qualname__)
+
+
+def test_every_component_toggle_follows_the_naming_rule() -> None:
+    configs = _component_configs()
+    assert len(configs) >= 20  # the walk found the components' models, not an empty list
+    wrong = []
+    for cls in configs:
+        for name, field in cls.model_fields.items():
+            if field.annotation not in (bool, bool | None) or name in POLICY_BOOLEANS:
+                continue
+            if not name.startswith(("create_", "enable_", "use_")):
+                wrong.append(f"{cls.__name__}.{name}")
+    assert wrong == []
+
+
+def test_the_renamed_workload_and_lustre_toggles_keep_their_old_names() -> None:
+    import warnings
+
+    from gpucloud.components.storage.fsx import LustreConfig
+    from gpucloud.components.workloads.common import GpuWorkloadConfig
+
+    assert GpuWorkloadConfig.RENAMED == {"karpenter": "use_karpenter"}
+    assert LustreConfig.RENAMED == {"encrypt_logs": "enable_log_encryption"}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = GpuWorkloadConfig._renamed_inputs({"karpenter": True})
+    assert out == {"use_karpenter": True}
+    assert [str(w.message) for w in caught] == ["GpuWorkloadConfig: karpenter is deprecated, use use_karpenter"]

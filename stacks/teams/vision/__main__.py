@@ -100,7 +100,7 @@ if team.training is not None:
             instance_type=t.instance_type,
             availability_zones=t.availability_zones,
             use_efa=t.use_efa,
-            karpenter=t.karpenter,
+            use_karpenter=t.karpenter,
             nodes=t.nodes,
             image=t.image,
             script=t.script,
