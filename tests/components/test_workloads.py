@@ -410,7 +410,10 @@ def test_nccl_test_needs_two_nodes() -> None:
 def test_dcgm_diag_one_pod_per_node() -> None:
     config = DcgmDiagConfig(
         **base(
-            job_name="dcgm-h100", image="nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04", nodes=3, use_karpenter=True
+            job_name="dcgm-h100",
+            image="nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04",
+            nodes=3,
+            use_karpenter=True,
         )
     )
     plan = run(lambda: DcgmDiag("diag", config))
