@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -112,8 +113,19 @@ def _strings(value: Any, found: set[str]) -> None:
 
 
 def redact(text: str, secrets: set[str]) -> str:
-    """`text` with each secret replaced by SECRET, longest first, as the Pulumi CLI filters its diagnostics."""
-    for value in sorted(secrets, key=len, reverse=True):
+    """`text` with each secret replaced by SECRET, longest first, as the Pulumi CLI filters its diagnostics
+    (sdk/go/common/util/logging CreateFilter): a secret shorter than 3 characters, or `true` / `false` in any case,
+    is left alone (masking every "x" or "true" would make every message unreadable and hide nothing), and a secret
+    is also masked in its JSON-escaped form."""
+    patterns: set[str] = set()
+    for value in secrets:
+        if len(value) < 3 or value.lower() in ("true", "false"):
+            continue
+        patterns.add(value)
+        escaped = json.dumps(value)[1:-1]
+        if escaped != value:
+            patterns.add(escaped)
+    for value in sorted(patterns, key=len, reverse=True):
         text = text.replace(value, SECRET)
     return text
 

@@ -86,3 +86,20 @@ def test_cli_hpc_json_and_bad_input_exit_2() -> None:
     )
     assert bad.returncode == 2 and "--work must be a positive number" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_the_json_output_follows_its_schema_with_and_without_work() -> None:
+    import json
+    from importlib import resources
+
+    import jsonschema
+
+    schema = json.loads(resources.files("gpucloud.advisor").joinpath("recommend-hpc.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    for result in (recommend_hpc(), recommend_hpc(work_pflop=5e6, deadline_days=7, fp64="tensor", top=100)):
+        validator.validate(result)
+    # The schema is not vacuous: a candidate without its FP64 source, or an extra top-level key, is refused.
+    bad = recommend_hpc()
+    del bad["candidates"][0]["fp64_source"]
+    assert not validator.is_valid(bad)
+    assert not validator.is_valid({**recommend_hpc(), "extra": 1})

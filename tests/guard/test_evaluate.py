@@ -40,7 +40,7 @@ EXPECTED_BAD = {
     ("efa-shape", "advisory", "train-p5"),
     ("nonprod-spot-share", "advisory", "train-p5"),
     ("budget-and-anomaly", "advisory", "bad-program-dev"),
-    ("s3-public-access-blocked", "mandatory", "checkpoints"),
+    ("s3-public-access-block-explicit", "advisory", "checkpoints"),
     ("s3-sse-kms", "mandatory", "checkpoints"),
     ("s3-tls-only", "mandatory", "checkpoints"),
     ("checkpoint-bucket-versioning", "mandatory", "checkpoints"),

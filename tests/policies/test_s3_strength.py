@@ -336,8 +336,9 @@ def test_sse_kms_unknown_inline_rule_names_the_bucket_field() -> None:
 
 ALL_ON = {"blockPublicAcls": True, "blockPublicPolicy": True, "ignorePublicAcls": True, "restrictPublicBuckets": True}
 NO_PAB = (
-    "has no aws.s3.BucketPublicAccessBlock. Fix: add one for this bucket with block_public_acls, "
-    "block_public_policy, ignore_public_acls and restrict_public_buckets True."
+    "has no aws.s3.BucketPublicAccessBlock: public access is blocked only by S3's default for new buckets, which "
+    "nothing in code keeps. Fix: add one for this bucket with block_public_acls, block_public_policy, "
+    "ignore_public_acls and restrict_public_buckets True."
 )
 
 
@@ -363,8 +364,8 @@ def test_public_access_block_names_every_flag_left_off() -> None:
         ),
         *pab_bucket("empty", {}),
     ]
+    assert stack_messages("s3-public-access-block-explicit", resources) == [("none", f"none: {NO_PAB}")]
     assert stack_messages("s3-public-access-blocked", resources) == [
-        ("none", f"none: {NO_PAB}"),
         (
             "string-false",
             "string-false: its public access block leaves ['blockPublicPolicy'] off. Fix: set all four flags to True.",
@@ -392,7 +393,8 @@ def test_public_access_block_unknown_flag_is_undecided_for_its_bucket_only() -> 
     found: list[tuple[str, str]] = []
     with pytest.raises(UndecidedError) as caught:
         stack_messages("s3-public-access-blocked", resources, None, found)
-    assert found == [("b", f"b: {NO_PAB}")]
+    assert found == []
+    assert stack_messages("s3-public-access-block-explicit", resources) == [("b", f"b: {NO_PAB}")]
     assert [(u.urn.rsplit("::", 1)[-1], u.field) for u in caught.value.undecided] == [
         ("a", "a-pab0.restrictPublicBuckets")
     ]

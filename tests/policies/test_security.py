@@ -277,7 +277,9 @@ def test_s3_public_access_block_matched_by_urn():
         Res(BUCKET, "literal", {"bucket": "literal-bucket"}),
         Res(PAB, "literal-pab", {"bucket": "literal-bucket", **FLAGS}),
     ]
-    assert stack_flagged("s3-public-access-blocked", resources) == {"no-pab", "one-flag-off", "flag-missing"}
+    # A bucket without a block is blocked by S3's default for new buckets: only the explicit-block policy says so.
+    assert stack_flagged("s3-public-access-blocked", resources) == {"one-flag-off", "flag-missing"}
+    assert stack_flagged("s3-public-access-block-explicit", resources) == {"no-pab"}
     with pytest.raises(UnknownValueError):
         stack_flagged("s3-public-access-blocked", _bucket_set("u", pab={**FLAGS, "blockPublicAcls": UNKNOWN}))
 

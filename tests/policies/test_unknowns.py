@@ -67,7 +67,7 @@ def blocked(policy: str, resources: list[Res], config: dict[str, Any] | None = N
     return out
 
 
-S3_POLICIES = ("s3-public-access-blocked", "s3-sse-kms", "s3-tls-only", "checkpoint-bucket-versioning")
+S3_POLICIES = ("s3-public-access-block-explicit", "s3-sse-kms", "s3-tls-only", "checkpoint-bucket-versioning")
 
 
 @pytest.mark.parametrize("policy", S3_POLICIES)
@@ -107,8 +107,10 @@ def test_s3_policies_read_unknown_sub_resources_per_bucket() -> None:
         Res(SSE, "a-sse", {"bucket": UNKNOWN, "rules": UNKNOWN}, {"bucket": ["a"]}),
         Res(BUCKET, "b", {"bucket": "b"}),
     ]
+    # b has no block at all: S3's default blocks it, so only the explicit-block policy reports it.
     reported, entries = undecided("s3-public-access-blocked", resources)
-    assert reported == {"b"} and [(e.field) for e in entries] == ["a-pab.blockPublicAcls"]
+    assert reported == set() and [(e.field) for e in entries] == ["a-pab.blockPublicAcls"]
+    assert {name for name, _ in stack_messages("s3-public-access-block-explicit", resources)} == {"b"}
     reported, entries = undecided("s3-sse-kms", resources)
     assert reported == {"b"} and [(e.field) for e in entries] == ["a-sse.rules"]
 

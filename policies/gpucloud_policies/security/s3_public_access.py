@@ -1,4 +1,11 @@
-"""GC-SEC-019 s3-public-access-blocked: every bucket has a public access block with all four flags on."""
+"""GC-SEC-019 s3-public-access-blocked: no bucket's public access block turns a flag off.
+
+Since April 2023 S3 turns all four Block Public Access settings on for every new bucket (and disables ACLs), so a
+bucket the program creates without an `aws.s3.BucketPublicAccessBlock` is blocked by AWS's own default: saying
+its public access is "not blocked" would be false. What does open a bucket is a public access block that turns a
+flag off; that is this policy's finding. Keeping the block explicit in code, so that a later change is visible in
+review, is the separate, advisory s3-public-access-block-explicit (GC-SEC-151; mandatory in prod's config).
+"""
 
 from __future__ import annotations
 
@@ -19,13 +26,6 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
 
 def _check(resources: list[Any], b: Any, report: StackReport) -> None:
     blocks = attached(resources, b, PAB)
-    if not blocks:
-        report(
-            b.urn,
-            "has no aws.s3.BucketPublicAccessBlock. Fix: add one for this bucket with "
-            "block_public_acls, block_public_policy, ignore_public_acls and restrict_public_buckets True.",
-        )
-        return
     off: set[str] = set()
     for pab in blocks:
         with via(pab):
@@ -37,12 +37,12 @@ def _check(resources: list[Any], b: Any, report: StackReport) -> None:
 GUARDRAIL = Guardrail(
     id="GC-SEC-019",
     name="s3-public-access-blocked",
-    description="Every S3 bucket must have a public access block with all four flags enabled.",
+    description="No S3 bucket's public access block turns a flag off (new buckets block all four by default).",
     category="security",
     severity=Severity.CRITICAL,
     enforcement=EnforcementLevel.MANDATORY,
-    remediation_steps="Add aws.s3.BucketPublicAccessBlock(bucket=bucket.id, all four flags True) per bucket, and "
-    "an account-level aws.s3.AccountPublicAccessBlock.",
+    remediation_steps="Set all four flags of the bucket's aws.s3.BucketPublicAccessBlock to True (or delete it: "
+    "a new bucket blocks all four by default), and add an account-level aws.s3.AccountPublicAccessBlock.",
     references=(
         "CKV_AWS_53",
         "CKV_AWS_54",
