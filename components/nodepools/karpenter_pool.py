@@ -11,7 +11,7 @@ from gpucloud.components.nodepools.ami import karpenter_alias
 from gpucloud.components.nodepools.capacity import (
     capacity_types,
 )
-from gpucloud.components.nodepools.common import LABEL_PREFIX, ROOT_IOPS, ROOT_THROUGHPUT_MBPS
+from gpucloud.components.nodepools.common import LABEL_PREFIX, ROOT_IOPS, ROOT_THROUGHPUT_MBPS, version_tags
 from gpucloud.components.nodepools.network import karpenter_layout
 from gpucloud.components.nodepools.rollout import karpenter_fixed_capacity, karpenter_grace, pace
 from gpucloud.components.nodepools.userdata import Taint
@@ -82,7 +82,11 @@ def build_karpenter(component: GpuNodePool) -> None:
         f"{component._name}-nodeclass",
         api_version="karpenter.k8s.aws/v1",
         kind="EC2NodeClass",
-        metadata={"name": pool.name, "labels": {f"{LABEL_PREFIX}/pool": pool.name}},
+        # Metadata only (no drift): the kubelet minor and release the pool pins, for the upgrade checks.
+        metadata={
+            "name": pool.name,
+            "labels": {f"{LABEL_PREFIX}/pool": pool.name, **dict(version_tags(*_versions(component)))},
+        },
         spec=spec,
         opts=opts,
     )
@@ -103,6 +107,10 @@ def build_karpenter(component: GpuNodePool) -> None:
             component, provider=cluster.k8s_provider, depends_on=[config.karpenter.release, component.node_class]
         ),
     )
+
+
+def _versions(component: GpuNodePool) -> tuple[str, str, str | None]:
+    return component.ami.kubernetes_version, component.ami.release, component.ami.explicit_id
 
 
 def karpenter_budgets(pool: NodePoolSpec) -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ from gpucloud.components.nodepools.common import (
     _version,
     autoscaler_node_template_tags,
     ca_cluster_tag,
+    version_tags,
 )
 from gpucloud.components.nodepools.rollout import checkpoint_percentages, hook_timeout_seconds, pace
 from gpucloud.spec.pools import NodePoolSpec
@@ -64,6 +65,10 @@ def build_self_managed(component: GpuNodePool) -> None:
         for k, v in autoscaler_node_template_tags(
             component.labels(_capacity_label(pool, None)), component.taint, component.spec0, efa=pool.efa.enabled
         ).items()
+    ]
+    tags += [
+        aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=False)
+        for k, v in version_tags(component.ami.kubernetes_version, component.ami.release, component.ami.explicit_id)
     ]
     tags += [
         aws.autoscaling.GroupTagArgs(key=CA_ENABLED_TAG, value="true", propagate_at_launch=False),

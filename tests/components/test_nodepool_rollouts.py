@@ -187,3 +187,21 @@ def test_the_drain_grace_is_the_write_plus_the_margin() -> None:
     )
     assert spec.rollout.drain_grace_seconds == 270
     assert pool().rollout.drain_grace_seconds is None
+
+
+# --- what the upgrade checks read ----------------------------------------------------------------------------
+
+
+def test_self_managed_and_karpenter_pools_record_their_kubelet_minor_and_release() -> None:
+    asg = build_pool(pool(backend="self-managed")).find(ASG, "p-asg")
+    tags = {t["key"]: (t["value"], t["propagateAtLaunch"]) for t in asg.get("tags")}
+    assert tags["gpucloud.io/kubernetes-version"] == ("1.34", False)
+    assert tags["gpucloud.io/ami-release"] == ("1.34.9-20260714", False)
+    nc = build_pool(pool(backend="karpenter")).find("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "p-nodeclass")
+    assert nc.get("metadata.labels") == {
+        "gpucloud.io/pool": "pool",
+        "gpucloud.io/kubernetes-version": "1.34",
+        "gpucloud.io/ami-release": "1.34.9-20260714",
+    }
+    # The alias stays pinned to that release's date, never @latest.
+    assert nc.get("spec.amiSelectorTerms") == [{"alias": "al2023@v20260714"}]
