@@ -142,6 +142,20 @@ def addon_build(minor: str, addon: str) -> str | None:
     return found.version if found is not None else None
 
 
+def ami_image_parameter(family: str, variant: str, minor: str, release: str) -> str:
+    """The public SSM parameter holding the image id of one pinned EKS AMI release (never `recommended`/`latest`).
+
+    Each AL2023 release has its own parameter named after the AMI (amazon-eks-node-al2023-x86_64-nvidia-1.35-
+    v20260714, as awslabs/amazon-eks-ami's release notes list them) beside `recommended`; Bottlerocket publishes
+    every release under its version next to `latest` (bottlerocket-os/bottlerocket, QUICKSTART-EKS "Finding an AMI").
+    """
+    if family == "bottlerocket":
+        return f"/aws/service/bottlerocket/aws-k8s-{minor}-nvidia/x86_64/{release}/image_id"
+    stamp = release.rsplit("-", 1)[-1]
+    name = f"amazon-eks-node-al2023-x86_64-{variant}-{minor}-v{stamp}"
+    return f"/aws/service/eks/optimized-ami/{minor}/amazon-linux-2023/x86_64/{variant}/{name}/image_id"
+
+
 def minor_key(version: str) -> tuple[int, int]:
     """(1, 35) for "1.35" and "1.35.6-20260714"; raises ValueError for what is not a version."""
     head = version.lstrip("v").split("-")[0].split(".")
@@ -179,6 +193,7 @@ __all__ = [
     "Pin",
     "VersionsError",
     "addon_build",
+    "ami_image_parameter",
     "for_minor",
     "minor_distance",
     "minor_key",
