@@ -85,6 +85,16 @@ def hook_timeout_seconds(pool: NodePoolSpec) -> int:
     return max(HOOK_MIN_SECONDS, min(HOOK_MAX_SECONDS, max(DEFAULT_HOOK_SECONDS, grace + NTH_DRAIN_OVERHEAD_SECONDS)))
 
 
+def nth_node_grace_seconds(pools: list[NodePoolSpec], default: int) -> int:
+    """NTH's nodeTerminationGracePeriod: the longest drain (pod grace plus NTH's overhead) of the pools it serves."""
+    drains = [
+        g + NTH_DRAIN_OVERHEAD_SECONDS
+        for p in pools
+        if p.backend != "karpenter" and (g := p.rollout.drain_grace_seconds) is not None
+    ]
+    return min(HOOK_MAX_SECONDS, max([default, *drains]))
+
+
 def karpenter_grace(pool: NodePoolSpec) -> str:
     """A Karpenter node's terminationGracePeriod: one checkpoint interval plus the emergency write.
 

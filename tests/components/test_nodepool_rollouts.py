@@ -205,3 +205,35 @@ def test_self_managed_and_karpenter_pools_record_their_kubelet_minor_and_release
     }
     # The alias stays pinned to that release's date, never @latest.
     assert nc.get("spec.amiSelectorTerms") == [{"alias": "al2023@v20260714"}]
+
+
+# --- aws-node-termination-handler -----------------------------------------------------------------------------
+
+
+def test_nth_starts_a_scheduled_drain_ahead_of_the_longest_checkpointed_drain() -> None:
+    from gpucloud.components.nodepools.rollout import nth_node_grace_seconds
+    from gpucloud.components.termination_handler import nth_values
+
+    slow = pool(name="slow", rollout=CHECKPOINT)  # 240 s write: 270 s grace + 60 s NTH overhead
+    fast = pool(name="fast", rollout={"checkpoint": {"intervalMinutes": 30, "writeSeconds": 30}})
+    karpenter = pool(
+        name="k", backend="karpenter", rollout={"checkpoint": {"intervalMinutes": 60, "writeSeconds": 900}}
+    )
+    assert nth_node_grace_seconds([slow, fast, karpenter], 120) == 330
+    assert nth_node_grace_seconds([pool()], 120) == 120
+    assert nth_values("https://q", "us-east-1", 330)["nodeTerminationGracePeriod"] == 330
+    # The chart's own default (120) is left to the chart.
+    assert "nodeTerminationGracePeriod" not in nth_values("https://q", "us-east-1")
+
+
+def test_prod_declares_a_checkpoint_model_on_its_training_pools() -> None:
+    from pathlib import Path
+
+    import yaml
+
+    from gpucloud.spec import parse_platform
+
+    root = Path(__file__).resolve().parents[2]
+    spec = parse_platform(yaml.safe_load((root / "stacks/Pulumi.prod.yaml").read_text())["config"]["gpucloud:platform"])
+    graces = {p.name: p.rollout.drain_grace_seconds for p in spec.node_pools}
+    assert graces == {"train-h100": 120, "train-h200": 120, "infer-l40s": None}
