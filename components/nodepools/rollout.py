@@ -22,7 +22,8 @@ from gpucloud.spec.pools import NodePoolSpec
 # serving capacity stays up during a roll).
 INDEPENDENT_SHARE = 4
 # EKS UpdateConfig: maxUnavailable at most 100 nodes, maxUnavailablePercentage 1-100 (AWS::EKS::Nodegroup
-# UpdateConfig, CloudFormation User Guide; the EKS API's NodegroupUpdateConfig).
+# UpdateConfig, CloudFormation User Guide; EKS User Guide "Managed node update behavior": "The maximum unavailable
+# has a quota of 100 nodes. The default value is one node").
 EKS_MAX_UNAVAILABLE = 100
 # PutLifecycleHook HeartbeatTimeout: 30 to 7200 seconds (Amazon EC2 Auto Scaling API Reference).
 HOOK_MIN_SECONDS = 30
@@ -42,13 +43,6 @@ class Pace:
     nodes: int | None
     percentage: int | None
     surge: bool
-
-    def of(self, group_max: int) -> int:
-        """The pace as a node count for a group of at most `group_max` nodes (at least one)."""
-        if self.nodes is not None:
-            return self.nodes
-        assert self.percentage is not None
-        return max(1, math.floor(group_max * self.percentage / 100))
 
     def as_percentage(self, group_max: int) -> int:
         """The pace as a percentage of a group of `group_max` nodes, rounded up, 1-100."""
