@@ -25,8 +25,13 @@ from gpucloud.components.interruption import Consumer, GpuInterruptionQueue, Gpu
 from gpucloud.components.karpenter import GpuKarpenter, GpuKarpenterConfig
 from gpucloud.components.network import GpuNetwork, GpuNetworkConfig
 from gpucloud.components.nodepools import GpuNodePool, GpuNodePoolConfig
+from gpucloud.components.nodepools.rollout import nth_node_grace_seconds
 from gpucloud.components.storage import GpuStorage, GpuStorageConfig
-from gpucloud.components.termination_handler import GpuNodeTerminationHandler, GpuNodeTerminationHandlerConfig
+from gpucloud.components.termination_handler import (
+    NTH_NODE_GRACE_DEFAULT,
+    GpuNodeTerminationHandler,
+    GpuNodeTerminationHandlerConfig,
+)
 from gpucloud.components.workloads import DcgmDiag, DcgmDiagConfig, NcclTest, NcclTestConfig
 from gpucloud.spec import PlatformSpec
 
@@ -204,7 +209,12 @@ def _build_node_pools(spec: PlatformSpec, platform: Platform) -> None:
         platform.components["node-termination-handler"] = GpuNodeTerminationHandler(
             f"{spec.name}-nth",
             GpuNodeTerminationHandlerConfig(
-                region=region, tags=tags, cluster=cluster, queue_url=nq.url, queue_arn=nq.arn
+                region=region,
+                tags=tags,
+                cluster=cluster,
+                queue_url=nq.url,
+                queue_arn=nq.arn,
+                node_termination_grace_period=nth_node_grace_seconds(list(pools), NTH_NODE_GRACE_DEFAULT),
             ),
         )
     exported: dict[str, Any] = {}

@@ -25,6 +25,9 @@ Consumer = Literal["karpenter", "node-termination-handler"]
 
 
 NTH_CHART_VERSION = charts_lock.pinned_version("aws-node-termination-handler")
+# The chart's nodeTerminationGracePeriod (values.yaml, 0.27.0): NTH schedules a node's drain this long before the
+# event. Kept where no pool declares a longer drain.
+NTH_NODE_GRACE_DEFAULT = 120
 NTH_SERVICE_ACCOUNT = "aws-node-termination-handler"
 
 
@@ -38,6 +41,13 @@ class GpuNodeTerminationHandlerConfig(ComponentConfig):
         default=NTH_CHART_VERSION, description="aws-node-termination-handler chart version."
     )
     namespace: str = Field(default="kube-system", description="Namespace NTH runs in.")
+    node_termination_grace_period: int = Field(
+        default=NTH_NODE_GRACE_DEFAULT,
+        ge=30,
+        le=7200,
+        description="Seconds before a scheduled event NTH starts draining a node: at least the longest drain of "
+        "the pools it serves (nodepools.rollout.nth_node_grace_seconds sizes it from their checkpoint models).",
+    )
 
 
 class GpuNodeTerminationHandler(pulumi.ComponentResource):
@@ -78,7 +88,7 @@ class GpuNodeTerminationHandler(pulumi.ComponentResource):
             "aws-node-termination-handler",
             config.chart_version,
             namespace=config.namespace,
-            values=nth_values(config.queue_url, config.region),
+            values=nth_values(config.queue_url, config.region, config.node_termination_grace_period),
             opts=child(self, provider=cluster.k8s_provider, depends_on=[self.pod_identity]),
         )
         self.role_arn = self.role.arn
@@ -91,7 +101,7 @@ NTH_RESOURCES: dict[str, dict[str, str]] = {
 }
 
 
-def nth_values(queue_url: Any, region: str) -> dict[str, Any]:
+def nth_values(queue_url: Any, region: str, node_grace: int = NTH_NODE_GRACE_DEFAULT) -> dict[str, Any]:
     """Helm values: queue mode, tag check on, and never scheduled onto Karpenter nodes."""
     return {
         "enableSqsTerminationDraining": True,
@@ -107,6 +117,9 @@ def nth_values(queue_url: Any, region: str) -> dict[str, Any]:
         "enableRebalanceDraining": False,
         # NTH has its own queue, so messages about nodes it does not know are safe to drop.
         "deleteSqsMsgIfNodeNotFound": True,
+        # Pods keep their own terminationGracePeriodSeconds (podTerminationGracePeriod -1, the chart's default);
+        # the node's drain starts early enough for the longest of them (the pools' checkpoint models).
+        **({"nodeTerminationGracePeriod": node_grace} if node_grace != NTH_NODE_GRACE_DEFAULT else {}),
         "serviceAccount": {"create": True, "name": NTH_SERVICE_ACCOUNT},
         # The chart's `resources` (values.yaml, 0.27.0) is empty; the queue processor polls one SQS queue and
         # watches nodes, so a small request with headroom in the limit.

@@ -207,14 +207,20 @@ def _minor_steps(doc: dict[str, Any], spec: PlatformSpec, old: str, new: str, of
             continue
         reserved = pool.capacity.reserved
         if pool.backend == "karpenter":
-            how = "Karpenter drifts the nodes to the new AMI within the pool's disruption budget"
+            how = (
+                "Karpenter drifts the nodes to the new AMI at the pool's rollout pace (a reservation-only pool: as "
+                "its nodes expire or empty out)"
+            )
         elif reserved is not None:
             how = (
                 f"no surge on {reserved.kind} capacity: each node is cordoned, drained (jobs checkpoint and stop) "
                 "and replaced before the next"
             )
         else:
-            how = "nodes are cordoned, drained and replaced one at a time (maxUnavailable 1)"
+            how = (
+                "nodes are cordoned, drained and replaced at the pool's rollout pace (rollout.maxUnavailable; "
+                "default one node at a time for training/HPC, a quarter of a group for inference/rendering)"
+            )
         add(
             "pool",
             f"GPU pool {pool.name} ({pool.workload}) to {new}",

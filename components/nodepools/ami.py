@@ -44,16 +44,9 @@ def choose_ami(pool: NodePoolSpec, kubernetes_version: str, release: str | None 
     variant = "neuron" if neuron else "nvidia"
     if family == "bottlerocket":
         ami_type = "BOTTLEROCKET_x86_64_NVIDIA"
-        # Bottlerocket publishes every release under its version next to `latest` (bottlerocket-os/bottlerocket,
-        # QUICKSTART-EKS "Finding an AMI").
-        image = f"/aws/service/bottlerocket/aws-k8s-{minor}-nvidia/x86_64/{pinned}/image_id"
     else:
         ami_type = "AL2023_x86_64_NEURON" if neuron else "AL2023_x86_64_NVIDIA"
-        # Each AL2023 release has its own parameter named after the AMI (amazon-eks-node-al2023-x86_64-nvidia-
-        # 1.35-v20260714, as awslabs/amazon-eks-ami's release notes list them) beside `recommended`.
-        stamp = pinned.rsplit("-", 1)[-1]
-        ami_name = f"amazon-eks-node-al2023-x86_64-{variant}-{minor}-v{stamp}"
-        image = f"/aws/service/eks/optimized-ami/{minor}/amazon-linux-2023/x86_64/{variant}/{ami_name}/image_id"
+    image = versions.ami_image_parameter(family, variant, minor, pinned)
     if pool.ami.id is not None:
         ami_type = "CUSTOM"
     return AmiChoice(family, variant, ami_type, minor, pinned, image, pool.ami.id)

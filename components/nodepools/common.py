@@ -59,6 +59,14 @@ def autoscaler_node_template_tags(
     return tags
 
 
+def version_tags(minor: str, release: str, explicit_id: str | None) -> list[tuple[str, str]]:
+    """What the group boots, for the upgrade checks (an explicit AMI id has no EKS release, only the pool's minor)."""
+    pairs = [(L.KUBELET_MINOR, minor)]
+    if explicit_id is None:
+        pairs.append((L.AMI_RELEASE, release))
+    return pairs
+
+
 def _capacity_label(pool: NodePoolSpec, group: GroupPlan | None) -> str:
     if group is not None:
         return {"CAPACITY_BLOCK": "capacity-block", "SPOT": "spot"}.get(

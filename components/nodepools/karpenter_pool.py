@@ -11,8 +11,9 @@ from gpucloud.components.nodepools.ami import karpenter_alias
 from gpucloud.components.nodepools.capacity import (
     capacity_types,
 )
-from gpucloud.components.nodepools.common import LABEL_PREFIX, ROOT_IOPS, ROOT_THROUGHPUT_MBPS
+from gpucloud.components.nodepools.common import LABEL_PREFIX, ROOT_IOPS, ROOT_THROUGHPUT_MBPS, version_tags
 from gpucloud.components.nodepools.network import karpenter_layout
+from gpucloud.components.nodepools.rollout import karpenter_fixed_capacity, karpenter_grace, pace
 from gpucloud.components.nodepools.userdata import Taint
 from gpucloud.spec.pools import NodePoolSpec
 
@@ -81,7 +82,11 @@ def build_karpenter(component: GpuNodePool) -> None:
         f"{component._name}-nodeclass",
         api_version="karpenter.k8s.aws/v1",
         kind="EC2NodeClass",
-        metadata={"name": pool.name, "labels": {f"{LABEL_PREFIX}/pool": pool.name}},
+        # Metadata only (no drift): the kubelet minor and release the pool pins, for the upgrade checks.
+        metadata={
+            "name": pool.name,
+            "labels": {f"{LABEL_PREFIX}/pool": pool.name, **dict(version_tags(*_versions(component)))},
+        },
         spec=spec,
         opts=opts,
     )
@@ -104,6 +109,31 @@ def build_karpenter(component: GpuNodePool) -> None:
     )
 
 
+def _versions(component: GpuNodePool) -> tuple[str, str, str | None]:
+    return component.ami.kubernetes_version, component.ami.release, component.ami.explicit_id
+
+
+def karpenter_budgets(pool: NodePoolSpec) -> list[dict[str, Any]]:
+    """Disruption budgets that follow the pool's rollout pace (rollout.py); the most restrictive active one wins.
+
+    Drift (an AMI release pinned in the spec, a changed node class) rolls nodes at the pace, and training pods'
+    karpenter.sh/do-not-disrupt keeps a busy node until its job ends. A pool that may launch only into its
+    reservation gets no drift replacement: Karpenter launches the replacement before draining the drifted node,
+    and a full reservation has no instance for it; such nodes take the new AMI when they expire (expireAfter) or
+    empty out. A freeze window stops every voluntary disruption while it is active.
+    """
+    k = pool.karpenter
+    fixed = karpenter_fixed_capacity(pool)
+    p = pace(pool, pool.max_size, fixed_capacity=fixed)
+    nodes = f"{p.percentage}%" if p.percentage is not None else str(p.nodes)
+    budgets: list[dict[str, Any]] = [{"nodes": k.disruption_budget_nodes or nodes}]
+    budgets.append({"nodes": "0" if fixed else nodes, "reasons": ["Drifted"]})
+    freeze = pool.rollout.freeze
+    if freeze is not None:
+        budgets.append({"nodes": "0", "schedule": freeze.schedule, "duration": freeze.duration})
+    return budgets
+
+
 def karpenter_node_pool_spec(
     pool: NodePoolSpec, azs: list[str], labels: dict[str, str], taint: Taint, startup_taint: Taint | None = None
 ) -> dict[str, Any]:
@@ -113,11 +143,7 @@ def karpenter_node_pool_spec(
     policy = k.consolidation_policy or ("WhenEmpty" if training else "WhenEmptyOrUnderutilized")
     spec0 = pool.specs[0]
     resource = "nvidia.com/gpu" if spec0.is_gpu else "aws.amazon.com/neuron"
-    budgets: list[dict[str, Any]] = [{"nodes": k.disruption_budget_nodes}]
-    if training:
-        # Drift (a new AMI, a changed node class) must not pull nodes out from under a running job;
-        # training nodes pick up changes when they expire or empty out.
-        budgets.append({"nodes": "0", "reasons": ["Drifted"]})
+    budgets = karpenter_budgets(pool)
     return {
         "template": {
             "metadata": {"labels": labels},
@@ -141,7 +167,7 @@ def karpenter_node_pool_spec(
                     else {}
                 ),
                 "expireAfter": k.expire_after,
-                "terminationGracePeriod": k.termination_grace_period,
+                "terminationGracePeriod": karpenter_grace(pool),
             },
         },
         # Every type in a pool has the same accelerator count, so this caps the pool at exactly maxSize nodes.

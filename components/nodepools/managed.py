@@ -18,6 +18,8 @@ from gpucloud.components.nodepools.common import (
     _version,
     autoscaler_node_template_tags,
 )
+from gpucloud.components.nodepools.rollout import pace
+from gpucloud.spec.pools import NodePoolSpec
 
 if TYPE_CHECKING:
     from gpucloud.components.nodepools.pool import GpuNodePool
@@ -54,13 +56,7 @@ def build_managed(component: GpuNodePool) -> None:
             scaling_config=aws.eks.NodeGroupScalingConfigArgs(
                 min_size=group.sizes.min, desired_size=group.sizes.desired, max_size=group.sizes.max
             ),
-            # One GPU node at a time: a rolling update never takes out more than one job's worth of GPUs.
-            # Capacity Blocks and targeted ODCRs hold no spare instance to surge into: MINIMAL (pulumi-aws 7.51)
-            # terminates a node before launching its replacement instead of failing to surge.
-            update_config=aws.eks.NodeGroupUpdateConfigArgs(
-                max_unavailable=1,
-                update_strategy="MINIMAL" if capacity_block or group.targets_reservation else None,
-            ),
+            update_config=_update_config(pool, group),
             labels=labels,
             taints=taints,
             node_repair_config=aws.eks.NodeGroupNodeRepairConfigArgs(enabled=config.enable_node_repair),
@@ -69,6 +65,21 @@ def build_managed(component: GpuNodePool) -> None:
             opts=child(component, ignore_changes=["scalingConfig.desiredSize"]),
         )
         _group_template_tags(component, group, component.node_groups[group.role])
+
+
+def _update_config(pool: NodePoolSpec, group: GroupPlan) -> aws.eks.NodeGroupUpdateConfigArgs:
+    """The group's bounded pace (rollout.py): EKS takes a count or a percentage, never both.
+
+    Capacity Blocks and targeted ODCRs hold no spare instance to surge into: MINIMAL (pulumi-aws 7.51) terminates
+    a node before launching its replacement instead of failing to surge.
+    """
+    fixed = group.capacity_type == "CAPACITY_BLOCK" or group.targets_reservation
+    p = pace(pool, group.sizes.max, fixed_capacity=fixed)
+    return aws.eks.NodeGroupUpdateConfigArgs(
+        max_unavailable=p.nodes,
+        max_unavailable_percentage=p.percentage,
+        update_strategy="MINIMAL" if fixed else None,
+    )
 
 
 def _group_template_tags(component: GpuNodePool, group: GroupPlan, node_group: aws.eks.NodeGroup) -> None:

@@ -19,7 +19,10 @@ from gpucloud.components.nodepools.common import (
     _version,
     autoscaler_node_template_tags,
     ca_cluster_tag,
+    version_tags,
 )
+from gpucloud.components.nodepools.rollout import checkpoint_percentages, hook_timeout_seconds, pace
+from gpucloud.spec.pools import NodePoolSpec
 
 if TYPE_CHECKING:
     from gpucloud.components.nodepools.pool import GpuNodePool
@@ -64,6 +67,10 @@ def build_self_managed(component: GpuNodePool) -> None:
         ).items()
     ]
     tags += [
+        aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=False)
+        for k, v in version_tags(component.ami.kubernetes_version, component.ami.release, component.ami.explicit_id)
+    ]
+    tags += [
         aws.autoscaling.GroupTagArgs(key=CA_ENABLED_TAG, value="true", propagate_at_launch=False),
         aws.autoscaling.GroupTagArgs(
             key=pulumi.Output.from_input(cluster.name).apply(ca_cluster_tag),
@@ -80,7 +87,8 @@ def build_self_managed(component: GpuNodePool) -> None:
                 name="gpucloud-drain",
                 lifecycle_transition="autoscaling:EC2_INSTANCE_TERMINATING",
                 default_result="CONTINUE",
-                heartbeat_timeout=300,
+                # Long enough for NTH to evict pods that each get the checkpoint-sized grace (rollout.py).
+                heartbeat_timeout=hook_timeout_seconds(pool),
             )
         ]
     reservation = None
@@ -128,8 +136,38 @@ def build_self_managed(component: GpuNodePool) -> None:
         capacity_reservation_specification=reservation,
         initial_lifecycle_hooks=hooks,
         health_check_type="EC2",
+        instance_refresh=instance_refresh(pool),
         tags=tags,
         opts=child(component, ignore_changes=["desiredCapacity"]),
+    )
+
+
+def instance_refresh(pool: NodePoolSpec) -> aws.autoscaling.GroupInstanceRefreshArgs:
+    """Roll the ASG when its launch template or mixed instances policy changes (the provider starts a refresh on
+    either), at the pool's pace (rollout.py).
+
+    Min/max healthy percentages are of the desired capacity (Amazon EC2 Auto Scaling API, RefreshPreferences and
+    InstanceMaintenancePolicy: min 0-100, max 100-200, at most 100 apart; min 100 replaces one instance at a time).
+    Reserved capacity cannot surge: max 100 and min 100 - pace terminates a node before its replacement launches.
+    Elsewhere min 100 and max 100 + pace launch the replacement first. Skip matching leaves nodes that already run
+    the new template alone, so a refresh retried after a failure does not replace them twice. With a checkpoint
+    model the refresh pauses after each batch for one checkpoint interval plus the write, so the restarted job has
+    saved new work before the next batch drains.
+    """
+    fixed = pool.capacity.reserved is not None
+    step = pace(pool, pool.max_size, fixed_capacity=fixed).as_percentage(pool.max_size)
+    checkpoint = pool.rollout.checkpoint
+    return aws.autoscaling.GroupInstanceRefreshArgs(
+        strategy="Rolling",
+        preferences=aws.autoscaling.GroupInstanceRefreshPreferencesArgs(
+            min_healthy_percentage=100 - step if fixed else 100,
+            max_healthy_percentage=100 if fixed else 100 + step,
+            skip_matching=True,
+            checkpoint_percentages=checkpoint_percentages(step) if checkpoint is not None else None,
+            checkpoint_delay=str(checkpoint.interval_minutes * 60 + checkpoint.write_seconds)
+            if checkpoint is not None
+            else None,
+        ),
     )
 
 

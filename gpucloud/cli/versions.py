@@ -93,6 +93,7 @@ def run_refresh(args: argparse.Namespace) -> int:
     except (AwsAccessError, versions.VersionsError) as exc:
         raise CliError(str(exc)) from None
     versions._load.cache_clear()
+    versions._read.cache_clear()
     if args.format == "json":
         write_output(json.dumps(result, indent=2) + "\n", None)
         return EXIT_OK

@@ -65,6 +65,10 @@ INTERRUPTIBLE: Final = "gpucloud.io/interruptible"
 POOL: Final = "gpucloud.io/pool"
 # Karpenter has no desired size; gpucloud's NodePools state the pool's expected nodes in this annotation.
 EXPECTED_NODES: Final = "gpucloud.io/expected-nodes"
+# The kubelet minor and AMI release a self-managed ASG (tags) or a Karpenter EC2NodeClass (labels) boots: the
+# launch template's image id and a Karpenter alias do not name the minor, the upgrade checks read it from here.
+KUBELET_MINOR: Final = "gpucloud.io/kubernetes-version"
+AMI_RELEASE: Final = "gpucloud.io/ami-release"
 
 # ---- device resources the plugins advertise ------------------------------------------------------------------
 NVIDIA_GPU: Final = "nvidia.com/gpu"

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from gpucloud import versions
 from gpucloud.aws import (
     AwsAccessError,
     AwsBadAnswerError,
@@ -106,14 +107,13 @@ def pool_markets(pool: NodePoolSpec) -> dict[str, int]:
     }
 
 
-def ssm_parameter(pool: NodePoolSpec, kubernetes_version: str) -> str:
-    neuron = any(not s.is_gpu for s in pool.specs)
-    leaf = "release_version" if pool.backend == "managed" else "image_id"
-    if pool.ami.family == "bottlerocket":
-        leaf = "image_version" if pool.backend == "managed" else "image_id"
-        return f"/aws/service/bottlerocket/aws-k8s-{kubernetes_version}-nvidia/x86_64/latest/{leaf}"
-    accel = "neuron" if neuron else "nvidia"
-    return f"/aws/service/eks/optimized-ami/{kubernetes_version}/amazon-linux-2023/x86_64/{accel}/recommended/{leaf}"
+def ssm_parameter(pool: NodePoolSpec, spec: PlatformSpec) -> str:
+    """The SSM parameter of the AMI release the pool pins (what the plan boots), never the `recommended` one: a
+    missing parameter means that release is not published in the region (or the pin is wrong)."""
+    minor = pool.kubernetes_version or spec.cluster.kubernetes_version
+    release = spec.cluster.ami_release(pool.ami.family, pool.kubernetes_version, pool.ami.release)
+    variant = "neuron" if any(not s.is_gpu for s in pool.specs) else "nvidia"
+    return versions.ami_image_parameter(pool.ami.family, variant, minor, release)
 
 
 class Preflight:
@@ -358,13 +358,12 @@ class Preflight:
         )
 
     def amis(self) -> None:
-        version = self.spec.cluster.kubernetes_version
         wanted: dict[str, list[str]] = {}
         for pool in self.spec.node_pools:
             if pool.ami.id:
                 self.add("ami", pool.name, "pass", f"explicit AMI {pool.ami.id} (SSM not consulted)")
                 continue
-            wanted.setdefault(ssm_parameter(pool, version), []).append(pool.name)
+            wanted.setdefault(ssm_parameter(pool, self.spec), []).append(pool.name)
         if not wanted:
             return
         answer = self.client("ssm").get_parameters(Names=list(wanted))
@@ -374,7 +373,13 @@ class Preflight:
             if name in found:
                 self.add("ami", subject, "pass", f"resolves to {found[name]}")
             else:
-                self.add("ami", subject, "fail", f"SSM parameter missing in {self.region} for Kubernetes {version}")
+                self.add(
+                    "ami",
+                    subject,
+                    "fail",
+                    f"the pinned AMI release is not published in {self.region} (SSM parameter missing); pin a "
+                    "release AWS published there (cluster.amiReleases or the pool's ami.release)",
+                )
 
     def run(self) -> dict[str, Any]:
         account = self.identity()

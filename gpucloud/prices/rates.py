@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
 
+from gpucloud import versions
 from gpucloud.prices.cache import region_service_rates
 
 HOURS_PER_MONTH: Final = 730
@@ -194,20 +195,16 @@ def missing_reason(region: str, item: str, what: str) -> str:
 # EKS managed node groups without instanceTypes or a launch template get t3.medium (EKS API default).
 EKS_DEFAULT_INSTANCE_TYPE: Final = "t3.medium"
 
-# The Amazon EKS Kubernetes release calendar (docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html,
-# mirrored by endoflife.date/amazon-eks): (EKS release, end of standard support, end of extended support).
+# The Amazon EKS Kubernetes release calendar, read from its one copy, the `calendar` section of the versions table
+# (gpucloud/versions/eks.json, with its sources): (EKS release, end of standard support, end of extended support).
 # Standard support lasts 14 months from the EKS release, extended support 12 more. Past the end of standard
 # support a cluster whose upgradePolicy.supportType is EXTENDED (the default) pays the extended-support rate.
+# A minor whose dates are not sourced (null in the table) is left out: it is billed at the standard rate.
 EKS_CALENDAR_SOURCE: Final = "Amazon EKS Kubernetes release calendar (docs.aws.amazon.com/eks, kubernetes-versions)"
 EKS_CALENDAR: Final[dict[str, tuple[str, str, str]]] = {
-    "1.28": ("2023-09-26", "2024-11-26", "2025-11-26"),
-    "1.29": ("2024-01-23", "2025-03-23", "2026-03-23"),
-    "1.30": ("2024-05-23", "2025-07-23", "2026-07-23"),
-    "1.31": ("2024-09-26", "2025-11-26", "2026-11-26"),
-    "1.32": ("2025-01-23", "2026-03-23", "2027-03-23"),
-    "1.33": ("2025-05-28", "2026-07-29", "2027-07-29"),
-    "1.34": ("2025-10-06", "2026-12-02", "2027-12-02"),
-    "1.35": ("2026-01-28", "2027-03-27", "2028-03-27"),
+    minor: (row.released, row.end_of_standard_support, row.end_of_extended_support)
+    for minor, row in sorted(versions.support_calendar().items(), key=lambda kv: versions.minor_key(kv[0]))
+    if row.released and row.end_of_standard_support and row.end_of_extended_support
 }
 EKS_END_OF_STANDARD_SUPPORT: Final[dict[str, str]] = {v: dates[1] for v, dates in EKS_CALENDAR.items()}
 # CreateCluster without a version: "the default version available in Amazon EKS is used" (EKS API reference,

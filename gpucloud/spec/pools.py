@@ -161,16 +161,91 @@ class KarpenterPoolSpec(SpecModel):
         pattern=r"^((\d+(s|m|h))+|Never)$",
         description="Node lifetime before Karpenter replaces it (picks up new AMIs); 'Never' for static pools.",
     )
-    termination_grace_period: str = Field(
-        default="2h",
+    termination_grace_period: str | None = Field(
+        default=None,
         pattern=r"^(\d+(s|m|h))+$",
-        description="Longest a draining node waits for pods (time to checkpoint) before it is terminated.",
+        description="Longest a draining node waits for pods (time to checkpoint) before it is terminated. Unset: "
+        "one checkpoint interval plus the drain grace of rollout.checkpoint, else 2h.",
     )
-    disruption_budget_nodes: str = Field(
-        default="1",
+    disruption_budget_nodes: str | None = Field(
+        default=None,
         pattern=r"^(\d+|\d+%)$",
-        description="Most nodes (count or percent) Karpenter may disrupt at once for voluntary reasons.",
+        description="Most nodes (count or percent) Karpenter may disrupt at once for voluntary reasons. Unset: "
+        "the pool's rollout pace (rollout.maxUnavailable / maxUnavailablePercentage, else chosen per pool).",
     )
+
+
+# Karpenter v1 NodePool `spec.disruption.budgets[].schedule` / `.duration` patterns (vendored CRD
+# vendor/upstream/charts/karpenter-1.12.1/crds/karpenter.sh_nodepools.yaml): a cron line or macro, minutes/hours.
+_CRON = r"^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$"
+_BUDGET_DURATION = r"^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$"
+
+
+class CheckpointSpec(SpecModel):
+    """How the pool's jobs checkpoint: sizes every drain (grace periods, hook timeouts, refresh pauses)."""
+
+    interval_minutes: int = Field(ge=1, le=1440, description="Minutes of work between two regular checkpoints.")
+    write_seconds: int = Field(
+        ge=1,
+        le=3600,
+        description="Seconds one checkpoint takes to write (the emergency one a drained rank writes on SIGTERM).",
+    )
+
+
+class FreezeWindowSpec(SpecModel):
+    """A recurring window in which Karpenter disrupts no node of the pool voluntarily (drift, consolidation)."""
+
+    schedule: str = Field(pattern=_CRON, description="Cron line (UTC) the window starts at, e.g. '0 8 * * mon-fri'.")
+    duration: str = Field(pattern=_BUDGET_DURATION, description="How long the window lasts (minutes/hours, e.g. 10h).")
+
+
+class RolloutSpec(SpecModel):
+    """How fast a spec change (AMI release, Kubernetes minor, launch template) rolls the pool's nodes.
+
+    Unset, the pace is chosen per pool by capacity type and size (docs/upgrades.md, "GPU-safe rollouts").
+    """
+
+    max_unavailable: int | None = Field(
+        default=None,
+        ge=1,
+        le=100,
+        description="Most nodes replaced at once (1-100, the EKS updateConfig limit). Exclusive with "
+        "maxUnavailablePercentage.",
+    )
+    max_unavailable_percentage: int | None = Field(
+        default=None,
+        ge=1,
+        le=100,
+        description="Most nodes replaced at once as a percentage of the pool (1-100). Exclusive with maxUnavailable.",
+    )
+    checkpoint: CheckpointSpec | None = Field(
+        default=None,
+        description="The jobs' checkpoint model. Set: drain grace periods are derived from it; unset: the defaults.",
+    )
+    freeze: FreezeWindowSpec | None = Field(
+        default=None, description="Karpenter only: a recurring window with no voluntary disruption."
+    )
+
+    @model_validator(mode="after")
+    def _one_pace(self) -> RolloutSpec:
+        if self.max_unavailable is not None and self.max_unavailable_percentage is not None:
+            rules = RuleViolations()
+            rules.add(
+                "maxUnavailablePercentage",
+                "set either maxUnavailable (a node count) or maxUnavailablePercentage, not both (EKS takes one)",
+            )
+            rules.raise_if_any()
+        return self
+
+    @property
+    def drain_grace_seconds(self) -> int | None:
+        """Seconds a drained training pod gets between SIGTERM and SIGKILL: the checkpoint write plus the margin."""
+        return None if self.checkpoint is None else self.checkpoint.write_seconds + DRAIN_MARGIN_SECONDS
+
+
+# Between SIGTERM and the last byte of the emergency checkpoint: the preStop hook's signal to the ranks
+# (components/workloads/training.py waits grace - 10 s) and the process exit after the write. A gpucloud choice.
+DRAIN_MARGIN_SECONDS = 30
 
 
 class NodePoolSpec(SpecModel):
@@ -207,6 +282,9 @@ class NodePoolSpec(SpecModel):
     labels: dict[str, str] = Field(default_factory=dict, description="Extra Kubernetes node labels.")
     karpenter: KarpenterPoolSpec = Field(
         default_factory=KarpenterPoolSpec, description="Karpenter disruption settings (karpenter backend only)."
+    )
+    rollout: RolloutSpec = Field(
+        default_factory=RolloutSpec, description="Rollout pace and the checkpoint model that sizes drains."
     )
 
     @field_validator("kubernetes_version", mode="before")
@@ -359,6 +437,12 @@ class NodePoolSpec(SpecModel):
                 f"a pool that allows spot needs at least {min(3, len(self.spot_candidates))} instance types of "
                 f"the same GPU shape (spot placement scores and interruption rates are per type); add from "
                 f"{missing}, or set capacity.onDemandPercentageAboveBase to 100",
+            )
+        if self.rollout.freeze is not None and self.backend != "karpenter":
+            rules.add(
+                "rollout.freeze",
+                "a freeze window is a Karpenter disruption budget; managed and self-managed pools roll only on "
+                "`pulumi up`, so drop it or use backend karpenter",
             )
         if reserved is not None and reserved.kind == "capacity-block" and self.backend == "self-managed":
             rules.add(

@@ -81,17 +81,42 @@ def snapshot_path() -> Path:
     return Path(override) if override else SNAPSHOT
 
 
+@dataclass(frozen=True)
+class SupportDates:
+    """One row of the EKS Kubernetes release calendar (None: not in the sources consulted)."""
+
+    minor: str
+    released: str | None
+    end_of_standard_support: str | None
+    end_of_extended_support: str | None
+
+
+def parse_calendar(doc: Any, where: str) -> dict[str, SupportDates]:
+    """The document's `calendar` section; a row of an older snapshot's `minors` fills a minor the section lacks."""
+    rows = dict((doc.get("minors") or {}) if isinstance(doc, dict) else {})
+    rows.update((doc.get("calendar") or {}) if isinstance(doc, dict) else {})
+    out: dict[str, SupportDates] = {}
+    for minor, raw in rows.items():
+        if not isinstance(raw, dict):
+            raise VersionsError(f"{where}: calendar row {minor} is not a mapping")
+        out[minor] = SupportDates(
+            minor, raw.get("released"), raw.get("end_of_standard_support"), raw.get("end_of_extended_support")
+        )
+    return out
+
+
 def parse(doc: Any, where: str) -> dict[str, MinorVersions]:
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA or not isinstance(doc.get("minors"), dict):
         raise VersionsError(f"{where}: not a {SCHEMA} document (needs `schema` and `minors`)")
+    dates = parse_calendar(doc, where)
     out: dict[str, MinorVersions] = {}
     for minor, raw in doc["minors"].items():
         try:
             out[minor] = MinorVersions(
                 minor=minor,
-                released=raw.get("released"),
-                end_of_standard_support=raw.get("end_of_standard_support"),
-                end_of_extended_support=raw.get("end_of_extended_support"),
+                released=dates[minor].released,
+                end_of_standard_support=dates[minor].end_of_standard_support,
+                end_of_extended_support=dates[minor].end_of_extended_support,
                 addons={
                     k: AddonBuilds(
                         v["version"],
@@ -113,16 +138,27 @@ def parse(doc: Any, where: str) -> dict[str, MinorVersions]:
 
 
 @lru_cache(maxsize=4)
-def _load(path: str) -> dict[str, MinorVersions]:
+def _read(path: str) -> Any:
     try:
-        doc = json.loads(Path(path).read_text())
+        return json.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:
         raise VersionsError(f"cannot read the EKS versions table {path}: {exc}") from None
-    return parse(doc, path)
+
+
+@lru_cache(maxsize=4)
+def _load(path: str) -> dict[str, MinorVersions]:
+    return parse(_read(path), path)
 
 
 def table() -> dict[str, MinorVersions]:
     return _load(str(snapshot_path()))
+
+
+def support_calendar() -> dict[str, SupportDates]:
+    """Every minor the EKS release calendar section carries (older ones too), the one copy the cost engine and the
+    upgrade planner read."""
+    path = str(snapshot_path())
+    return parse_calendar(_read(path), path)
 
 
 def minors() -> tuple[str, ...]:
@@ -140,6 +176,20 @@ def addon_build(minor: str, addon: str) -> str | None:
     """The build an add-on is pinned to on `minor` when the spec names none (None: no sourced build)."""
     found = for_minor(minor).addons.get(addon)
     return found.version if found is not None else None
+
+
+def ami_image_parameter(family: str, variant: str, minor: str, release: str) -> str:
+    """The public SSM parameter holding the image id of one pinned EKS AMI release (never `recommended`/`latest`).
+
+    Each AL2023 release has its own parameter named after the AMI (amazon-eks-node-al2023-x86_64-nvidia-1.35-
+    v20260714, as awslabs/amazon-eks-ami's release notes list them) beside `recommended`; Bottlerocket publishes
+    every release under its version next to `latest` (bottlerocket-os/bottlerocket, QUICKSTART-EKS "Finding an AMI").
+    """
+    if family == "bottlerocket":
+        return f"/aws/service/bottlerocket/aws-k8s-{minor}-nvidia/x86_64/{release}/image_id"
+    stamp = release.rsplit("-", 1)[-1]
+    name = f"amazon-eks-node-al2023-x86_64-{variant}-{minor}-v{stamp}"
+    return f"/aws/service/eks/optimized-ami/{minor}/amazon-linux-2023/x86_64/{variant}/{name}/image_id"
 
 
 def minor_key(version: str) -> tuple[int, int]:
@@ -177,8 +227,10 @@ __all__ = [
     "ChartChoice",
     "MinorVersions",
     "Pin",
+    "SupportDates",
     "VersionsError",
     "addon_build",
+    "ami_image_parameter",
     "for_minor",
     "minor_distance",
     "minor_key",
@@ -186,6 +238,8 @@ __all__ = [
     "minors",
     "next_minor",
     "parse",
+    "parse_calendar",
     "snapshot_path",
+    "support_calendar",
     "table",
 ]

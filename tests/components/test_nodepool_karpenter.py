@@ -49,7 +49,8 @@ def test_node_pool_spec_training() -> None:
     assert spec["disruption"] == {
         "consolidationPolicy": "WhenEmpty",
         "consolidateAfter": "10m",
-        "budgets": [{"nodes": "1"}, {"nodes": "0", "reasons": ["Drifted"]}],
+        # Drift (an AMI release in the spec) rolls one node at a time; do-not-disrupt keeps busy nodes.
+        "budgets": [{"nodes": "1"}, {"nodes": "1", "reasons": ["Drifted"]}],
     }
     assert spec["template"]["metadata"]["labels"]["gpucloud.io/workload"] == "training"
 
@@ -59,7 +60,8 @@ def test_node_pool_spec_inference() -> None:
     assert np_.get("spec.disruption") == {
         "consolidationPolicy": "WhenEmptyOrUnderutilized",
         "consolidateAfter": "10m",
-        "budgets": [{"nodes": "20%"}],
+        # The explicit all-reasons budget stays; drift follows the pool's pace (a quarter of 4 nodes: 1).
+        "budgets": [{"nodes": "20%"}, {"nodes": "1", "reasons": ["Drifted"]}],
     }
 
 

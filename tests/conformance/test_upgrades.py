@@ -170,3 +170,58 @@ def test_plan_compare_checks_the_step_from_the_base_plan() -> None:
     assert [(f["severity"], f["field"]) for f in steps] == [("error", "version")]
     assert [f["check"] for f in build_report(program("1.35"), compare=base)["conformance"]["findings"]
             if f["check"] == "upgrade.control-plane-step"] == []  # fmt: skip
+
+
+def node_program(control_plane: str, asg: tuple[str, str] | None, node_class: tuple[str, str | None] | None) -> Plan:
+    """A self-managed ASG and a Karpenter EC2NodeClass carrying the kubelet minor / AMI release gpucloud records."""
+
+    def body() -> None:
+        aws.eks.Cluster("eks", role_arn="arn:aws:iam::123456789012:role/eks", version=control_plane,
+                        vpc_config={"subnet_ids": ["subnet-0123456789abcdef0"]})  # fmt: skip
+        if asg is not None:
+            aws.autoscaling.Group(
+                "asg",
+                min_size=0,
+                max_size=2,
+                vpc_zone_identifiers=["subnet-0123456789abcdef0"],
+                tags=[
+                    {"key": "gpucloud.io/kubernetes-version", "value": asg[0], "propagate_at_launch": False},
+                    {"key": "gpucloud.io/ami-release", "value": asg[1], "propagate_at_launch": False},
+                ],
+            )
+        if node_class is not None:
+            labels = {"gpucloud.io/kubernetes-version": node_class[0]}
+            if node_class[1] is not None:
+                labels["gpucloud.io/ami-release"] = node_class[1]
+            k8s.apiextensions.CustomResource(
+                "nodeclass",
+                api_version="karpenter.k8s.aws/v1",
+                kind="EC2NodeClass",
+                metadata={"name": "pool", "labels": labels},
+                spec={"role": "node", "amiSelectorTerms": [{"alias": "al2023@v20260714"}]},
+            )
+
+    return run_callable(body, preview=True)
+
+
+def test_self_managed_asgs_and_karpenter_node_classes_within_the_skew_pass() -> None:
+    plan = node_program("1.36", ("1.33", "1.33.13-20260714"), ("1.36", "1.36.2-20260714"))
+    assert upgrade_findings(plan) == []
+
+
+def test_a_self_managed_asg_four_minors_behind_or_with_another_minors_release_fails() -> None:
+    behind = run_conformance(node_program("1.36", ("1.32", "1.32.13-20260714"), None), only=["upgrade"])
+    assert [(f.severity, f.field, f.message) for f in behind.findings] == [
+        ("error", "tags", "kubelet 1.32 is 4 minors behind the control plane (1.36); at most 3 are supported")
+    ]
+    mixed = node_program("1.35", ("1.35", "1.34.9-20260714"), None)
+    assert upgrade_findings(mixed) == [("upgrade.kubelet-skew", "error", "asg", "tags")]
+
+
+def test_a_karpenter_pool_ahead_fails_and_one_behind_on_an_alias_is_a_warning() -> None:
+    ahead = node_program("1.35", None, ("1.36", None))
+    assert upgrade_findings(ahead) == [("upgrade.kubelet-skew", "error", "nodeclass", "metadata.labels")]
+    behind = run_conformance(node_program("1.36", None, ("1.35", "1.35.6-20260714")), only=["upgrade"])
+    assert [(f.severity, f.expected) for f in behind.findings] == [
+        ("warning", "the pool on the cluster's minor (1.36), or an explicit ami.id built for 1.35")
+    ]

@@ -10,6 +10,7 @@ from typing import Any
 
 import boto3
 import pytest
+import yaml
 from botocore.stub import Stubber
 
 from gpucloud import aws as aws_mod
@@ -19,7 +20,11 @@ from gpucloud.spec import parse_platform
 
 ROOT = Path(__file__).resolve().parents[2]
 CB_ID = "cr-0a1b2c3d4e5f60789"
-AL2023_NVIDIA = "/aws/service/eks/optimized-ami/1.35/amazon-linux-2023/x86_64/nvidia/recommended/release_version"
+# The pinned release's own parameter (versions table: 1.35 -> 1.35.6-20260714), never `recommended`.
+AL2023_NVIDIA = (
+    "/aws/service/eks/optimized-ami/1.35/amazon-linux-2023/x86_64/nvidia/"
+    "amazon-eks-node-al2023-x86_64-nvidia-1.35-v20260714/image_id"
+)
 
 QUOTAS = [
     ("Running On-Demand P instances", "L-417A185B", 1536.0),
@@ -101,12 +106,10 @@ def make_factory(endpoint: str, *, block_state: str = "active", ssm_ok: bool = F
     if ssm_ok:
         ssm_client = boto3.client("ssm", region_name="us-east-1", endpoint_url=endpoint)
         ss = Stubber(ssm_client)
-        names = [
-            "/aws/service/eks/optimized-ami/1.35/amazon-linux-2023/x86_64/nvidia/recommended/release_version",
-        ]
+        names = [AL2023_NVIDIA]
         ss.add_response(
             "get_parameters",
-            {"Parameters": [{"Name": names[0], "Type": "String", "Value": "1.35.6-20260714", "Version": 1}]},
+            {"Parameters": [{"Name": names[0], "Type": "String", "Value": "ami-0123456789abcdef0", "Version": 1}]},
             {"Names": names},
         )  # fmt: skip
         ss.activate()
@@ -294,3 +297,14 @@ def test_missing_capacity_block_fails_with_offering_hint(aws_env: str) -> None:
             "us-east-1a starting 2026-12-01 11:30:00+00:00",
         }
     ]
+
+
+def test_the_ami_check_reads_the_pinned_release_not_the_recommended_one() -> None:
+    from gpucloud.preflight.checks import ssm_parameter
+
+    spec = parse_platform(
+        yaml.safe_load((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())["config"]["gpucloud:platform"]
+    )
+    names = {p.name: ssm_parameter(p, spec) for p in spec.node_pools}
+    # dev runs 1.35 and pins no release of its own: the versions table's 1.35.6-20260714.
+    assert names == {"infer-l40s": AL2023_NVIDIA, "dev-l4": AL2023_NVIDIA}
