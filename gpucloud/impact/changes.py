@@ -31,18 +31,19 @@ class Change:
     forced_by: list[str] = field(default_factory=list)  # the force-new paths a replace is due to
     may_replace_by: list[str] = field(default_factory=list)  # force-new paths among may_change
     rolls: list[str] = field(default_factory=list)  # changed paths that roll a pool's nodes in place
+    replace_if: list[str] = field(default_factory=list)  # conditional force-new paths changed, with the condition
     undecided: str | None = None  # why update vs replace cannot be decided
     source: Mapping[str, Any] | None = None  # where the replace semantics come from
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"urn": self.urn, "type": self.type, "name": self.name, "change": self.change}
-        for key in ("paths", "may_change", "forced_by", "may_replace_by", "rolls"):
+        for key in ("paths", "may_change", "forced_by", "may_replace_by", "replace_if", "rolls"):
             value = getattr(self, key)
             if value:
                 out[key] = value
         if self.undecided:
             out["undecided"] = self.undecided
-        if self.source is not None and (self.forced_by or self.may_replace_by):
+        if self.source is not None and (self.forced_by or self.may_replace_by or self.replace_if):
             out["source"] = dict(self.source)
         return out
 
@@ -127,6 +128,7 @@ def _decide(c: Change) -> None:
     c.source = sem.source
     c.forced_by = sem.forced_by(c.paths)
     c.may_replace_by = [p for p in sem.forced_by(c.may_change) if p not in c.forced_by]
+    c.replace_if = sem.conditions(c.paths + c.may_change)
     c.rolls = sem.rolls(c.paths + c.may_change)
     c.change = REPLACE if c.forced_by else UPDATE
 

@@ -8,6 +8,7 @@ so instead of guessing update or replace.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -28,6 +29,8 @@ class Semantics:
     force_new: tuple[str, ...]
     rolls_nodes: tuple[str, ...]
     source: Mapping[str, Any]
+    # Paths the provider replaces on only under a condition (a CustomizeDiff), with the condition in words.
+    conditional: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     def forced_by(self, paths: Iterable[str]) -> list[str]:
         """The table's force-new paths that any of `paths` (changed input paths) touches."""
@@ -38,6 +41,11 @@ class Semantics:
                 if p == f or p.startswith(f + ".") or f.startswith(p + "."):
                     hits.add(f)
         return sorted(hits)
+
+    def conditions(self, paths: Iterable[str]) -> list[str]:
+        """For changed paths the provider replaces on only conditionally: "path: condition"."""
+        touched = {normalize(p) for p in paths}
+        return [f"{f}: {why}" for f, why in sorted(self.conditional.items()) if f in touched]
 
     def rolls(self, paths: Iterable[str]) -> list[str]:
         """The changed paths that roll a pool's nodes in place (an update that drains them)."""
@@ -80,4 +88,5 @@ def semantics_for(type_: str) -> Semantics | None:
         force_new=tuple(entry["force_new"]),
         rolls_nodes=tuple(entry.get("rolls_nodes") or ()),
         source=entry["source"],
+        conditional=dict(entry.get("conditional_force_new") or {}),
     )

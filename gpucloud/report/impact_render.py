@@ -9,16 +9,21 @@ from typing import Any
 _ORDER = ("replace", "delete", "update", "create")
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def summary_line(ci: Mapping[str, Any]) -> str:
     s = ci.get("summary") or {}
     base = ci.get("base") or {}
     d = ci.get("disruption") or {}
     return (
-        f"Change impact against {base.get('project')}/{base.get('stack')}: {s.get('changes', 0)} changes "
+        f"Change impact against {base.get('project')}/{base.get('stack')}: {_n(int(s.get('changes', 0)), 'change')} "
         f"({s.get('create', 0)} create, {s.get('update', 0)} update, {s.get('replace', 0)} replace, "
-        f"{s.get('delete', 0)} delete; {s.get('undecided', 0)} undecided), {d.get('gpu_nodes', 0)} GPU nodes "
-        f"drained or replaced, {float(d.get('gpu_hours_at_risk', 0.0)):g} GPU-hours at risk, "
-        f"{ci.get('blocking', 0)} blocking data findings"
+        f"{s.get('delete', 0)} delete; {s.get('undecided', 0)} undecided), "
+        f"{_n(int(d.get('gpu_nodes', 0)), 'GPU node')} drained or replaced, "
+        f"{float(d.get('gpu_hours_at_risk', 0.0)):g} GPU-hours at risk, "
+        f"{_n(int(ci.get('blocking', 0)), 'blocking data finding')}"
     )
 
 
@@ -32,6 +37,8 @@ def _why(c: Mapping[str, Any]) -> str:
         parts.append(f"may change (unknown at preview): {', '.join(c['may_change'][:4])}")
     if c.get("may_replace_by"):
         parts.append(f"replaced if {', '.join(c['may_replace_by'])} changes")
+    if c.get("replace_if"):
+        parts.append(f"replaced if {'; '.join(c['replace_if'])}")
     if c.get("undecided"):
         parts.append(str(c["undecided"]))
     return "; ".join(parts)
