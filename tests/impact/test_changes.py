@@ -115,13 +115,18 @@ def test_a_renamed_resource_is_a_delete_and_a_create() -> None:
 
 
 def test_a_type_without_semantics_is_undecided() -> None:
+    queue = "urn:pulumi:dev::p::aws:sqs/queue:Queue::jobs"
+    [c] = classify([resource(queue, {"name": "jobs"})], [resource(queue, {"name": "jobs-v2"})])
+    assert (c.change, c.forced_by) == ("update", [])
+    assert c.undecided == "update or replace: undecided (no replace semantics for aws:sqs/queue:Queue)"
+
+
+def test_role_policy_change_is_an_update_and_a_rename_a_replace() -> None:
     head = base()
     head[0]["inputs"]["assumeRolePolicy"] = '{"Version": "2012-10-17"}'
-    ci = impact(head)
-    role = by_name(ci, "node-role")
-    assert role["change"] == "update"
-    assert role["undecided"] == "update or replace: undecided (no replace semantics for aws:iam/role:Role)"
-    assert ci["summary"]["undecided"] == 1
+    assert (by_name(impact(head), "node-role")["change"], impact(head)["summary"]["undecided"]) == ("update", 0)
+    head[0]["inputs"]["name"] = "node-role-v2"
+    assert by_name(impact(head), "node-role")["forced_by"] == ["name"]
 
 
 def test_unknown_values_may_change_only_when_what_they_read_changes() -> None:
