@@ -32,7 +32,11 @@ ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "gpucloud" / "impact" / "replace_semantics.json"
 
 _KEY = re.compile(r'^\s*(?:"(\w+)"|names\.Attr(\w+))\s*:\s*(\{|tftags\.|sdkv2\.|\w)')
-_SCHEMA_START = re.compile(r"Schema:\s*map\[string\]\*schema\.Schema\{")
+# `Schema: map[...]{` or `SchemaFunc: func() map[...] { return map[...]{` (resources that share their schema).
+_SCHEMA_START = re.compile(
+    r"(?:Schema:\s*|SchemaFunc:\s*func\(\)\s*map\[string\]\*schema\.Schema\s*\{\s*return\s+)"
+    r"map\[string\]\*schema\.Schema\{"
+)
 
 
 def camel(snake: str) -> str:
@@ -41,8 +45,9 @@ def camel(snake: str) -> str:
 
 
 def _split_camel(name: str) -> str:
-    parts = re.findall(r"[A-Z]+s(?=[A-Z]|$)|[A-Z]+(?=[A-Z][a-z]|$)|[A-Z][a-z0-9]*", name)
-    return "_".join(p.lower() for p in parts)
+    name = re.sub(r"(?<=[A-Z])(IDs?|ARNs?)$", r"_\1", name)  # VPCID -> VPC_ID, not one word
+    word = r"[A-Z]+s(?=[A-Z]|$)|[A-Z]+(?=[A-Z][a-z]|$)|[A-Z][a-z0-9]*"
+    return "_".join(p.lower() for chunk in name.split("_") for p in re.findall(word, chunk))
 
 
 def attr_names(checkout: Path | None) -> dict[str, str]:

@@ -109,6 +109,8 @@ def _pool_action(pool: Pool, changes: Mapping[str, Change], nc_urns: Mapping[str
         return "removed", "the pool is deleted"
     if c.change == REPLACE:
         return "replaced", f"replaced (forced by {', '.join(c.forced_by)}): new nodes, the old ones drained"
+    if c.may_replace_by:
+        return "may be replaced", f"replaced if {', '.join(c.may_replace_by)} changes (unknown at preview)"
     lt = changes.get(match_key(pool.launch_template or ""))
     if c.type in T.KARPENTER_NODEPOOLS:
         template = [p for p in c.paths + c.may_change if p.startswith("spec.template")]

@@ -132,7 +132,10 @@ def test_role_policy_change_is_an_update_and_a_rename_a_replace() -> None:
 def test_unknown_values_may_change_only_when_what_they_read_changes() -> None:
     head = base()
     head[0]["inputs"]["assumeRolePolicy"] = '{"Version": "2012-10-17"}'  # the role changes: its arn may too
-    ng = by_name(impact(head), "train")
+    ci = impact(head)
+    ng = by_name(ci, "train")
+    [pool] = ci["disruption"]["pools"]
+    assert (pool["action"], pool["gpu_hours_at_risk"], ci["disruption"]["gpu_nodes"]) == ("may be replaced", 6.0, 0)
     assert ng["may_change"] == ["nodeRoleArn"]
     assert ng["may_replace_by"] == ["nodeRoleArn"]  # nodeRoleArn forces a replace if its value changes
     assert ng["change"] == "update"  # not guessed as a replace

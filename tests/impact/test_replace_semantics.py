@@ -150,6 +150,20 @@ def test_extractor_reads_force_new_attributes_nested_blocks_included() -> None:
     assert SCRIPT.tf_force_new(TF_SCHEMA, {"KMSKeyID": "key_arn"}) == ["bootConfig.keyArn", "poolSize", "zoneName"]
 
 
+def test_extractor_reads_a_shared_schema_function_and_splits_constant_names() -> None:
+    shared = TF_SCHEMA.replace(
+        'Schema: map[string]*schema.Schema{\n\t\t\t"pool_size"',
+        'SchemaFunc: func() map[string]*schema.Schema {\n\t\t\treturn map[string]*schema.Schema{\n\t\t\t"pool_size"',
+        1,
+    )
+    assert shared != TF_SCHEMA
+    assert SCRIPT.tf_force_new(shared) == ["bootConfig.kmsKeyId", "poolSize", "zoneName"]
+    names = ["VPCID", "SubnetIDs", "OutpostARN", "CIDRBlock", "IOPS", "NamePrefix"]
+    assert [SCRIPT._split_camel(n) for n in names] == [
+        "vpc_id", "subnet_ids", "outpost_arn", "cidr_block", "iops", "name_prefix",
+    ]  # fmt: skip
+
+
 def test_extractor_reads_the_kubernetes_force_new_table() -> None:
     meta = ["metadata.name", "metadata.namespace"]
     assert SCRIPT.k8s_force_new(K8S_DIFF, "Widget", "apps", "v1") == [
