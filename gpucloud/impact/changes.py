@@ -109,14 +109,26 @@ def classify(base: Sequence[Mapping[str, Any]], head: Sequence[Mapping[str, Any]
     # An output the resource reads is unknown on both sides; it may differ when what it reads from changes.
     moved = {u for u, c in changes.items() if c.change != UNCHANGED or c.paths or c.may_change}
     for urn, paths in both_unknown.items():
-        deps = {match_key(str(d)) for r in (after[urn], before[urn]) for d in r.get("dependencies") or ()}
-        if paths and deps & moved:
-            changes[urn].may_change = sorted(set(changes[urn].may_change) | set(paths))
+        hit = [p for p in paths if _reads(after[urn], before[urn], p) & moved]
+        if hit:
+            changes[urn].may_change = sorted(set(changes[urn].may_change) | set(hit))
     for c in changes.values():
         if c.change in (CREATE, DELETE) or not (c.paths or c.may_change):
             continue
         _decide(c)
     return list(changes.values())
+
+
+def _reads(after: Mapping[str, Any], before: Mapping[str, Any], path: str) -> set[str]:
+    """What an input path may read from: its top-level input's property dependencies when the plan records them,
+    else every dependency of the resource (the report's resources carry only the latter)."""
+    top = path.split(".")[0].split("[")[0]
+    out: set[str] = set()
+    for r in (after, before):
+        deps = r.get("propertyDependencies") or r.get("property_dependencies")
+        chosen = deps.get(top, ()) if isinstance(deps, Mapping) else r.get("dependencies") or ()
+        out |= {match_key(str(d)) for d in chosen}
+    return out
 
 
 def _decide(c: Change) -> None:

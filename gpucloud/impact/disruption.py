@@ -109,8 +109,6 @@ def _pool_action(pool: Pool, changes: Mapping[str, Change], nc_urns: Mapping[str
         return "removed", "the pool is deleted"
     if c.change == REPLACE:
         return "replaced", f"replaced (forced by {', '.join(c.forced_by)}): new nodes, the old ones drained"
-    if c.may_replace_by:
-        return "may be replaced", f"replaced if {', '.join(c.may_replace_by)} changes (unknown at preview)"
     lt = changes.get(match_key(pool.launch_template or ""))
     if c.type in T.KARPENTER_NODEPOOLS:
         template = [p for p in c.paths + c.may_change if p.startswith("spec.template")]
@@ -120,14 +118,20 @@ def _pool_action(pool: Pool, changes: Mapping[str, Change], nc_urns: Mapping[str
         if nc is not None and nc.change in (UPDATE, REPLACE) and (nc.paths or nc.may_change):
             return "replaced", f"EC2NodeClass {nc.name} changed: Karpenter drifts its nodes"
         return None
+    also = f"; replaced if {', '.join(c.may_replace_by)} changes (unknown at preview)" if c.may_replace_by else ""
     if c.rolls:
-        certain = [p for p in c.rolls if any(x.startswith(p) for x in c.paths)]
+        # A changed launch template gets a new version, so a group that follows its latest version rolls for sure.
+        lt_changed = lt is not None and lt.change in (UPDATE, REPLACE)
+        certain = [
+            p
+            for p in c.rolls
+            if any(x.startswith(p) for x in c.paths) or (p == "launchTemplate.version" and lt_changed)
+        ]
+        why = f"launch template {lt.name} changed, " if lt_changed and lt is not None else ""
         verb = "drained" if certain else "may be drained"
-        return verb, f"rolling update ({', '.join(c.rolls)} changed)"
-    if lt is not None and lt.change in (UPDATE, REPLACE) and c.type == T.NODE_GROUP:
-        return "drained", f"launch template {lt.name} changed: its new version rolls the node group"
-    if lt is not None and lt.change in (UPDATE, REPLACE) and c.type == T.AUTOSCALING_GROUP:
-        return None  # an ASG without instance refresh keeps its running instances; new ones use the new version
+        return verb, f"{why}rolling update ({', '.join(c.rolls)} changed){also}"
+    if c.may_replace_by:
+        return "may be replaced", also.removeprefix("; ")
     if c.undecided and c.change == UPDATE and c.type in T.POOL_TYPES:
         return "undecided", c.undecided
     return None

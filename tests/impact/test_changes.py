@@ -208,3 +208,32 @@ def test_a_malformed_allow_list_names_the_key_and_the_fix() -> None:
 def test_stacks_of_different_names_match_resource_by_resource() -> None:
     head = [dict(r, urn=r["urn"].replace(":dev::", ":prod::")) for r in base()]
     assert impact(head)["summary"]["changes"] == 0
+
+
+def test_a_launch_template_change_rolls_the_node_group_that_follows_its_latest_version() -> None:
+    lt = "urn:pulumi:dev::p::aws:ec2/launchTemplate:LaunchTemplate::train-lt"
+    before = [*base(), resource(lt, {"name": "train-lt-1234567", "userData": "v1"})]
+    before[1]["inputs"]["launchTemplate"] = {"id": UNKNOWN, "version": UNKNOWN}
+    before[1]["dependencies"] = [ROLE, lt]
+    head = copy.deepcopy(before)
+    head[3]["inputs"]["userData"] = "v2"
+    ci = change_impact({"project": "p", "stack": "dev", "resources": before}, head)
+    assert by_name(ci, "train-lt")["change"] == "update"  # a new template version, not a new template
+    ng = by_name(ci, "train")
+    # Without property dependencies every unknown input may read from the changed template: nodeRoleArn too.
+    assert (ng["change"], ng["rolls"]) == ("update", ["launchTemplate.version"])
+    assert ng["may_replace_by"] == ["launchTemplate.id", "nodeRoleArn"]
+    [pool] = ci["disruption"]["pools"]
+    assert (pool["action"], pool["gpu_nodes"], pool["gpu_hours_at_risk"]) == ("drained", 3, 6.0)
+    assert pool["reason"].startswith("launch template train-lt changed, rolling update (launchTemplate.version")
+
+
+def test_property_dependencies_narrow_what_may_change() -> None:
+    before = base()
+    before[1]["inputs"]["clusterName"] = UNKNOWN
+    before[1]["propertyDependencies"] = {"nodeRoleArn": [ROLE], "clusterName": []}
+    head = copy.deepcopy(before)
+    head[0]["inputs"]["name"] = "node-role-v2"  # the role is replaced: its arn changes
+    ci = change_impact({"project": "p", "stack": "dev", "resources": before}, head)
+    assert by_name(ci, "node-role")["change"] == "replace"
+    assert by_name(ci, "train")["may_change"] == ["nodeRoleArn"]  # clusterName reads nothing that changed
