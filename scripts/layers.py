@@ -78,6 +78,9 @@ LAYERS: dict[str, frozenset[str]] = {
         {"gpucloud.catalog", "gpucloud.spec", "gpucloud.fleet", "gpucloud.prices", "gpucloud.cost", "gpucloud.surface"}
     ),
     "gpucloud.guard": FOUNDATION | frozenset({"gpucloud.plan", "gpucloud.fleet"}),
+    # Change impact (plan --compare): resource diffs, replace semantics, disruption per pool, data at risk.
+    "gpucloud.impact": FOUNDATION
+    | frozenset({"gpucloud.catalog", "gpucloud.plan", "gpucloud.fleet", "gpucloud.advisor", "gpucloud.policies"}),
     "gpucloud.preflight": FOUNDATION
     | frozenset({"gpucloud.catalog", "gpucloud.spec", "gpucloud.aws", "gpucloud.versions"}),
     "gpucloud.report": FOUNDATION
@@ -90,6 +93,7 @@ LAYERS: dict[str, frozenset[str]] = {
             "gpucloud.cost",
             "gpucloud.conformance",
             "gpucloud.guard",
+            "gpucloud.impact",
         }
     ),
     "gpucloud.pack": FOUNDATION,
@@ -117,6 +121,7 @@ LAYERS: dict[str, frozenset[str]] = {
             "gpucloud.preflight",
             "gpucloud.report",
             "gpucloud.stacks",
+            "gpucloud.impact",
         }
     ),
     "gpucloud.__main__": frozenset({"gpucloud.cli"}),
@@ -142,6 +147,7 @@ ROLES = {
     "gpucloud.conformance": "checks a recorded plan against upstream sources",
     "gpucloud.policies": "the CrossGuard guardrail pack",
     "gpucloud.guard": "runs a policy pack over a recorded plan, offline or online",
+    "gpucloud.impact": "plan --compare: resource changes, replace semantics, drained GPU nodes, data at risk",
     "gpucloud.preflight": "account checks against AWS",
     "gpucloud.report": "the report pipeline and its renderers",
     "gpucloud.pack": "the installed policy pack's directory and a standalone export",

@@ -49,7 +49,13 @@ def register(sub: Any) -> None:
         metavar="COLUMNS",
         help="text output width (default: the terminal's width, 80 when not a terminal)",
     )
-    p.add_argument("--compare", metavar="BASE.json", help="a base plan (--format json) to diff cost against")
+    p.add_argument(
+        "--compare",
+        metavar="BASE.json",
+        help="a base plan (--format json) to diff against: cost, and the change impact "
+        "(create / update / replace / "
+        "delete per resource, drained GPU nodes, data replaced; see docs/change-impact.md)",
+    )
     p.add_argument(
         "--as-of",
         metavar="DATE",
@@ -110,7 +116,12 @@ def run(args: argparse.Namespace) -> int:
     plan = run_program(program, stack, timeout=getattr(args, "timeout", None))
     if as_of is not None:
         plan.config[_PRICING_KEY] = {**(plan.config.get(_PRICING_KEY) or {}), "asOf": as_of}
-    report = build_report(plan, policy_config=policy_config, compare=compare, mix_horizon=horizon)
+    from gpucloud.impact import ImpactConfigError
+
+    try:
+        report = build_report(plan, policy_config=policy_config, compare=compare, mix_horizon=horizon)
+    except ImpactConfigError as exc:
+        raise CliError(f"stack {stack}: {exc}") from None
     report["policy_config"] = policy_source
     if args.format == "json":
         text = json.dumps(report, indent=2, sort_keys=False) + "\n"

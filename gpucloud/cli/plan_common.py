@@ -78,9 +78,11 @@ def _shown(path: Path) -> str:
 
 def exit_code(report: dict[str, Any]) -> int:
     """5 when the plan would not hold against upstream (it wins: nothing else matters if it cannot apply),
-    1 on mandatory guardrail violations, else 0."""
+    1 on mandatory guardrail violations or undeclared data replaced by the change (--compare), else 0."""
     if (report.get("conformance") or {}).get("errors", 0):
         return EXIT_CONFORMANCE
+    if (report.get("change_impact") or {}).get("blocking", 0):
+        return EXIT_VIOLATIONS  # data replaced or deleted that the stack does not declare (docs/change-impact.md)
     return EXIT_VIOLATIONS if report["policies"].get("mandatory_violations", 0) else EXIT_OK
 
 

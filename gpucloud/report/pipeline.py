@@ -14,6 +14,7 @@ from gpucloud.conformance import run_conformance
 from gpucloud.cost import price_plan
 from gpucloud.fleet import types as T
 from gpucloud.guard import evaluate_plan
+from gpucloud.impact import change_impact
 from gpucloud.plan.model import Plan
 from gpucloud.report import SCHEMA
 
@@ -64,6 +65,9 @@ def build_report(
     }
     if checked is not None:
         report["conformance"] = checked.to_json()
+    if compare is not None:
+        # What the change does beside its cost: replaces, drained GPU nodes, data replaced (docs/change-impact.md).
+        report["change_impact"] = change_impact(compare, report["resources"], plan.config)
     if mix_horizon is not None:
         report["mix_advice"] = mix_advice(report["resources"], cost, mix_horizon)
     return report

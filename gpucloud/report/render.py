@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.tree import Tree
 
 from gpucloud.plan.model import UNKNOWN, UNKNOWN_OUTPUT
+from gpucloud.report.impact_render import impact_markdown, impact_text
 from gpucloud.report.visual import (
     cost_by_component,
     mermaid_cost,
@@ -107,6 +108,8 @@ def render_text(report: Mapping[str, Any], width: int = 80, color: bool = False)
     _component_text(console, report, width)
     _cost_text(console, report["cost"], width)
     _mix_text(console, report.get("mix_advice"), width)
+    for line in impact_text(report.get("change_impact")):
+        console.print(escape(line), highlight=False)
     outputs = {k: v for k, v in (report.get("outputs") or {}).items() if v not in (UNKNOWN, UNKNOWN_OUTPUT)}
     if outputs:
         out_table = _fold_table("Stack outputs known at plan time")
@@ -463,6 +466,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
             f"{_signed(float(diff.get('monthly_ceiling_delta', 0.0)))}/month",
             "",
         ]
+    lines += impact_markdown(report.get("change_impact"))
     lines += mix_advice_markdown(report.get("mix_advice"))
     model = platform_model(report)
     if model.pools or model.clusters:

@@ -1,0 +1,239 @@
+"""Change classification, replace semantics, disruption and data findings on hand-built plan resources."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from gpucloud.impact import ImpactConfigError, change_impact
+from gpucloud.impact.changes import classify, leaf_diff
+from gpucloud.plan.model import UNKNOWN
+
+NG = "urn:pulumi:dev::p::aws:eks/nodeGroup:NodeGroup::train"
+ROLE = "urn:pulumi:dev::p::aws:iam/role:Role::node-role"
+BUCKET = "urn:pulumi:dev::p::aws:s3/bucket:Bucket::datasets"
+
+
+def resource(urn: str, inputs: dict[str, Any], deps: tuple[str, ...] = ()) -> dict[str, Any]:
+    type_, name = urn.split("::")[2], urn.split("::")[3]
+    return {"urn": urn, "type": type_, "name": name, "custom": True, "dependencies": list(deps), "inputs": inputs}
+
+
+def base() -> list[dict[str, Any]]:
+    return [
+        resource(ROLE, {"name": "node-role-1234567", "assumeRolePolicy": "{}"}),
+        resource(
+            NG,
+            {
+                "clusterName": "c",
+                "nodeRoleArn": UNKNOWN,
+                "subnetIds": ["subnet-1"],
+                "instanceTypes": ["p4d.24xlarge"],
+                "capacityType": "ON_DEMAND",
+                "releaseVersion": "1.35.6-20260714",
+                "scalingConfig": {"minSize": 0, "desiredSize": 3, "maxSize": 4},
+            },
+            deps=(ROLE,),
+        ),
+        resource(BUCKET, {"bucket": "impact-datasets-123456789012"}),
+    ]
+
+
+def impact(head: list[dict[str, Any]], config: dict[str, Any] | None = None) -> dict[str, Any]:
+    return change_impact({"project": "p", "stack": "dev", "resources": base()}, head, config)
+
+
+def by_name(ci: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(c for c in ci["changes"] if c["name"] == name)
+
+
+def test_unchanged_plan_shows_zero_changes() -> None:
+    ci = impact(base())
+    assert ci["summary"] == {
+        "create": 0, "update": 0, "replace": 0, "delete": 0, "unchanged": 3, "undecided": 0, "changes": 0,
+    }  # fmt: skip
+    assert ci["changes"] == [] and ci["disruption"]["pools"] == [] and ci["blocking"] == 0
+
+
+def test_instance_type_change_replaces_the_node_group_and_drains_its_gpu_nodes() -> None:
+    head = base()
+    head[1]["inputs"]["instanceTypes"] = ["p5.48xlarge"]
+    ci = impact(head)
+    ng = by_name(ci, "train")
+    assert ng["change"] == "replace"
+    assert ng["forced_by"] == ["instanceTypes"]
+    assert ng["paths"] == ["instanceTypes[0]"]
+    assert ng["source"]["path"] == "internal/service/eks/node_group.go"
+    [pool] = ci["disruption"]["pools"]
+    assert (pool["name"], pool["action"], pool["nodes"], pool["gpus_per_node"]) == ("train", "replaced", 3, 8)
+    # 3 p4d nodes x 8 A100s x (300 s checkpoint + 600 s restart) = 6 GPU-hours.
+    assert pool["gpu_hours_at_risk"] == 6.0
+    assert (ci["disruption"]["gpu_nodes"], ci["disruption"]["gpu_hours_at_risk"]) == (3, 6.0)
+    assert ci["blocking"] == 0
+
+
+def test_release_version_change_is_an_update_that_drains_the_pool() -> None:
+    head = base()
+    head[1]["inputs"]["releaseVersion"] = "1.35.7-20260801"
+    ci = impact(head)
+    ng = by_name(ci, "train")
+    assert (ng["change"], ng["rolls"]) == ("update", ["releaseVersion"])
+    [pool] = ci["disruption"]["pools"]
+    assert (pool["action"], pool["gpu_nodes"]) == ("drained", 3)
+
+
+def test_scaling_change_is_an_update_without_disruption() -> None:
+    head = base()
+    head[1]["inputs"]["scalingConfig"]["maxSize"] = 8
+    ci = impact(head)
+    assert by_name(ci, "train")["change"] == "update"
+    assert ci["disruption"]["pools"] == []
+
+
+def test_bucket_rename_is_data_replaced_and_blocks_unless_declared() -> None:
+    head = base()
+    head[2]["inputs"]["bucket"] = "impact-datasets-v2-123456789012"
+    ci = impact(head)
+    assert by_name(ci, "datasets")["forced_by"] == ["bucket"]
+    [finding] = ci["data"]
+    assert (finding["change"], finding["blocking"], ci["blocking"]) == ("replace", True, 1)
+    assert "gpucloud:allowDataReplacement" in finding["message"]
+    declared = impact(head, {"gpucloud:allowDataReplacement": ["datasets"]})
+    assert (declared["data"][0]["declared"], declared["blocking"]) == (True, 0)
+    by_urn = impact(head, {"gpucloud:allowDataReplacement": '["' + BUCKET + '"]'})  # stack config as JSON text
+    assert by_urn["blocking"] == 0
+
+
+def test_a_renamed_resource_is_a_delete_and_a_create() -> None:
+    head = base()
+    head[2] = resource(BUCKET.replace("datasets", "datasets-v2"), {"bucket": "impact-datasets-123456789012"})
+    ci = impact(head)
+    assert [(c["name"], c["change"]) for c in ci["changes"]] == [("datasets-v2", "create"), ("datasets", "delete")]
+    assert [(d["name"], d["change"], d["blocking"]) for d in ci["data"]] == [("datasets", "delete", True)]
+
+
+def test_a_type_without_semantics_is_undecided() -> None:
+    queue = "urn:pulumi:dev::p::aws:sqs/queue:Queue::jobs"
+    [c] = classify([resource(queue, {"name": "jobs"})], [resource(queue, {"name": "jobs-v2"})])
+    assert (c.change, c.forced_by) == ("update", [])
+    assert c.undecided == "update or replace: undecided (no replace semantics for aws:sqs/queue:Queue)"
+
+
+def test_role_policy_change_is_an_update_and_a_rename_a_replace() -> None:
+    head = base()
+    head[0]["inputs"]["assumeRolePolicy"] = '{"Version": "2012-10-17"}'
+    assert (by_name(impact(head), "node-role")["change"], impact(head)["summary"]["undecided"]) == ("update", 0)
+    head[0]["inputs"]["name"] = "node-role-v2"
+    assert by_name(impact(head), "node-role")["forced_by"] == ["name"]
+
+
+def test_unknown_values_may_change_only_when_what_they_read_changes() -> None:
+    head = base()
+    head[0]["inputs"]["assumeRolePolicy"] = '{"Version": "2012-10-17"}'  # the role changes: its arn may too
+    ci = impact(head)
+    ng = by_name(ci, "train")
+    [pool] = ci["disruption"]["pools"]
+    assert (pool["action"], pool["gpu_hours_at_risk"], ci["disruption"]["gpu_nodes"]) == ("may be replaced", 6.0, 0)
+    assert ng["may_change"] == ["nodeRoleArn"]
+    assert ng["may_replace_by"] == ["nodeRoleArn"]  # nodeRoleArn forces a replace if its value changes
+    assert ng["change"] == "update"  # not guessed as a replace
+    head = base()
+    head[1]["inputs"]["clusterName"] = UNKNOWN  # known before, unknown now
+    assert by_name(impact(head), "train")["may_change"] == ["clusterName"]
+
+
+def test_leaf_diff_names_each_changed_path() -> None:
+    before = {"a": {"b": 1, "c": [1, 2]}, "d": "x"}
+    after = {"a": {"b": 2, "c": [1, 3]}, "e": "y"}
+    assert list(leaf_diff(before, after)) == [("a.b", False), ("a.c[1]", False), ("d", False), ("e", False)]
+
+
+@pytest.mark.parametrize(
+    ("type_", "path", "expected"),
+    [
+        ("kubernetes:apps/v1:Deployment", "spec.selector.matchLabels.app", "replace"),
+        ("kubernetes:apps/v1:Deployment", "spec.replicas", "update"),
+        ("kubernetes:apps/v1:StatefulSet", "spec.volumeClaimTemplates", "replace"),
+        ("kubernetes:batch/v1:Job", "spec.template.spec.containers", "replace"),
+        ("kubernetes:core/v1:Service", "spec.clusterIP", "replace"),
+        ("kubernetes:core/v1:PersistentVolumeClaim", "spec.resources.requests.storage", "replace"),
+        ("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", "metadata.name", "replace"),
+        ("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", "spec.cohort", "update"),
+        ("aws:eks/addon:Addon", "addonVersion", "update"),
+        ("aws:eks/addon:Addon", "addonName", "replace"),
+        ("aws:ebs/volume:Volume", "size", "update"),
+        ("aws:ebs/volume:Volume", "kmsKeyId", "replace"),
+    ],
+)
+def test_replace_semantics_per_type(type_: str, path: str, expected: str) -> None:
+    urn = f"urn:pulumi:dev::p::{type_}::x"
+    inputs: dict[str, Any] = {}
+    node = inputs
+    *parents, leaf = path.split(".")
+    for p in parents:
+        node = node.setdefault(p, {})
+    node[leaf] = "before"
+    after = copy.deepcopy(inputs)
+    node = after
+    for p in parents:
+        node = node[p]
+    node[leaf] = "after"
+    [c] = classify([resource(urn, inputs)], [resource(urn, after)])
+    assert (c.change, c.undecided) == (expected, None)
+
+
+def test_helm_release_has_no_semantics() -> None:
+    urn = "urn:pulumi:dev::p::kubernetes:helm.sh/v3:Release::r"
+    [c] = classify([resource(urn, {"version": "1"})], [resource(urn, {"version": "2"})])
+    assert c.undecided == "update or replace: undecided (no replace semantics for kubernetes:helm.sh/v3:Release)"
+
+
+def test_lustre_capacity_change_replaces_only_under_the_providers_condition() -> None:
+    urn = "urn:pulumi:dev::p::aws:fsx/lustreFileSystem:LustreFileSystem::scratch"
+    [c] = classify([resource(urn, {"storageCapacity": 2400})], [resource(urn, {"storageCapacity": 1200})])
+    assert c.change == "update"
+    assert c.replace_if == [
+        "storageCapacity: replaced when the new capacity is smaller than the old, or deploymentType is SCRATCH_1 "
+        "(resourceLustreFileSystemSchemaCustomizeDiff)"
+    ]
+
+
+def test_a_malformed_allow_list_names_the_key_and_the_fix() -> None:
+    with pytest.raises(ImpactConfigError, match=r"gpucloud:allowDataReplacement must be a list of resource URNs"):
+        impact(base(), {"gpucloud:allowDataReplacement": {"datasets": True}})
+
+
+def test_stacks_of_different_names_match_resource_by_resource() -> None:
+    head = [dict(r, urn=r["urn"].replace(":dev::", ":prod::")) for r in base()]
+    assert impact(head)["summary"]["changes"] == 0
+
+
+def test_a_launch_template_change_rolls_the_node_group_that_follows_its_latest_version() -> None:
+    lt = "urn:pulumi:dev::p::aws:ec2/launchTemplate:LaunchTemplate::train-lt"
+    before = [*base(), resource(lt, {"name": "train-lt-1234567", "userData": "v1"})]
+    before[1]["inputs"]["launchTemplate"] = {"id": UNKNOWN, "version": UNKNOWN}
+    before[1]["dependencies"] = [ROLE, lt]
+    head = copy.deepcopy(before)
+    head[3]["inputs"]["userData"] = "v2"
+    ci = change_impact({"project": "p", "stack": "dev", "resources": before}, head)
+    assert by_name(ci, "train-lt")["change"] == "update"  # a new template version, not a new template
+    ng = by_name(ci, "train")
+    # Without property dependencies every unknown input may read from the changed template: nodeRoleArn too.
+    assert (ng["change"], ng["rolls"]) == ("update", ["launchTemplate.version"])
+    assert ng["may_replace_by"] == ["launchTemplate.id", "nodeRoleArn"]
+    [pool] = ci["disruption"]["pools"]
+    assert (pool["action"], pool["gpu_nodes"], pool["gpu_hours_at_risk"]) == ("drained", 3, 6.0)
+    assert pool["reason"].startswith("launch template train-lt changed, rolling update (launchTemplate.version")
+
+
+def test_property_dependencies_narrow_what_may_change() -> None:
+    before = base()
+    before[1]["inputs"]["clusterName"] = UNKNOWN
+    before[1]["propertyDependencies"] = {"nodeRoleArn": [ROLE], "clusterName": []}
+    head = copy.deepcopy(before)
+    head[0]["inputs"]["name"] = "node-role-v2"  # the role is replaced: its arn changes
+    ci = change_impact({"project": "p", "stack": "dev", "resources": before}, head)
+    assert by_name(ci, "node-role")["change"] == "replace"
+    assert by_name(ci, "train")["may_change"] == ["nodeRoleArn"]  # clusterName reads nothing that changed

@@ -1,0 +1,188 @@
+"""The replace-semantics table: provenance for every entry, the extractor of scripts/replace_semantics.py, and (with
+GPUCLOUD_PROVIDER_SOURCES pointing at fetched checkouts) the table compared with the providers' sources."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from gpucloud.impact.semantics import TABLE_FILE, semantics_for
+
+ROOT = Path(__file__).resolve().parents[2]
+TABLE = json.loads(TABLE_FILE.read_text())
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("replace_semantics", ROOT / "scripts" / "replace_semantics.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SCRIPT = _script()
+
+
+@pytest.mark.parametrize("type_", sorted(TABLE["types"]))
+def test_every_entry_names_its_source(type_: str) -> None:
+    entry = TABLE["types"][type_]
+    src = entry["source"]
+    assert src["repo"] in ("hashicorp/terraform-provider-aws", "pulumi/pulumi-kubernetes")
+    assert re.fullmatch(r"[0-9a-f]{40}", src["commit"])
+    assert src["path"].endswith(".go") and src["version"]
+    assert entry["force_new"] == sorted(set(entry["force_new"])) and entry["force_new"]
+
+
+def test_pinned_versions_say_what_is_not_established() -> None:
+    pinned = TABLE["pinned"]
+    assert pinned["pulumi_aws"].startswith("7.51.1")
+    assert pinned["terraform_provider_aws"].startswith("unknown")
+    assert pinned["pulumi_aws_overrides"].startswith("not checked")
+
+
+def test_the_gpu_node_group_is_replaced_by_instance_types_and_rolled_by_versions() -> None:
+    sem = semantics_for("aws:eks/nodeGroup:NodeGroup")
+    assert sem is not None
+    assert sem.forced_by(["instanceTypes[0]", "scalingConfig.desiredSize"]) == ["instanceTypes"]
+    assert sem.forced_by(["launchTemplate.version"]) == []
+    assert sem.rolls(["launchTemplate.version", "releaseVersion"]) == ["launchTemplate.version", "releaseVersion"]
+
+
+def test_kubernetes_objects_default_to_name_and_namespace() -> None:
+    sem = semantics_for("kubernetes:karpenter.sh/v1:NodePool")
+    assert sem is not None and sem.force_new == ("metadata.name", "metadata.namespace")
+    assert semantics_for("kubernetes:helm.sh/v3:Release") is None
+    assert semantics_for("aws:sns/topic:Topic") is None
+
+
+# A schema shaped like terraform-provider-aws resources (written for this test, not taken from the provider).
+TF_SCHEMA = """
+func resourceThing() *schema.Resource {
+	return &schema.Resource{
+		Schema: map[string]*schema.Schema{
+			"pool_size": {
+				Type:     schema.TypeInt,
+				ForceNew: true,
+			},
+			names.AttrClusterName: {
+				Type:     schema.TypeString,
+				Optional: true,
+			},
+			"boot_config": {
+				Type:     schema.TypeList,
+				MaxItems: 1,
+				Elem: &schema.Resource{
+					Schema: map[string]*schema.Schema{
+						names.AttrKMSKeyID: {
+							Type:     schema.TypeString,
+							ForceNew: true,
+						},
+						"disk_gib": {
+							Type: schema.TypeInt,
+						},
+					},
+				},
+			},
+			names.AttrTags: tftags.TagsSchema(),
+			"zone_name": {
+				Type:     schema.TypeString,
+				ForceNew: true,
+			},
+		},
+	}
+}
+
+func later() { _ = map[string]*schema.Schema{"not_the_resource": {ForceNew: true}} }
+"""
+
+# A forceNew table shaped like pulumi-kubernetes' diff.go (written for this test).
+K8S_DIFF = """
+var forceNew = _groups{
+	"apps": _versions{
+		"v1": _kinds{
+			"Widget": widget,
+			"Gadget": properties{".spec.mode"},
+		},
+	},
+	"core": core,
+}
+
+var core = _versions{
+	"v1": _kinds{
+		"Crate": append(
+			properties{
+				".spec.lid",
+			},
+			selectorProps(".spec.selector")...),
+	},
+}
+
+var widget = append(
+	properties{
+		".spec.selector",
+	},
+	selectorProps(".spec.selector")...,
+)
+
+func metadataForceNewProperties(prefix string) properties {
+	return properties{
+		prefix + ".name",
+		prefix + ".namespace",
+	}
+}
+
+func selectorProps(prefix string) properties {
+	return properties{
+		prefix + ".matchLabels",
+	}
+}
+"""
+
+
+def test_extractor_reads_force_new_attributes_nested_blocks_included() -> None:
+    assert SCRIPT.tf_force_new(TF_SCHEMA) == ["bootConfig.kmsKeyId", "poolSize", "zoneName"]
+    assert SCRIPT.tf_force_new(TF_SCHEMA, {"KMSKeyID": "key_arn"}) == ["bootConfig.keyArn", "poolSize", "zoneName"]
+
+
+def test_extractor_reads_a_shared_schema_function_and_splits_constant_names() -> None:
+    shared = TF_SCHEMA.replace(
+        'Schema: map[string]*schema.Schema{\n\t\t\t"pool_size"',
+        'SchemaFunc: func() map[string]*schema.Schema {\n\t\t\treturn map[string]*schema.Schema{\n\t\t\t"pool_size"',
+        1,
+    )
+    assert shared != TF_SCHEMA
+    assert SCRIPT.tf_force_new(shared) == ["bootConfig.kmsKeyId", "poolSize", "zoneName"]
+    names = ["VPCID", "SubnetIDs", "OutpostARN", "CIDRBlock", "IOPS", "NamePrefix"]
+    assert [SCRIPT._split_camel(n) for n in names] == [
+        "vpc_id", "subnet_ids", "outpost_arn", "cidr_block", "iops", "name_prefix",
+    ]  # fmt: skip
+
+
+def test_extractor_reads_the_kubernetes_force_new_table() -> None:
+    meta = ["metadata.name", "metadata.namespace"]
+    assert SCRIPT.k8s_force_new(K8S_DIFF, "Widget", "apps", "v1") == [
+        *meta,
+        "spec.selector",
+        "spec.selector.matchLabels",
+    ]
+    assert SCRIPT.k8s_force_new(K8S_DIFF, "Gadget", "apps", "v1") == [*meta, "spec.mode"]
+    assert SCRIPT.k8s_force_new(K8S_DIFF, "Crate", "", "v1") == [*meta, "spec.lid", "spec.selector.matchLabels"]
+    assert SCRIPT.k8s_force_new(K8S_DIFF, "Other", "apps", "v1") == meta
+
+
+@pytest.mark.skipif(
+    not os.environ.get("GPUCLOUD_PROVIDER_SOURCES"),
+    reason="set GPUCLOUD_PROVIDER_SOURCES to a directory of fetched checkouts (<owner>/<repo>/) at the pinned tags",
+)
+def test_table_matches_the_provider_sources() -> None:
+    sources = Path(os.environ["GPUCLOUD_PROVIDER_SOURCES"])
+    for type_, entry in TABLE["types"].items():
+        derived = SCRIPT.derive(type_, entry, sources)
+        assert derived is not None, f"{type_}: {entry['source']['path']} is not under {sources}"
+        assert derived == entry["force_new"], type_
