@@ -1,9 +1,7 @@
-"""Stack options as the conformance checks read them (gpucloud.plan.options defines and documents them), and
-whether a plan runs Kubernetes workloads itself."""
+"""Stack options as the conformance checks read them (gpucloud.plan.options defines and documents them); whether
+the plan runs Kubernetes workloads on a pool's cluster is gpucloud.conformance.clusters."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from gpucloud.plan import options
 from gpucloud.plan.model import Plan
@@ -15,7 +13,6 @@ __all__ = [
     "StackOptionError",
     "external_device_plugins",
     "lock_enforced",
-    "manages_workloads",
     "validate",
 ]
 
@@ -26,17 +23,6 @@ def lock_enforced(plan: Plan) -> bool:
 
 def external_device_plugins(plan: Plan) -> bool:
     return options.external_device_plugins(plan.config, plan.stack_file)
-
-
-def manages_workloads(ctx: Any) -> bool:
-    """Whether the plan itself runs anything on Kubernetes: an object with a pod template (registered or rendered
-    from a chart), or a Helm release or chart (whose objects may not be rendered). Only such a plan can be sure
-    that a device plugin it does not install is missing; the others' clusters get their add-ons elsewhere."""
-    from gpucloud.conformance.inventory import objects, pod_sets
-
-    if any(r.type.startswith("kubernetes:helm.sh/") for r in ctx.plan):
-        return True
-    return any(ps.pod_spec.get("containers") for o in objects(ctx) for ps in pod_sets(o))
 
 
 def validate(plan: Plan) -> None:

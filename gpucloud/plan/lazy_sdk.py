@@ -8,6 +8,13 @@ runs only the ``__init__``'s plain statements and resolves each exported name on
 a LazyPackage, a module subclass with ``__getattr__``), from an index of the sibling modules' ``__all__`` built
 in the ``__init__``'s own order, so that a later star-import shadows an earlier one exactly as it does there.
 
+The SDKs bind each sub-package on the top-level package with ``pulumi._utils.lazy_import``, a copy of the
+stdlib's LazyLoader without the lock CPython later added (gh-114763): the first attribute access turns the module
+into a plain module and only then runs the loader, so a second thread reading ``aws.cloudformation.Stack``
+meanwhile finds an empty module (the SDK registers resources from executor threads). Every module this finder
+creates therefore carries a PEP 562 ``__getattr__`` that waits (bounded) for the loader to finish and then
+answers as the loaded package would.
+
 A package whose ``__init__.py`` holds anything but imports (or one of whose modules neither has ``__all__`` nor
 a top level that shows what it binds) is loaded as usual: the finder only takes shapes it reproduces exactly.
 Only the offline engine installs the finder; the real `pulumi preview` / `up` path imports the SDKs as shipped.
@@ -135,6 +142,57 @@ _INDEXES: dict[str, PackageIndex] = {}
 _RESOLVING = threading.RLock()
 
 
+# How long a thread reading a package that another thread is executing waits for it; a bound so that an import
+# cycle across threads ends in an AttributeError naming the package, not a hang.
+LOAD_WAIT_S = 60.0
+
+
+class _AwaitLoad:
+    """A module's ``__getattr__`` (PEP 562) from creation on: consulted only for names not yet in its namespace.
+
+    While another thread executes the module it waits for that to finish; in the executing thread itself (its
+    ``__init__`` probing ``hasattr``) it answers as a partially initialised module does. Afterwards it puts back the
+    class the loader gave the module, in case a racing LazyLoader trigger reset it, and resolves the name there.
+    """
+
+    def __init__(self, module: ModuleType) -> None:
+        self.module = module
+        self.lock = threading.RLock()
+        self.done = False
+        self.loaded_class: type[ModuleType] | None = None
+
+    def __call__(self, name: str) -> Any:
+        fullname = ModuleType.__getattribute__(self.module, "__name__")
+        if not self.lock.acquire(timeout=LOAD_WAIT_S):
+            raise AttributeError(
+                f"module {fullname!r} has no attribute {name!r}: another thread was still loading it after "
+                f"{LOAD_WAIT_S:g} s"
+            )
+        try:
+            ready, loaded_class = self.done, self.loaded_class
+        finally:
+            self.lock.release()
+        if ready and loaded_class is not None:
+            if type(self.module) is not loaded_class:
+                self.module.__class__ = loaded_class
+            if isinstance(self.module, LazyPackage):
+                return LazyPackage.__getattr__(self.module, name)
+            namespace = ModuleType.__getattribute__(self.module, "__dict__")
+            if name in namespace:
+                return namespace[name]
+        raise AttributeError(f"module {fullname!r} has no attribute {name!r}")
+
+
+def _await_load(module: ModuleType) -> _AwaitLoad:
+    """The module's _AwaitLoad, installed now if the module was created elsewhere (importlib.reload)."""
+    namespace = ModuleType.__getattribute__(module, "__dict__")
+    waiter = namespace.get("__getattr__")
+    if not isinstance(waiter, _AwaitLoad):
+        waiter = _AwaitLoad(module)
+        namespace["__getattr__"] = waiter
+    return waiter
+
+
 class LazyPackage(ModuleType):
     """A generated package whose exported names are imported from their modules on first use."""
 
@@ -167,7 +225,8 @@ class LazyPackage(ModuleType):
 
     def __dir__(self) -> list[str]:
         fullname = ModuleType.__getattribute__(self, "__name__")
-        return sorted(set(ModuleType.__getattribute__(self, "__dict__")) | set(_INDEXES[fullname].owners))
+        names = set(ModuleType.__getattribute__(self, "__dict__")) | set(_INDEXES[fullname].owners)
+        return sorted(names - {"__getattr__"})  # the load waiter is not one of the package's names
 
 
 class _LazyPackageLoader(importlib.abc.Loader):
@@ -180,9 +239,26 @@ class _LazyPackageLoader(importlib.abc.Loader):
         return getattr(self._original, name)
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
-        return None
+        module = ModuleType(spec.name)
+        _await_load(module)
+        return module
 
     def exec_module(self, module: ModuleType) -> None:
+        waiter = _await_load(module)
+        with waiter.lock:
+            if waiter.done:
+                # Python 3.11's LazyLoader: two threads triggered the load at once and the second reset the class
+                # to a plain module after the first had run this; the module is loaded, only its class is back.
+                if waiter.loaded_class is not None:
+                    module.__class__ = waiter.loaded_class
+                return
+            try:
+                self._exec(module)
+                waiter.loaded_class = type(module)
+            finally:
+                waiter.done = True
+
+    def _exec(self, module: ModuleType) -> None:
         spec = module.__spec__
         assert spec is not None and spec.origin is not None
         index = build_index(Path(spec.origin))

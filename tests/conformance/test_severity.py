@@ -84,6 +84,94 @@ def test_external_device_plugins_advertise_the_pool_devices() -> None:
     }
 
 
+def _gpu_deployment(opts: Any = None) -> None:
+    k8s.apps.v1.Deployment(
+        "trainer",
+        metadata={"name": "trainer", "namespace": "default"},
+        spec={
+            "selector": {"matchLabels": {"app": "t"}},
+            "template": {
+                "metadata": {"labels": {"app": "t"}},
+                "spec": {
+                    "tolerations": [GPU_TOLERATION],
+                    "containers": [{"name": "t", "image": "busybox", "resources": {"limits": {"nvidia.com/gpu": "1"}}}],
+                },
+            },
+        },
+        opts=opts,
+    )
+
+
+def _two_clusters(*, provider: bool) -> list[tuple[str, str]]:
+    """Two EKS clusters with a GPU node group each and no device plugin; a GPU Deployment on cluster "train" through
+    a provider whose kubeconfig is built from that cluster's outputs (or, without `provider`, on the default
+    provider, whose cluster the plan cannot name)."""
+    import pulumi
+    import pulumi_aws as aws
+
+    def program() -> None:
+        clusters = {}
+        for name in ("train", "serve"):
+            cluster = aws.eks.Cluster(
+                name,
+                name=name,
+                version="1.34",
+                role_arn="arn:aws:iam::123456789012:role/c",
+                vpc_config={"subnet_ids": ["s-1"]},
+            )
+            aws.eks.NodeGroup(
+                f"{name}-gpu",
+                cluster_name=cluster.name,
+                node_role_arn="arn:aws:iam::123456789012:role/n",
+                subnet_ids=["s-1"],
+                instance_types=["g6e.12xlarge"],
+                ami_type="AL2023_x86_64_NVIDIA",
+                scaling_config={"min_size": 1, "max_size": 1, "desired_size": 1},
+            )
+            clusters[name] = cluster
+        if provider:
+            kubeconfig = pulumi.Output.all(clusters["train"].endpoint, clusters["train"].name).apply(
+                lambda parts: f"server: {parts[0]} # {parts[1]}"
+            )
+            _gpu_deployment(pulumi.ResourceOptions(provider=k8s.Provider("train-k8s", kubeconfig=kubeconfig)))
+        else:
+            _gpu_deployment()
+
+    result = run_conformance(run_callable(program), only=["scheduling"])
+    return sorted((f.severity, f.message) for f in result.findings if f.check == "scheduling.advertise")
+
+
+def test_no_device_plugin_is_an_error_only_on_the_cluster_the_plan_runs_workloads_on() -> None:
+    assert _two_clusters(provider=True) == [
+        (
+            "error",
+            "managed node group train-gpu-c7c43db would not advertise nvidia.com/gpu: the plan installs no NVIDIA "
+            "device plugin (or GPU Operator); pods requesting it stay Pending",
+        ),
+        (
+            "warning",
+            "managed node group serve-gpu-464ccef would not advertise nvidia.com/gpu: the plan installs no NVIDIA "
+            "device plugin (or GPU Operator) and manages no Kubernetes workloads on its cluster, so the plugin may be "
+            "installed elsewhere (GitOps, another stack): if it is, state it with the stack config "
+            "`gpucloud:externalDevicePlugins: true`; pods requesting it stay Pending",
+        ),
+    ]
+
+
+def test_a_workload_on_the_default_provider_of_a_two_cluster_plan_leaves_both_undecided() -> None:
+    undecided = (
+        "would not advertise nvidia.com/gpu: the plan installs no NVIDIA device plugin (or GPU Operator) and cannot "
+        "tell whether its Kubernetes workloads run on this pool's cluster (their provider names none of the plan's "
+        "clusters, or the pool's cluster is not in the plan), so the plugin may be installed elsewhere (GitOps, "
+        "another stack): if it is, state it with the stack config `gpucloud:externalDevicePlugins: true`; pods "
+        "requesting it stay Pending"
+    )
+    assert _two_clusters(provider=False) == [
+        ("warning", f"managed node group serve-gpu-464ccef {undecided}"),
+        ("warning", f"managed node group train-gpu-c7c43db {undecided}"),
+    ]
+
+
 def test_crd_a_chart_we_cannot_render_may_install_is_undecided() -> None:
     def program() -> None:
         base_cluster(gpu=False)

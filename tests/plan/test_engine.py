@@ -141,9 +141,13 @@ def test_data_source_no_sdk_defines_is_a_warning() -> None:
 def test_stack_reference_answered_from_offline_source() -> None:
     seen: list[str] = []
 
+    def named(cluster: str) -> str:
+        seen.append(cluster)
+        return f"{cluster}-data"
+
     def program() -> None:
         ref = pulumi.StackReference("acme/gpucloud/dev")
-        aws.s3.Bucket("b", bucket=ref.get_output("clusterName").apply(lambda n: seen.append(n) or f"{n}-data"))
+        aws.s3.Bucket("b", bucket=ref.get_output("clusterName").apply(named))
 
     plan = run_callable(program, preview=False, stack_references={"acme/gpucloud/dev": {"clusterName": "gpucloud-dev"}})
     assert plan.find("aws:s3/bucket:Bucket", "b").inputs["bucket"] == "gpucloud-dev-data"
@@ -166,7 +170,7 @@ def test_failed_program_does_not_break_the_next_plan() -> None:
 def test_stack_files_parse_the_same_with_libyaml_as_with_pyyaml() -> None:
     import yaml
 
-    from gpucloud.plan.engine import _YAML_LOADER, _load_yaml
+    from gpucloud.plan.project import _YAML_LOADER, _load_yaml
 
     root = Path(__file__).resolve().parents[2]
     files = [*sorted(root.glob("stacks/**/Pulumi*.yaml")), root / "Pulumi.yaml"]

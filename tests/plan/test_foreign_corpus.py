@@ -69,3 +69,13 @@ def test_corpus_program_plans_as_its_source_says(program: str, expected: dict[st
     assert report["policies"]["mandatory_violations"] == expected["mandatory"]
     assert report["conformance"]["errors"] == expected["conformance_errors"]
     assert sorted(o["type"] for o in report["opaque_components"]) == expected["opaque"]
+
+
+def test_conformance_errors_on_the_corpus_are_reviewed_and_at_most_five_percent_false() -> None:
+    # Each program with conformance errors records how many of them are false on reading the program
+    # (`conformance_false`); docs/conformance.md keeps the count and the rate.
+    unreviewed = [p for p, e in EXPECTED.items() if e["conformance_errors"] and "conformance_false" not in e]
+    assert unreviewed == []
+    errors = sum(e["conformance_errors"] for e in EXPECTED.values())
+    false = sum(e.get("conformance_false", 0) for e in EXPECTED.values())
+    assert false <= 0.05 * errors, f"{false} of {errors} conformance errors on the corpus are false"

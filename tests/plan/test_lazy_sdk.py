@@ -3,14 +3,20 @@ plan, as the SDKs' own eager __init__ modules, with fewer modules loaded."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+import pulumi._utils
 import pytest
 
+from gpucloud.plan import lazy_sdk
 from gpucloud.plan.lazy_sdk import build_index
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,6 +25,8 @@ PACKAGES = [
     "pulumi_aws.iam",
     "pulumi_aws.s3",
     "pulumi_aws.eks",
+    "pulumi_aws.cloudformation",  # read by pulumi_eks.NodeGroup from an executor thread (corpus nodegroup-py)
+    "pulumi_aws.autoscaling",
     "pulumi_kubernetes.core.v1",
     "pulumi_kubernetes.helm.v3",
     "pulumi_aws.config",  # not of the generated shape: the finder falls back to the file loader
@@ -151,3 +159,73 @@ def test_index_reads_the_top_level_of_a_module_without_all(tmp_path: Path) -> No
 )
 def test_index_refuses_shapes_it_cannot_reproduce(tmp_path: Path, init: str, modules: dict[str, str], why: str) -> None:
     assert build_index(_package(tmp_path, init, modules)) is None, why
+
+
+# A provider-shaped package whose preamble blocks until the test releases it: the window in which pulumi's
+# lazy_import has made the sub-package a plain module and the loader has not finished.
+_SYNC = "import threading\nentered = threading.Event()\nrelease = threading.Event()\n"
+_GATE = "from fakeprov import _sync\n_sync.entered.set()\n_sync.release.wait(30)\n"
+
+
+@pytest.fixture
+def fakeprov(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    root = tmp_path / "fakeprov"
+    (root / "cloudformation").mkdir(parents=True)
+    (root / "__init__.py").write_text("")
+    (root / "_sync.py").write_text(_SYNC)
+    (root / "_gate.py").write_text(_GATE)
+    (root / "cloudformation" / "__init__.py").write_text(
+        "import typing\nfrom .. import _gate\nfrom .stack import *\nfrom .stack_set import *\n"
+    )
+    (root / "cloudformation" / "stack.py").write_text("__all__ = ['Stack']\nclass Stack: ...\n")
+    (root / "cloudformation" / "stack_set.py").write_text("__all__ = ['StackSet']\nclass StackSet: ...\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(lazy_sdk, "PROVIDERS", (*lazy_sdk.PROVIDERS, "fakeprov"))
+    finder = lazy_sdk.LazyProviderFinder()
+    sys.meta_path.insert(0, finder)
+    try:
+        # As pulumi_aws binds `cloudformation` on itself at import: a lazy module, loaded on first attribute use.
+        yield pulumi._utils.lazy_import("fakeprov.cloudformation")
+    finally:
+        sys.meta_path.remove(finder)
+        for name in [m for m in sys.modules if m.partition(".")[0] == "fakeprov"]:
+            del sys.modules[name]
+
+
+def test_a_name_read_while_another_thread_loads_the_package_waits_for_the_load(fakeprov: ModuleType) -> None:
+    sync = importlib.import_module("fakeprov._sync")
+    loader = threading.Thread(target=lambda: fakeprov.StackSet)
+    loader.start()
+    assert sync.entered.wait(10)  # the loader thread is inside the package's __init__
+    result: dict[str, Any] = {}
+    reading = threading.Event()
+
+    def read() -> None:
+        reading.set()
+        try:
+            result["value"] = fakeprov.Stack
+        except AttributeError as error:  # the old loader: "module 'fakeprov.cloudformation' has no attribute"
+            result["error"] = str(error)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    assert reading.wait(10)
+    reader.join(0.3)
+    sync.release.set()
+    reader.join(10)
+    loader.join(10)
+    assert "error" not in result, result["error"]
+    assert result == {"value": sys.modules["fakeprov.cloudformation.stack"].Stack}
+    assert type(fakeprov) is lazy_sdk.LazyPackage
+    assert "__getattr__" not in dir(fakeprov)
+
+
+def test_a_package_whose_class_a_racing_trigger_reset_still_resolves_its_names(fakeprov: ModuleType) -> None:
+    importlib.import_module("fakeprov._sync").release.set()
+    assert fakeprov.StackSet.__module__ == "fakeprov.cloudformation.stack_set"
+    # What a second thread's LazyLoader trigger does after the first thread's load finished.
+    fakeprov.__class__ = ModuleType
+    assert fakeprov.Stack.__module__ == "fakeprov.cloudformation.stack"
+    assert type(fakeprov) is lazy_sdk.LazyPackage
+    with pytest.raises(AttributeError, match="has no attribute 'Missing'"):
+        _ = fakeprov.Missing

@@ -14,7 +14,7 @@ import pytest
 from gpucloud.guard import evaluate
 from gpucloud.plan import UNKNOWN, run_callable
 from gpucloud.plan.remote import models, provenance, sdk_input_names
-from gpucloud.plan.remote.awsx import auto_subnet_specs, legacy_subnet_specs
+from gpucloud.plan.remote.awsx.ec2 import auto_subnet_specs, legacy_subnet_specs
 from gpucloud.report import validate_report
 from gpucloud.report.pipeline import build_report
 from gpucloud.report.render import render_markdown, render_text
@@ -106,7 +106,7 @@ def _gpu_cluster() -> None:
     # The cluster goes in as its URN: a resource reference as input waits on the runtime fix of issue 26 item 1.
     eks.ManagedNodeGroup(
         "gpu-ng",
-        cluster=cluster.urn,  # type: ignore[arg-type]
+        cluster=cluster.urn,
         node_role_arn=role.arn,
         instance_types=["g6e.12xlarge"],
         scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=2, min_size=1, max_size=4),
@@ -162,9 +162,9 @@ def test_gpu_managed_node_group_is_priced_and_judged() -> None:
 
 
 def test_remote_component_without_a_model_is_opaque_in_every_format_and_blocks_under_prod() -> None:
-    plan = run_callable(lambda: awsx.lb.NetworkLoadBalancer("nlb"))
-    assert [o["type"] for o in plan.opaque] == ["awsx:lb:NetworkLoadBalancer"]
-    assert "no expansion model for awsx:lb:NetworkLoadBalancer" in plan.opaque[0]["reason"]
+    plan = run_callable(lambda: awsx.cloudtrail.Trail("trail"))
+    assert [o["type"] for o in plan.opaque] == ["awsx:cloudtrail:Trail"]
+    assert "no expansion model for awsx:cloudtrail:Trail" in plan.opaque[0]["reason"]
     assert plan.children(plan.opaque[0]["urn"]) == []
     report = build_report(plan, policy_config=PROD)
     validate_report(report)
@@ -172,15 +172,15 @@ def test_remote_component_without_a_model_is_opaque_in_every_format_and_blocks_u
     blocked = [v for v in report["policies"]["violations"] if v["urn"] == plan.opaque[0]["urn"]]
     assert blocked and all(v["enforcement"] == "mandatory" for v in blocked)
     assert {v["undecided"]["field"] for v in blocked} == {"children"}
-    assert "remote component nlb (awsx:lb:NetworkLoadBalancer) is opaque" in render_text(report, width=200)
-    assert "awsx:lb:NetworkLoadBalancer) is opaque" in render_markdown(report)
-    assert "<h2>Opaque components</h2>" in render_html(report) and "awsx:lb:NetworkLoadBalancer" in render_html(report)
+    assert "remote component trail (awsx:cloudtrail:Trail) is opaque" in render_text(report, width=200)
+    assert "awsx:cloudtrail:Trail) is opaque" in render_markdown(report)
+    assert "<h2>Opaque components</h2>" in render_html(report) and "awsx:cloudtrail:Trail" in render_html(report)
     sarif = to_sarif(report)
-    assert sarif["runs"][0]["properties"]["opaque_components"][0]["type"] == "awsx:lb:NetworkLoadBalancer"
+    assert sarif["runs"][0]["properties"]["opaque_components"][0]["type"] == "awsx:cloudtrail:Trail"
 
 
 def test_opaque_component_is_undecided_not_blocking_under_warn_configs() -> None:
-    plan = run_callable(lambda: awsx.lb.NetworkLoadBalancer("nlb"))
+    plan = run_callable(lambda: awsx.cloudtrail.Trail("trail"))
     out = evaluate(plan, policy_config=None)
     urn = plan.opaque[0]["urn"]
     assert not [v for v in out.violations if v["urn"] == urn]
@@ -277,3 +277,84 @@ def test_awsx_load_balancer_and_fargate_service_register_what_awsx_registers() -
     assert (service.inputs["launchType"], service.inputs["desiredCount"]) == ("FARGATE", 1.0)
     task = plan.find("aws:ecs/taskDefinition:TaskDefinition", "svc")
     assert task.inputs["requiresCompatibilities"] == ["FARGATE"] and task.inputs["networkMode"] == "awsvpc"
+
+
+def test_awsx_network_load_balancer_registers_tcp_children_and_no_security_group() -> None:
+    plan = run_callable(lambda: awsx.lb.NetworkLoadBalancer("nlb", listeners=[{"port": 443}, {"port": 8443}]))
+    children = sorted((r.type, r.name) for r in plan if r.parent and "awsx:" in r.parent)
+    assert children == [
+        ("aws:lb/listener:Listener", "nlb-0"),
+        ("aws:lb/listener:Listener", "nlb-1"),
+        ("aws:lb/loadBalancer:LoadBalancer", "nlb"),
+        ("aws:lb/targetGroup:TargetGroup", "nlb"),
+    ]
+    assert plan.opaque == []
+    lb = plan.find("aws:lb/loadBalancer:LoadBalancer", "nlb").inputs
+    # networkLoadBalancer.ts sets these three explicitly (HTTP/2 and the idle timeout are ALB-only).
+    assert (lb["loadBalancerType"], lb["enableHttp2"], lb["idleTimeout"]) == ("network", False, 0.0)
+    target = plan.find("aws:lb/targetGroup:TargetGroup", "nlb").inputs
+    assert (target["protocol"], target["port"]) == ("TCP", 80.0)
+    listeners = [plan.find("aws:lb/listener:Listener", f"nlb-{i}").inputs for i in (0, 1)]
+    assert [(x["protocol"], x["port"]) for x in listeners] == [("TCP", 443.0), ("TCP", 8443.0)]
+
+
+def test_awsx_network_load_balancer_with_two_subnet_inputs_is_opaque_as_the_provider_refuses_it() -> None:
+    plan = run_callable(
+        lambda: awsx.lb.NetworkLoadBalancer("nlb", subnet_ids=["s-1"], subnet_mappings=[{"subnet_id": "s-2"}])
+    )
+    assert [o["type"] for o in plan.opaque] == ["awsx:lb:NetworkLoadBalancer"]
+    assert "subnetIds, subnets, subnetMappings" in plan.opaque[0]["reason"]
+
+
+def test_awsx_ec2_service_and_task_definition_register_what_ec2service_ts_registers() -> None:
+    def program() -> None:
+        cluster = aws.ecs.Cluster("apps")
+        awsx.ecs.EC2Service(
+            "svc",
+            cluster=cluster.arn,
+            desired_count=2,
+            task_definition_args=awsx.ecs.EC2ServiceTaskDefinitionArgs(
+                network_mode="bridge",
+                container=awsx.ecs.TaskDefinitionContainerDefinitionArgs(
+                    name="app", image="nginx:latest", cpu=128, memory=512, essential=True
+                ),
+            ),
+        )
+
+    plan = run_callable(program)
+    children = sorted((r.type, r.name) for r in plan if r.parent and "awsx:" in r.parent)
+    assert children == [
+        ("aws:cloudwatch/logGroup:LogGroup", "svc"),
+        ("aws:ecs/service:Service", "svc"),
+        ("aws:ecs/taskDefinition:TaskDefinition", "svc"),
+        ("aws:iam/role:Role", "svc-execution"),
+        ("aws:iam/role:Role", "svc-task"),
+        ("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "svc-execution-9a42f520"),
+        ("awsx:ecs:EC2TaskDefinition", "svc"),
+    ]
+    service = plan.find("aws:ecs/service:Service", "svc").inputs
+    assert (service["launchType"], service["desiredCount"]) == ("EC2", 2.0)
+    assert "networkConfiguration" not in service  # no default network (Fargate's default SG is not registered)
+    task = plan.find("aws:ecs/taskDefinition:TaskDefinition", "svc").inputs
+    # ec2TaskDefinition.ts: `networkMode: "awsvpc", ...args`, so the program's mode wins; compatibilities are EC2's.
+    assert (task["networkMode"], task["requiresCompatibilities"]) == ("bridge", ["EC2"])
+    assert "cpu" not in task and "memory" not in task  # no Fargate sizing
+
+
+def test_awsx_default_vpc_is_expanded_with_no_children() -> None:
+    plan = run_callable(lambda: awsx.ec2.DefaultVpc("default"))
+    assert plan.opaque == []
+    [component] = plan.of_type("awsx:ec2:DefaultVpc")
+    assert plan.children(component.urn) == []
+
+
+def test_every_awsx_model_names_its_own_typescript_source() -> None:
+    sources = provenance()
+    assert sources["awsx:lb:NetworkLoadBalancer"] == "pulumi/pulumi-awsx@v3.8.0: awsx/lb/networkLoadBalancer.ts"
+    assert sources["awsx:ec2:DefaultVpc"] == (
+        "pulumi/pulumi-awsx@v3.8.0: awsx/ec2/defaultVpc.ts, awsx/ec2/getDefaultVpc.ts"
+    )
+    assert sources["awsx:ecs:EC2Service"] == (
+        "pulumi/pulumi-awsx@v3.8.0: awsx/ecs/ec2Service.ts, awsx/ecs/ec2TaskDefinition.ts, awsx/role.ts, "
+        "awsx/cloudwatch/logGroup.ts"
+    )

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpucloud.conformance import ConformanceContext, Finding
+from gpucloud.conformance.clusters import runs_workloads_on, workload_urns
 from gpucloud.conformance.node_agents import (
     DEVICE_PLUGIN,
     EFA_PLUGIN,
@@ -28,7 +29,7 @@ from gpucloud.conformance.scheduling.common import (
     _missing_label_reason,
     _sched_source,
 )
-from gpucloud.conformance.stack_options import EXTERNAL_DEVICE_PLUGINS, manages_workloads
+from gpucloud.conformance.stack_options import EXTERNAL_DEVICE_PLUGINS
 
 
 def _agent_findings(ctx: ConformanceContext, aset: AgentSet, states: dict[str, list[NodeState]]) -> Iterator[Finding]:
@@ -107,12 +108,20 @@ def _advertise_findings(
             else:
                 message = f"{pool.kind} {pool.name} would not advertise {res}: the plan installs no {label}"
             severity: Any = "error"
-            if not agents and not manages_workloads(ctx):
-                # Nothing here runs on the cluster: its plugins may well come from elsewhere (GitOps, a stack).
+            runs = runs_workloads_on(ctx, pool.urn) if not agents else "yes"
+            if runs != "yes":
+                # Nothing of the plan surely runs on this pool's cluster: its plugins may well come from elsewhere
+                # (GitOps, another stack), so the plugin's absence here proves nothing.
                 severity = "warning"
                 message += (
-                    " and manages no Kubernetes workloads, so the plugin may be installed elsewhere (GitOps, another "
-                    f"stack): if it is, state it with the stack config `{EXTERNAL_DEVICE_PLUGINS}: true`"
+                    " and manages no Kubernetes workloads" + (" on its cluster" if workload_urns(ctx) else "")
+                    if runs == "no"
+                    else " and cannot tell whether its Kubernetes workloads run on this pool's cluster (their "
+                    "provider names none of the plan's clusters, or the pool's cluster is not in the plan)"
+                )
+                message += (
+                    ", so the plugin may be installed elsewhere (GitOps, another stack): if it is, state it with the "
+                    f"stack config `{EXTERNAL_DEVICE_PLUGINS}: true`"
                 )
             yield Finding(
                 f"{CHECK}.advertise",
