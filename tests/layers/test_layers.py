@@ -36,7 +36,6 @@ PENDING: dict[tuple[str, str], str] = {}
 MAX_LINES = 600
 LONG_MODULES = {
     "gpucloud/advisor/recommend.py": "issue 27: the network and serving models grew it; to split training and serving",
-    "gpucloud/plan/remote/eks.py": "issue 26: the pulumi-eks expansion models, to split one module per component",
 }
 
 
