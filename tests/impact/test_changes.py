@@ -219,7 +219,11 @@ def test_replace_semantics_per_type(type_: str, path: str, expected: str) -> Non
 
 def test_a_force_new_field_of_the_asg_and_the_eks_cluster_names_what_forces_the_replace() -> None:
     asg = "urn:pulumi:dev::p::aws:autoscaling/group:Group::gpu-asg"
-    before = {"name": "gpu-asg", "maxSize": 4, "initialLifecycleHooks": [{"name": "drain", "heartbeatTimeout": 300}]}
+    before: dict[str, Any] = {
+        "name": "gpu-asg",
+        "maxSize": 4,
+        "initialLifecycleHooks": [{"name": "drain", "heartbeatTimeout": 300}],
+    }
     after = copy.deepcopy(before)
     after["initialLifecycleHooks"][0]["heartbeatTimeout"] = 600
     after["maxSize"] = 8
