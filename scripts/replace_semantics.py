@@ -8,9 +8,14 @@ at the tag pulumi-aws bridges, SOURCES/pulumi/pulumi-kubernetes at the pinned ta
 its semantics come from (source.repo + source.path):
 
 - terraform-provider-aws: the resource's `Schema: map[string]*schema.Schema{...}`; every attribute with
-  `ForceNew: true`, nested blocks included (`launch_template.id`), is a force-new path. TF names become Pulumi
+  `ForceNew: true`, nested blocks included (`launch_template.id`), is a force-new path. Resources written on the
+  Plugin Framework (`Attributes: map[string]schema.Attribute{...}`, and the older `tfsdk.Schema`) mark it with a
+  `RequiresReplace()` / `RequiresReplaceIfConfigured()` plan modifier instead; those are read the same way
+  (`RequiresReplaceIf(...)` is conditional and left to the entry's conditional_force_new). TF names become Pulumi
   input names the way the bridge names them: snake_case to camelCase; `names.AttrX` constants are read from
-  names/attr_consts_gen.go when the checkout has it (else split from the constant's CamelCase).
+  names/attr_consts_gen.go when the checkout has it (else split from the constant's CamelCase); an entry's
+  `renames` (the bridge's plural names for list blocks, e.g. initialLifecycleHook -> initialLifecycleHooks)
+  are applied last.
 - pulumi-kubernetes: provider/pkg/provider/diff.go's `forceNew` table for the kind, plus the metadata name and
   namespace every kind replaces on.
 
@@ -106,6 +111,45 @@ def tf_force_new(go: str, names: dict[str, str] | None = None) -> list[str]:
     return sorted(found)
 
 
+# `Attributes: map[string]schema.Attribute{` (Plugin Framework) or the older `Attributes: map[string]tfsdk.Attribute{`.
+_FW_START = re.compile(r"Attributes:\s*map\[string\](?:schema|tfsdk)\.Attribute\{")
+_FW_KEY = re.compile(r'^\s*(?:"(\w+)"|names\.Attr(\w+))\s*:\s*(?:schema\.\w+|\w+\.\w+)?\s*\{')
+_FW_REPLACE = re.compile(r"\bRequiresReplace(?:IfConfigured)?\(\)")
+
+
+def tf_requires_replace(go: str, names: dict[str, str] | None = None) -> list[str]:
+    """The Pulumi input paths of a Plugin Framework resource's attributes (and nested blocks' attributes) that
+    carry an unconditional RequiresReplace plan modifier."""
+    names = names or {}
+    m = _FW_START.search(go)
+    if m is None:
+        raise ValueError("no `Attributes: map[string]schema.Attribute{` in the file")
+    # The schema ends where the Schema method's body does: the first `func` after the attributes start.
+    end = go.find("\nfunc ", m.start())
+    body = go[m.start() : end if end > 0 else len(go)]
+    stack: list[tuple[str, int]] = []
+    depth = 0
+    found: set[str] = set()
+    for line in body.splitlines():
+        key = _FW_KEY.match(line)
+        if key:
+            while stack and stack[-1][1] >= depth + 1:
+                stack.pop()
+            tf = key.group(1) or names.get(key.group(2) or "") or _split_camel(key.group(2) or "")
+            stack.append((tf, depth + 1))
+        if _FW_REPLACE.search(line) and stack:
+            found.add(".".join(camel(n) for n, _ in stack))
+        depth += line.count("{") - line.count("}")
+        while stack and depth < stack[-1][1]:
+            stack.pop()
+    return sorted(found)
+
+
+def rename(paths: list[str], renames: dict[str, str]) -> list[str]:
+    """Apply an entry's TF-to-Pulumi renames to each path segment (plural names of list blocks)."""
+    return sorted({".".join(renames.get(seg, seg) for seg in p.split(".")) for p in paths})
+
+
 def _helpers(go: str) -> dict[str, list[str]]:
     """`func name(prefix string) properties { return properties{ prefix + ".x", ... } }` -> suffixes."""
     out: dict[str, list[str]] = {}
@@ -196,7 +240,11 @@ def derive(type_: str, entry: dict[str, object], sources: Path) -> list[str] | N
         gv, kind = type_.split(":")[1], type_.split(":")[2]
         group, _, version = gv.rpartition("/")
         return k8s_force_new(go, kind, group, version)
-    return tf_force_new(go, attr_names(checkout))
+    names = attr_names(checkout)
+    derived = tf_force_new(go, names) if _SCHEMA_START.search(go) else tf_requires_replace(go, names)
+    renames = entry.get("renames") or {}
+    assert isinstance(renames, dict)
+    return rename(derived, renames)
 
 
 def _entries(table: dict[str, object]) -> Iterator[tuple[str, dict[str, object]]]:

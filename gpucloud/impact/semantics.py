@@ -45,7 +45,12 @@ class Semantics:
     def conditions(self, paths: Iterable[str]) -> list[str]:
         """For changed paths the provider replaces on only conditionally: "path: condition"."""
         touched = {normalize(p) for p in paths}
-        return [f"{f}: {why}" for f, why in sorted(self.conditional.items()) if f in touched]
+        # At or under the path, as for force-new paths: encryptionConfig covers encryptionConfig.resources.
+        return [
+            f"{f}: {why}"
+            for f, why in sorted(self.conditional.items())
+            if any(p == f or p.startswith(f + ".") or f.startswith(p + ".") for p in touched)
+        ]
 
     def rolls(self, paths: Iterable[str]) -> list[str]:
         """The changed paths that roll a pool's nodes in place (an update that drains them)."""

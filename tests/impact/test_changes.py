@@ -165,6 +165,39 @@ def test_leaf_diff_names_each_changed_path() -> None:
         ("aws:eks/addon:Addon", "addonName", "replace"),
         ("aws:ebs/volume:Volume", "size", "update"),
         ("aws:ebs/volume:Volume", "kmsKeyId", "replace"),
+        # terraform-provider-aws ForceNew (internal/service/<svc>/<file>.go at the entry's commit).
+        ("aws:autoscaling/group:Group", "name", "replace"),
+        ("aws:autoscaling/group:Group", "initialLifecycleHooks.heartbeatTimeout", "replace"),
+        ("aws:autoscaling/group:Group", "maxSize", "update"),
+        ("aws:autoscaling/group:Group", "launchTemplate.version", "update"),
+        ("aws:autoscaling/group:Group", "vpcZoneIdentifiers", "update"),
+        ("aws:eks/cluster:Cluster", "roleArn", "replace"),
+        ("aws:eks/cluster:Cluster", "kubernetesNetworkConfig.serviceIpv4Cidr", "replace"),
+        ("aws:eks/cluster:Cluster", "version", "update"),
+        ("aws:eks/cluster:Cluster", "vpcConfig.endpointPublicAccess", "update"),
+        ("aws:ec2/vpc:Vpc", "cidrBlock", "replace"),
+        ("aws:ec2/vpc:Vpc", "enableDnsHostnames", "update"),
+        ("aws:ec2/securityGroupRule:SecurityGroupRule", "fromPort", "replace"),
+        ("aws:ec2/securityGroupRule:SecurityGroupRule", "description", "update"),
+        ("aws:iam/policy:Policy", "description", "replace"),
+        ("aws:iam/policy:Policy", "policy", "update"),
+        ("aws:iam/rolePolicy:RolePolicy", "policy", "update"),
+        ("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "policyArn", "replace"),
+        ("aws:iam/instanceProfile:InstanceProfile", "role", "update"),
+        ("aws:eks/accessEntry:AccessEntry", "principalArn", "replace"),
+        ("aws:eks/accessEntry:AccessEntry", "kubernetesGroups", "update"),
+        ("aws:ec2/natGateway:NatGateway", "subnetId", "replace"),
+        ("aws:ec2/eip:Eip", "domain", "replace"),
+        ("aws:ec2/internetGateway:InternetGateway", "vpcId", "update"),
+        ("aws:ec2/routeTable:RouteTable", "vpcId", "replace"),
+        ("aws:ec2/routeTableAssociation:RouteTableAssociation", "routeTableId", "update"),
+        ("aws:cloudwatch/logGroup:LogGroup", "retentionInDays", "update"),
+        ("aws:cloudwatch/eventRule:EventRule", "eventPattern", "update"),
+        ("aws:cloudwatch/eventTarget:EventTarget", "rule", "replace"),
+        # Plugin Framework resources: RequiresReplace plan modifiers.
+        ("aws:eks/podIdentityAssociation:PodIdentityAssociation", "serviceAccount", "replace"),
+        ("aws:eks/podIdentityAssociation:PodIdentityAssociation", "roleArn", "update"),
+        ("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "securityGroupId", "replace"),
     ],
 )
 def test_replace_semantics_per_type(type_: str, path: str, expected: str) -> None:
@@ -182,6 +215,39 @@ def test_replace_semantics_per_type(type_: str, path: str, expected: str) -> Non
     node[leaf] = "after"
     [c] = classify([resource(urn, inputs)], [resource(urn, after)])
     assert (c.change, c.undecided) == (expected, None)
+
+
+def test_a_force_new_field_of_the_asg_and_the_eks_cluster_names_what_forces_the_replace() -> None:
+    asg = "urn:pulumi:dev::p::aws:autoscaling/group:Group::gpu-asg"
+    before: dict[str, Any] = {
+        "name": "gpu-asg",
+        "maxSize": 4,
+        "initialLifecycleHooks": [{"name": "drain", "heartbeatTimeout": 300}],
+    }
+    after = copy.deepcopy(before)
+    after["initialLifecycleHooks"][0]["heartbeatTimeout"] = 600
+    after["maxSize"] = 8
+    [c] = classify([resource(asg, before)], [resource(asg, after)])
+    assert (c.change, c.forced_by) == ("replace", ["initialLifecycleHooks", "initialLifecycleHooks.heartbeatTimeout"])
+    assert c.paths == ["initialLifecycleHooks[0].heartbeatTimeout", "maxSize"]
+    assert c.source is not None and c.source["path"] == "internal/service/autoscaling/group.go"
+    cluster = "urn:pulumi:dev::p::aws:eks/cluster:Cluster::gpu"
+    before = {"name": "gpu", "roleArn": "arn:aws:iam::1:role/a", "version": "1.34"}
+    [c] = classify([resource(cluster, before)], [resource(cluster, {**before, "version": "1.35"})])
+    assert (c.change, c.forced_by, c.undecided) == ("update", [], None)
+    [c] = classify([resource(cluster, before)], [resource(cluster, {**before, "roleArn": "arn:aws:iam::1:role/b"})])
+    assert (c.change, c.forced_by) == ("replace", ["roleArn"])
+
+
+def test_eks_cluster_encryption_change_quotes_the_providers_condition() -> None:
+    cluster = "urn:pulumi:dev::p::aws:eks/cluster:Cluster::gpu"
+    before = {"name": "gpu", "encryptionConfig": {"resources": ["secrets"]}}
+    [c] = classify([resource(cluster, before)], [resource(cluster, {"name": "gpu", "encryptionConfig": {}})])
+    assert c.change == "update"
+    assert c.replace_if == [
+        "encryptionConfig: replaced when encryption is removed (CustomizeDiff ForceNewIfChange: envelope encryption "
+        "cannot be disabled)"
+    ]
 
 
 def test_helm_release_has_no_semantics() -> None:

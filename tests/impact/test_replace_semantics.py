@@ -36,7 +36,9 @@ def test_every_entry_names_its_source(type_: str) -> None:
     assert src["repo"] in ("hashicorp/terraform-provider-aws", "pulumi/pulumi-kubernetes")
     assert re.fullmatch(r"[0-9a-f]{40}", src["commit"])
     assert src["path"].endswith(".go") and src["version"]
-    assert entry["force_new"] == sorted(set(entry["force_new"])) and entry["force_new"]
+    assert entry["force_new"] == sorted(set(entry["force_new"]))
+    # An empty list is a finding too (nothing replaces), so it must say why.
+    assert entry["force_new"] or entry["update_note"]
 
 
 def test_pinned_versions_say_what_is_not_established() -> None:
@@ -162,6 +164,65 @@ def test_extractor_reads_a_shared_schema_function_and_splits_constant_names() ->
     assert [SCRIPT._split_camel(n) for n in names] == [
         "vpc_id", "subnet_ids", "outpost_arn", "cidr_block", "iops", "name_prefix",
     ]  # fmt: skip
+
+
+# A Plugin Framework schema shaped like terraform-provider-aws' (written for this test).
+FW_SCHEMA = """
+func (r *widgetResource) Schema(ctx context.Context, req resource.SchemaRequest, response *resource.SchemaResponse) {
+	response.Schema = schema.Schema{
+		Attributes: map[string]schema.Attribute{
+			names.AttrClusterName: schema.StringAttribute{
+				Required: true,
+				PlanModifiers: []planmodifier.String{
+					stringplanmodifier.RequiresReplace(),
+				},
+			},
+			"role_arn": schema.StringAttribute{
+				Required: true,
+			},
+			"zone": schema.StringAttribute{
+				Optional: true,
+				PlanModifiers: []planmodifier.String{
+					stringplanmodifier.RequiresReplaceIf(zoneChanged, "", ""),
+				},
+			},
+			names.AttrTags: tftags.TagsAttribute(),
+		},
+		Blocks: map[string]schema.Block{
+			"boot_config": schema.ListNestedBlock{
+				NestedObject: schema.NestedBlockObject{
+					Attributes: map[string]schema.Attribute{
+						"disk_size": schema.Int64Attribute{
+							Optional: true,
+							PlanModifiers: []planmodifier.Int64{
+								int64planmodifier.RequiresReplaceIfConfigured(),
+							},
+						},
+						"label": schema.StringAttribute{
+							Optional: true,
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func (r *widgetResource) ModifyPlan() { response.RequiresReplace = path.Paths{path.Root("role_arn")} }
+"""
+
+
+def test_extractor_reads_plugin_framework_requires_replace_plan_modifiers() -> None:
+    # Conditional RequiresReplaceIf (zone) and ModifyPlan replaces (role_arn) are left to conditional_force_new.
+    assert SCRIPT.tf_requires_replace(FW_SCHEMA) == ["bootConfig.diskSize", "clusterName"]
+    with pytest.raises(ValueError, match="Attributes"):
+        SCRIPT.tf_requires_replace(TF_SCHEMA)
+
+
+def test_renames_give_list_blocks_their_plural_pulumi_names() -> None:
+    paths = ["initialLifecycleHook", "initialLifecycleHook.name", "name"]
+    renames = {"initialLifecycleHook": "initialLifecycleHooks"}
+    assert SCRIPT.rename(paths, renames) == ["initialLifecycleHooks", "initialLifecycleHooks.name", "name"]
 
 
 def test_extractor_reads_the_kubernetes_force_new_table() -> None:
