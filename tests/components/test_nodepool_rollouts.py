@@ -237,3 +237,38 @@ def test_prod_declares_a_checkpoint_model_on_its_training_pools() -> None:
     spec = parse_platform(yaml.safe_load((root / "stacks/Pulumi.prod.yaml").read_text())["config"]["gpucloud:platform"])
     graces = {p.name: p.rollout.drain_grace_seconds for p in spec.node_pools}
     assert graces == {"train-h100": 120, "train-h200": 120, "infer-l40s": None}
+
+
+# --- against the vendored Karpenter CRD -----------------------------------------------------------------------
+
+CRD = "vendor/upstream/charts/karpenter-1.12.1/crds/karpenter.sh_nodepools.yaml"
+
+
+@pytest.mark.parametrize(
+    "rollout",
+    [
+        {},
+        {"maxUnavailablePercentage": 10, "freeze": {"schedule": "0 8 * * mon-fri", "duration": "10h"}},
+        {"maxUnavailable": 2, "checkpoint": {"intervalMinutes": 30, "writeSeconds": 240}},
+    ],
+)
+def test_the_node_pool_spec_validates_against_the_vendored_crd(rollout: dict[str, Any]) -> None:
+    from pathlib import Path
+
+    import jsonschema
+    import yaml
+
+    from gpucloud.components.nodepools.karpenter_pool import karpenter_node_pool_spec
+    from gpucloud.components.nodepools.userdata import Taint
+
+    crd = yaml.safe_load((Path(__file__).resolve().parents[2] / CRD).read_text())
+    [v1] = [v for v in crd["spec"]["versions"] if v["name"] == "v1"]
+    schema = v1["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    spec = karpenter_node_pool_spec(
+        pool(backend="karpenter", workload="training", rollout=rollout),
+        ["us-east-1a"],
+        {"gpucloud.io/pool": "pool"},
+        Taint("nvidia.com/gpu", "true", "NoSchedule"),
+    )
+    jsonschema.Draft7Validator(schema).validate(spec)
+    assert spec["disruption"]["budgets"][1]["reasons"] == ["Drifted"]
