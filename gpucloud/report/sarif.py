@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
+from gpucloud.report.impact_render import impact_sarif_run
+
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SCHEMA_FILE = "sarif-2.1.0-subset.schema.json"
@@ -147,6 +149,10 @@ def to_sarif(report: Mapping[str, Any], artifact_uri: str = "Pulumi.yaml") -> di
     conformance = report.get("conformance")
     if isinstance(conformance, Mapping):
         runs.append(_conformance_run(conformance, stack, artifact_uri))
+    impact = report.get("change_impact")
+    if isinstance(impact, Mapping):
+        # Change impact (plan --compare): data replaced or deleted, GPU pools disrupted (docs/change-impact.md).
+        runs.append(impact_sarif_run(impact, stack, artifact_uri))
     return {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": runs}
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpucloud.fleet import types as T
+from gpucloud.report.impact_render import impact_html
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 CLUSTER_TYPES = (T.EKS_CLUSTER,)
@@ -377,6 +378,7 @@ def render_html(report: Mapping[str, Any]) -> str:
         "<h2>Pools</h2>",
         _table(["component", "pool", "kind", "instance types", "nodes", "max GPUs", "mix", "monthly"], pool_rows, {7}),
         *_mix_html(report.get("mix_advice")),
+        *impact_html(report.get("change_impact")),
         "<h2>Guardrail findings</h2>",
         _table(["enforcement", "policy", "resource", "message"], findings) if findings else "<p>None.</p>",
         "<h2>Conformance findings</h2>",

@@ -194,6 +194,9 @@ def test_leaf_diff_names_each_changed_path() -> None:
         ("aws:cloudwatch/logGroup:LogGroup", "retentionInDays", "update"),
         ("aws:cloudwatch/eventRule:EventRule", "eventPattern", "update"),
         ("aws:cloudwatch/eventTarget:EventTarget", "rule", "replace"),
+        ("aws:s3/bucketPolicy:BucketPolicy", "policy", "update"),
+        ("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock", "bucket", "replace"),
+        ("aws:kms/alias:Alias", "targetKeyId", "update"),
         # Plugin Framework resources: RequiresReplace plan modifiers.
         ("aws:eks/podIdentityAssociation:PodIdentityAssociation", "serviceAccount", "replace"),
         ("aws:eks/podIdentityAssociation:PodIdentityAssociation", "roleArn", "update"),

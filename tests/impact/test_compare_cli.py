@@ -120,3 +120,52 @@ def test_a_malformed_allow_list_is_one_clear_error(
     assert code == 2
     assert err.startswith("gpucloud: error: stack dev: gpucloud:allowDataReplacement must be a list of resource URNs")
     assert "Traceback" not in err
+
+
+def _sarif_impact_run(project: tuple[Path, Path], change: str, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    import jsonschema
+
+    from gpucloud.report.sarif import load_schema
+
+    _code, out = _compare(project, change, "sarif", capsys)
+    sarif = json.loads(out)
+    jsonschema.Draft7Validator(load_schema(), format_checker=jsonschema.FormatChecker()).validate(sarif)
+    [run] = [r for r in sarif["runs"] if r["tool"]["driver"]["name"] == "gpucloud-change-impact"]
+    return run
+
+
+def test_sarif_blocking_data_finding_is_an_error_result(
+    project: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = _sarif_impact_run(project, "rename", capsys)
+    [result] = run["results"]
+    assert (result["ruleId"], result["level"]) == ("impact/data-replaced", "error")
+    assert result["locations"][0]["logicalLocations"][0]["name"] == "datasets"
+    assert result["properties"]["forced_by"] == ["bucket"] and result["properties"]["blocking"] is True
+    assert run["properties"]["blocking"] == 1
+    # Declared in gpucloud:allowDataReplacement: still reported, as a note.
+    [declared] = _sarif_impact_run(project, "declared", capsys)["results"]
+    assert (declared["ruleId"], declared["level"]) == ("impact/data-replaced", "note")
+
+
+def test_sarif_replaced_gpu_pool_is_a_warning(project: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    run = _sarif_impact_run(project, "instance", capsys)
+    [result] = [r for r in run["results"] if r["ruleId"] == "impact/gpu-pool-disrupted"]
+    assert result["level"] == "warning"
+    assert result["message"]["text"].startswith("pool train: replaced, 3 nodes (3 x 8 GPUs), 6 GPU-hours at risk")
+    assert (run["properties"]["gpu_nodes"], run["properties"]["gpu_hours_at_risk"]) == (3, 6.0)
+    rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    assert rules == ["impact/data-replaced", "impact/gpu-pool-disrupted", "impact/undecided"]
+    assert result["ruleIndex"] == 1
+
+
+def test_html_page_has_the_change_impact_section(
+    project: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _code, page = _compare(project, "rename", "html", capsys)
+    section = page[page.index("<h2>Change impact</h2>") :]
+    assert '<span class="fail">FAIL</span> Change impact against impact-fleet/dev: 1 change' in section
+    assert "<h3>Data replaced or deleted</h3>" in section
+    assert "<td>datasets</td><td>replace</td><td>bucket</td>" in section
+    _code, page = _compare(project, "unchanged", "html", capsys)
+    assert '<span class="pass">PASS</span> Change impact against impact-fleet/dev: 0 changes' in page
