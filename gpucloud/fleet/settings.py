@@ -19,15 +19,23 @@ Defaults modelled, each from its source:
   gp3 volume without a KMS key of its own (karpenter-provider-aws pkg/providers/amifamily/resolver.go
   ``DefaultEBS``; the AL2, AL2023 and Bottlerocket families' ``DefaultBlockDeviceMappings`` return it). The
   ``Custom`` family has no default mapping (the AMI's own decides), so its encryption is not known.
+- A template, instance, spot request or launch configuration whose user data is a nodeadm ``NodeConfig``
+  runs an AL2023 AMI (nodeadm is AL2023's node initialisation; EKS user guide, "Upgrade from Amazon Linux 2 to
+  Amazon Linux 2023"), and AL2023 AMIs are registered with ImdsSupport v2.0, "IMDSv2 enabled by default"
+  (EKS's AL2023 announcement, awslabs/amazon-eks-ami#1696): an instance launched from one without httpTokens
+  gets ``required`` (EC2 API reference, LaunchTemplateInstanceMetadataOptionsRequest.HttpTokens: "If the value of
+  ImdsSupport for the AMI for your instance is v2.0, the default is required").
 - Everything else: no default is assumed. EC2's own IMDS default depends on the AMI's ImdsSupport and the
   account's instance-metadata defaults, neither visible in a plan, so an unset httpTokens on a template or
-  instance stays unset (``tokens`` None) and the reader decides what that means.
+  instance stays unset (``tokens`` None) and the reader decides what that means; ``image_unknown`` names the
+  AMI input when the AMI itself is computed at preview, so a reader can tell "the default is optional" from
+  "the AMI that decides the default is not known yet".
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from gpucloud.fleet import types as T
@@ -36,6 +44,14 @@ from gpucloud.fleet.values import decode_user_data, flag, is_unknown, known, map
 KARPENTER_V1_DEFAULT: Final = "Karpenter v1 EC2NodeClass default"
 KARPENTER_V1BETA1_DEFAULT: Final = "Karpenter v1beta1 EC2NodeClass default"
 KARPENTER_VOLUME_DEFAULT: Final = "Karpenter's default block device mapping"
+AL2023_AMI_DEFAULT: Final = "the AL2023 AMI's default (ImdsSupport v2.0)"
+# The AMI input of each path that names one.
+_IMAGE_INPUT: Final = {
+    T.LAUNCH_TEMPLATE: "imageId",
+    T.LAUNCH_CONFIGURATION: "imageId",
+    T.INSTANCE: "ami",
+    T.SPOT_INSTANCE_REQUEST: "ami",
+}
 # (httpTokens, httpEndpoint, httpPutResponseHopLimit) per EC2NodeClass version, from the sources above.
 _NODE_CLASS_IMDS: Final = {
     T.EC2_NODE_CLASS: ("required", "enabled", 1, KARPENTER_V1_DEFAULT),
@@ -75,6 +91,7 @@ class NodeSettings:
     user_data_known: bool = True
     # Input paths of values unknown at preview, per field ("tokens", "hop_limit", "public_ip", "user_data").
     unknown: dict[str, str] = field(default_factory=dict)
+    image_unknown: str = ""  # the AMI input when the AMI is computed at preview ("imageId", "ami")
 
 
 def _metadata(md: Mapping[str, Any], where: str, unknown: dict[str, str]) -> tuple[str | None, str | None, Any]:
@@ -126,6 +143,24 @@ def _public(value: Any, path: str, unknown: dict[str, str]) -> tuple[tuple[str, 
 
 def node_settings(type_: str, inputs: Mapping[str, Any]) -> NodeSettings | None:
     """The settings a resource of ``type_`` gives its nodes; None for a type that describes no nodes."""
+    found = _node_settings(type_, inputs)
+    if found is None or type_ not in _IMAGE_INPUT:
+        return found
+    image = _IMAGE_INPUT[type_]
+    image_unknown = image if is_unknown(inputs.get(image)) else ""
+    if found.tokens is None and "tokens" not in found.unknown and _nodeadm(found.user_data):
+        return replace(found, tokens="required", metadata_default=AL2023_AMI_DEFAULT, image_unknown=image_unknown)
+    return replace(found, image_unknown=image_unknown) if image_unknown else found
+
+
+def _nodeadm(user_data: str | None) -> bool:
+    """User data that configures nodeadm, which only AL2023 AMIs run (its MIME part type or its object kind)."""
+    if not user_data:
+        return False
+    return "application/node.eks.aws" in user_data or "kind: NodeConfig" in user_data
+
+
+def _node_settings(type_: str, inputs: Mapping[str, Any]) -> NodeSettings | None:
     unknown: dict[str, str] = {}
     if type_ in T.EC2_NODE_CLASSES:
         return _node_class(type_, inputs, unknown)

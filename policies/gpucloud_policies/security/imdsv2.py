@@ -2,7 +2,9 @@
 
 The settings come from the fleet layer's one reading of each path (gpucloud.fleet.settings): launch templates,
 launch configurations, instances, spot requests, Spot Fleet launch specifications and Karpenter EC2NodeClass v1
-and v1beta1, whose documented default (httpTokens required) makes an unset field compliant there.
+and v1beta1, whose documented default (httpTokens required) makes an unset field compliant there, as nodeadm
+user data does elsewhere (only AL2023 AMIs run nodeadm, and they require IMDSv2 by default). An unset field on a
+path whose AMI is computed at preview is undecided: the AMI's ImdsSupport decides the default.
 
 At level ``remediate`` the policy sets ``metadataOptions.httpTokens = "required"``.
 """
@@ -48,6 +50,14 @@ def validate(args: Any, report: Report, cfg: Config) -> None:
     for field in ("tokens", "endpoint"):
         if field in s.unknown:
             raise unknown(s.unknown[field])
+    if s.tokens is None and s.image_unknown:
+        # Unset, EC2 takes the AMI's default: required for an AMI registered with ImdsSupport v2.0 (every AL2023
+        # AMI), optional otherwise. An AMI computed at preview (an SSM or get_ami lookup) leaves that open.
+        raise unknown(
+            s.image_unknown,
+            f"metadataOptions.httpTokens is unset, so the AMI's default decides (required on AL2023 and other "
+            f"ImdsSupport v2.0 AMIs, optional otherwise), and {s.image_unknown} is computed at preview",
+        )
     tokens = s.tokens or "unset (defaults to optional)"
     report(
         f"{s.metadata_path}.httpTokens is {tokens}: IMDSv1 lets any SSRF read the node role's credentials. "
