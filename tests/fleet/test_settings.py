@@ -210,3 +210,23 @@ def test_ec2nodeclass_stated_volumes_public_ip_user_data_and_unknowns() -> None:
 
 def test_types_that_describe_no_nodes() -> None:
     assert node_settings(T.NODE_GROUP, {}) is None and node_settings(T.SUBNET, {}) is None
+
+
+def test_nodeadm_user_data_gives_the_al2023_imds_default_and_a_computed_ami_is_named() -> None:
+    from gpucloud.fleet import types as T
+    from gpucloud.fleet.settings import AL2023_AMI_DEFAULT, node_settings
+    from gpucloud.plan.model import UNKNOWN
+
+    nodeadm = "Content-Type: application/node.eks.aws\n\nkind: NodeConfig\n"
+    s = node_settings(T.LAUNCH_TEMPLATE, {"userData": nodeadm, "imageId": UNKNOWN})
+    assert s is not None
+    assert (s.tokens, s.metadata_default, s.image_unknown) == ("required", AL2023_AMI_DEFAULT, "imageId")
+    plain = node_settings(T.INSTANCE, {"ami": UNKNOWN})
+    assert plain is not None and (plain.tokens, plain.metadata_default, plain.image_unknown) == (None, "", "ami")
+    stated = node_settings(
+        T.LAUNCH_CONFIGURATION, {"imageId": "ami-1", "userData": nodeadm, "metadataOptions": {"httpTokens": "optional"}}
+    )
+    assert stated is not None and (stated.tokens, stated.image_unknown) == ("optional", "")
+    # A node class names no AMI input of its own: nothing to flag as computed.
+    nc = node_settings(T.EC2_NODE_CLASS, {"spec": {}})
+    assert nc is not None and nc.image_unknown == ""

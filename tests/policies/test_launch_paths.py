@@ -157,3 +157,35 @@ def test_public_ip_on_ec2nodeclasses():
     ]
     with pytest.raises(UnknownValueError):
         resource_messages("lt-no-public-ip", nodeclass(NC, "unknown", associatePublicIPAddress=UNKNOWN))
+
+
+LT = "aws:ec2/launchTemplate:LaunchTemplate"
+INSTANCE = "aws:ec2/instance:Instance"
+NODEADM = (
+    'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n\n--B\nContent-Type: application/node.eks.aws\n\n'
+    "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: c\n--B--\n"
+)
+
+
+def test_imdsv2_unset_follows_the_ami_default_where_the_plan_shows_it() -> None:
+    import base64
+
+    from gpucloud.plan.model import UNKNOWN
+
+    resources = [
+        # nodeadm runs only on AL2023, whose AMIs require IMDSv2 by default: compliant.
+        Res(LT, "al2023-lt", {"imageId": "ami-0123", "userData": base64.b64encode(NODEADM.encode()).decode()}),
+        # A literal AMI and no nodeadm: the AMI is not an AL2023 one as far as the plan shows; unset is optional.
+        Res(LT, "literal-ami", {"imageId": "ami-0123"}),
+        Res(INSTANCE, "literal-instance", {"ami": "ami-0123"}),
+        # Stated values decide whatever the AMI.
+        Res(LT, "al2023-optional", {"userData": NODEADM, "metadataOptions": {"httpTokens": "optional"}}),
+    ]
+    assert flagged("lt-imdsv2", resources) == {"literal-ami", "literal-instance", "al2023-optional"}
+    # The AMI computed at preview (an SSM or get_ami lookup) decides the default: undecided, naming the input.
+    for r in (Res(LT, "computed-lt", {"imageId": UNKNOWN}), Res(INSTANCE, "computed-instance", {"ami": UNKNOWN})):
+        with pytest.raises(UnknownValueError) as caught:
+            resource_messages("lt-imdsv2", r)
+        assert "the AMI's default decides" in caught.value.message
+    # ... unless the nodeadm user data already says the AMI is AL2023.
+    assert flagged("lt-imdsv2", [Res(LT, "computed-al2023", {"imageId": UNKNOWN, "userData": NODEADM})]) == set()
