@@ -236,6 +236,17 @@ def test_leaf_diff_names_each_changed_path() -> None:
         ("aws:sns/topic:Topic", "kmsMasterKeyId", "update"),
         ("aws:sns/topicSubscription:TopicSubscription", "topic", "replace"),
         ("aws:sns/topicSubscription:TopicSubscription", "filterPolicy", "update"),
+        ("aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule", "securityGroupId", "replace"),
+        ("aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule", "description", "update"),
+        ("aws:budgets/budget:Budget", "name", "replace"),
+        ("aws:budgets/budget:Budget", "limitAmount", "update"),
+        ("aws:costexplorer/anomalyMonitor:AnomalyMonitor", "monitorSpecification", "replace"),
+        ("aws:costexplorer/anomalyMonitor:AnomalyMonitor", "name", "update"),
+        ("aws:costexplorer/anomalySubscription:AnomalySubscription", "frequency", "update"),
+        ("aws:bcmdata/export:Export", "export.dataQueries.tableConfigurations", "replace"),
+        ("aws:bcmdata/export:Export", "export.dataQueries.queryStatement", "update"),
+        ("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "bucket", "replace"),
+        ("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "rules.status", "update"),
     ],
 )
 def test_replace_semantics_per_type(type_: str, path: str, expected: str) -> None:
@@ -308,6 +319,17 @@ def test_eks_cluster_encryption_change_quotes_the_providers_condition() -> None:
     assert c.replace_if == [
         "encryptionConfig: replaced when encryption is removed (CustomizeDiff ForceNewIfChange: envelope encryption "
         "cannot be disabled)"
+    ]
+
+
+def test_vpc_endpoint_private_dns_change_quotes_the_providers_condition() -> None:
+    endpoint = "urn:pulumi:dev::p::aws:ec2/vpcEndpoint:VpcEndpoint::s3"
+    before = {"vpcId": "vpc-1", "serviceName": "com.amazonaws.us-west-2.s3", "privateDnsEnabled": False}
+    [c] = classify([resource(endpoint, before)], [resource(endpoint, {**before, "privateDnsEnabled": True})])
+    assert (c.change, c.forced_by) == ("update", [])
+    assert c.replace_if == [
+        "privateDnsEnabled: replaced when it changes on an endpoint whose vpcEndpointType is not Interface "
+        "(CustomizeDiff ForceNew)"
     ]
 
 
