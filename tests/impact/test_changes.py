@@ -115,10 +115,11 @@ def test_a_renamed_resource_is_a_delete_and_a_create() -> None:
 
 
 def test_a_type_without_semantics_is_undecided() -> None:
-    queue = "urn:pulumi:dev::p::aws:sqs/queue:Queue::jobs"
-    [c] = classify([resource(queue, {"name": "jobs"})], [resource(queue, {"name": "jobs-v2"})])
+    # A type the table does not list (not in the shipped plans or the corpus).
+    fleet = "urn:pulumi:dev::p::aws:gamelift/fleet:Fleet::jobs"
+    [c] = classify([resource(fleet, {"name": "jobs"})], [resource(fleet, {"name": "jobs-v2"})])
     assert (c.change, c.forced_by) == ("update", [])
-    assert c.undecided == "update or replace: undecided (no replace semantics for aws:sqs/queue:Queue)"
+    assert c.undecided == "update or replace: undecided (no replace semantics for aws:gamelift/fleet:Fleet)"
 
 
 def test_role_policy_change_is_an_update_and_a_rename_a_replace() -> None:
@@ -201,6 +202,51 @@ def test_leaf_diff_names_each_changed_path() -> None:
         ("aws:eks/podIdentityAssociation:PodIdentityAssociation", "serviceAccount", "replace"),
         ("aws:eks/podIdentityAssociation:PodIdentityAssociation", "roleArn", "update"),
         ("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "securityGroupId", "replace"),
+        # Shipped-plan types added from their terraform-provider-aws schemas: a ForceNew field, an in-place field.
+        ("aws:ec2/route:Route", "destinationCidrBlock", "replace"),
+        ("aws:ec2/route:Route", "natGatewayId", "update"),
+        ("aws:ec2/vpcEndpoint:VpcEndpoint", "serviceName", "replace"),
+        ("aws:ec2/vpcEndpoint:VpcEndpoint", "routeTableIds", "update"),
+        ("aws:ec2/flowLog:FlowLog", "trafficType", "replace"),
+        ("aws:ec2/defaultSecurityGroup:DefaultSecurityGroup", "vpcId", "replace"),
+        ("aws:ec2/defaultSecurityGroup:DefaultSecurityGroup", "revokeRulesOnDelete", "update"),
+        ("aws:eks/accessPolicyAssociation:AccessPolicyAssociation", "accessScope.type", "replace"),
+        ("aws:iam/openIdConnectProvider:OpenIdConnectProvider", "url", "replace"),
+        ("aws:iam/openIdConnectProvider:OpenIdConnectProvider", "thumbprintLists", "update"),
+        ("aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation", "dataRepositoryPath", "replace"),
+        ("aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation", "importedFileChunkSize", "update"),
+        ("aws:kms/grant:Grant", "operations", "replace"),
+        ("aws:autoscaling/tag:Tag", "tag.key", "replace"),
+        ("aws:autoscaling/tag:Tag", "tag.value", "update"),
+        ("aws:s3/bucketVersioning:BucketVersioning", "versioningConfiguration.status", "update"),
+        ("aws:s3/bucketVersioning:BucketVersioning", "bucket", "replace"),
+        (
+            "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+            "expectedBucketOwner",
+            "replace",
+        ),
+        ("aws:s3/bucketLogging:BucketLogging", "targetPrefix", "update"),
+        ("aws:s3/bucketOwnershipControls:BucketOwnershipControls", "rule.objectOwnership", "update"),
+        ("aws:sqs/queue:Queue", "fifoQueue", "replace"),
+        ("aws:sqs/queue:Queue", "messageRetentionSeconds", "update"),
+        ("aws:sqs/queuePolicy:QueuePolicy", "policy", "update"),
+        ("aws:sqs/queuePolicy:QueuePolicy", "queueUrl", "replace"),
+        ("aws:lambda/permission:Permission", "function", "replace"),
+        ("aws:sns/topic:Topic", "fifoTopic", "replace"),
+        ("aws:sns/topic:Topic", "kmsMasterKeyId", "update"),
+        ("aws:sns/topicSubscription:TopicSubscription", "topic", "replace"),
+        ("aws:sns/topicSubscription:TopicSubscription", "filterPolicy", "update"),
+        ("aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule", "securityGroupId", "replace"),
+        ("aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule", "description", "update"),
+        ("aws:budgets/budget:Budget", "name", "replace"),
+        ("aws:budgets/budget:Budget", "limitAmount", "update"),
+        ("aws:costexplorer/anomalyMonitor:AnomalyMonitor", "monitorSpecification", "replace"),
+        ("aws:costexplorer/anomalyMonitor:AnomalyMonitor", "name", "update"),
+        ("aws:costexplorer/anomalySubscription:AnomalySubscription", "frequency", "update"),
+        ("aws:bcmdata/export:Export", "export.dataQueries.tableConfigurations", "replace"),
+        ("aws:bcmdata/export:Export", "export.dataQueries.queryStatement", "update"),
+        ("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "bucket", "replace"),
+        ("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "rules.status", "update"),
     ],
 )
 def test_replace_semantics_per_type(type_: str, path: str, expected: str) -> None:
@@ -218,6 +264,29 @@ def test_replace_semantics_per_type(type_: str, path: str, expected: str) -> Non
     node[leaf] = "after"
     [c] = classify([resource(urn, inputs)], [resource(urn, after)])
     assert (c.change, c.undecided) == (expected, None)
+
+
+@pytest.mark.parametrize(
+    ("type_", "before", "after", "forced_by"),
+    [
+        # Renamed inputs: pulumi-aws calls TF function_name `function` and topic_arn `topic`.
+        ("aws:lambda/permission:Permission", {"function": "relay", "principal": "events.amazonaws.com"},
+         {"function": "relay-v2", "principal": "events.amazonaws.com"}, ["function"]),
+        ("aws:sns/topicSubscription:TopicSubscription", {"topic": "arn:a", "protocol": "email"},
+         {"topic": "arn:b", "protocol": "sqs"}, ["protocol", "topic"]),
+        # A nested ForceNew field of a single-item block, beside an in-place field of the same block.
+        ("aws:autoscaling/tag:Tag", {"tag": {"key": "a", "value": "1"}}, {"tag": {"key": "b", "value": "2"}},
+         ["tag.key"]),
+        ("aws:ec2/flowLog:FlowLog", {"vpcId": "vpc-1", "tags": {"Env": "dev"}},
+         {"vpcId": "vpc-2", "tags": {"Env": "prod"}}, ["vpcId"]),
+    ],
+)  # fmt: skip
+def test_a_force_new_field_names_what_forces_the_replace(
+    type_: str, before: dict[str, Any], after: dict[str, Any], forced_by: list[str]
+) -> None:
+    urn = f"urn:pulumi:dev::p::{type_}::x"
+    [c] = classify([resource(urn, before)], [resource(urn, after)])
+    assert (c.change, c.forced_by, c.undecided) == ("replace", forced_by, None)
 
 
 def test_a_force_new_field_of_the_asg_and_the_eks_cluster_names_what_forces_the_replace() -> None:
@@ -250,6 +319,17 @@ def test_eks_cluster_encryption_change_quotes_the_providers_condition() -> None:
     assert c.replace_if == [
         "encryptionConfig: replaced when encryption is removed (CustomizeDiff ForceNewIfChange: envelope encryption "
         "cannot be disabled)"
+    ]
+
+
+def test_vpc_endpoint_private_dns_change_quotes_the_providers_condition() -> None:
+    endpoint = "urn:pulumi:dev::p::aws:ec2/vpcEndpoint:VpcEndpoint::s3"
+    before = {"vpcId": "vpc-1", "serviceName": "com.amazonaws.us-west-2.s3", "privateDnsEnabled": False}
+    [c] = classify([resource(endpoint, before)], [resource(endpoint, {**before, "privateDnsEnabled": True})])
+    assert (c.change, c.forced_by) == ("update", [])
+    assert c.replace_if == [
+        "privateDnsEnabled: replaced when it changes on an endpoint whose vpcEndpointType is not Interface "
+        "(CustomizeDiff ForceNew)"
     ]
 
 

@@ -3,6 +3,7 @@ file (tests/fixtures/impact_program), as a pull request's base and head would be
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 from gpucloud.cli import main
+from gpucloud.impact import semantics
 from gpucloud.report import validate_report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,7 +104,25 @@ def test_bucket_rename_blocks_unless_declared(project: tuple[Path, Path], capsys
     assert (code, ci["blocking"], ci["data"][0]["declared"]) == (0, 0, True)
 
 
-def test_a_type_without_semantics_is_undecided(project: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_topic_display_name_change_is_an_update(
+    project: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, ci = _json(project, "topic", capsys)
+    assert code == 0
+    [change] = ci["changes"]
+    # Empty lists and a decided change are left out of the JSON.
+    assert (change["paths"], change["change"], "forced_by" in change, "undecided" in change) == (
+        ["displayName"], "update", False, False,
+    )  # fmt: skip
+
+
+def test_a_type_without_semantics_is_undecided(
+    project: tuple[Path, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every type of the fixture program has semantics now; take the topic's out to stand for one that has none.
+    table = copy.deepcopy(semantics.table())
+    del table["types"]["aws:sns/topic:Topic"]
+    monkeypatch.setattr(semantics, "table", lambda: table)
     code, ci = _json(project, "topic", capsys)
     assert code == 0
     [change] = ci["changes"]

@@ -60,7 +60,7 @@ def test_kubernetes_objects_default_to_name_and_namespace() -> None:
     sem = semantics_for("kubernetes:karpenter.sh/v1:NodePool")
     assert sem is not None and sem.force_new == ("metadata.name", "metadata.namespace")
     assert semantics_for("kubernetes:helm.sh/v3:Release") is None
-    assert semantics_for("aws:sns/topic:Topic") is None
+    assert semantics_for("aws:gamelift/fleet:Fleet") is None
 
 
 # A schema shaped like terraform-provider-aws resources (written for this test, not taken from the provider).
