@@ -22,6 +22,8 @@ from gpucloud.plan.model import ResourceRecord, is_unknown
 _MAX_DEPTH = 4
 
 Verdict = Literal["yes", "no", "unknown"]
+# The tag EKS and the cluster autoscaler read to tell which cluster a node or an ASG belongs to.
+_CLUSTER_TAG = "kubernetes.io/cluster/"
 
 
 class ClusterIndex:
@@ -36,6 +38,13 @@ class ClusterIndex:
             parent = self.by_urn[urn].parent
             if parent:
                 self._held.setdefault(parent, set()).add(urn)
+        # By the name EKS knows it by: what a managed node group's `clusterName` and a node's
+        # `kubernetes.io/cluster/<name>` tag say.
+        self._named: dict[str, str] = {}
+        for urn in self.clusters:
+            name = self.by_urn[urn].inputs.get("name")
+            if isinstance(name, str) and name and not is_unknown(name):
+                self._named[name] = urn
         self._cache: dict[str, str | None] = {}
 
     def cluster_of(self, urn: str) -> str | None:
@@ -78,7 +87,23 @@ class ClusterIndex:
             return set()
         if record.type == T.EKS_CLUSTER:
             return {urn}
+        named = self._named_in(record)
+        if named:
+            return named
         return self._held.get(urn, set())
+
+    def _named_in(self, record: ResourceRecord) -> set[str]:
+        """The clusters a pool names: a managed node group's `clusterName`, an ASG's cluster tag."""
+        found: set[str] = set()
+        name = record.inputs.get("clusterName")
+        if isinstance(name, str) and name in self._named:
+            found.add(self._named[name])
+        tags = record.inputs.get("tags")
+        for tag in tags if isinstance(tags, list) else []:
+            key = tag.get("key") if isinstance(tag, dict) else None
+            if isinstance(key, str) and key.startswith(_CLUSTER_TAG) and key[len(_CLUSTER_TAG) :] in self._named:
+                found.add(self._named[key[len(_CLUSTER_TAG) :]])
+        return found
 
     def _neighbours(self, urn: str) -> list[str]:
         record = self.by_urn.get(urn)
@@ -89,7 +114,22 @@ class ClusterIndex:
             out.extend(urns)
         if record.parent:
             out.append(record.parent)
+        # A resource passed as an input reaches the engine as its URN (an eks ManagedNodeGroup's `cluster`); the
+        # SDK records no dependency for it.
+        out.extend(u for u in _strings(record.inputs) if u in self.by_urn)
         return out
+
+
+def _strings(value: object, depth: int = 0) -> list[str]:
+    if isinstance(value, str):
+        return [value] if value.startswith("urn:pulumi:") else []
+    if depth > 3:
+        return []
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v, depth + 1)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v, depth + 1)]
+    return []
 
 
 def _index(ctx: ConformanceContext) -> ClusterIndex:

@@ -1,4 +1,9 @@
-"""Runs any Pulumi Python program in-process under a recording mock runtime and returns the recorded plan."""
+"""Runs any Pulumi Python program in-process under a recording mock runtime and returns the recorded plan.
+
+Here: one run (a fresh context, event loop and monitor; the deadline; the program's errors as bad input) and the
+stack outputs it resolves. The project and stack files are read by project.py, the mocks and the recording monitor
+that registrations and invokes go through are monitor.py.
+"""
 
 from __future__ import annotations
 

@@ -172,6 +172,39 @@ def test_a_workload_on_the_default_provider_of_a_two_cluster_plan_leaves_both_un
     ]
 
 
+def test_pulumi_eks_clusters_tell_their_node_groups_and_workloads_apart() -> None:
+    """The same with pulumi_eks components: each ManagedNodeGroup names its cluster by the `clusterName` the model
+    gives its aws:eks NodeGroup, the workload's provider is built from one cluster's kubeconfig output."""
+    import pulumi
+    import pulumi_aws as aws
+    import pulumi_eks as eks
+
+    def program() -> None:
+        role = aws.iam.Role("nodes", assume_role_policy="{}")
+        clusters = {}
+        for name in ("train", "serve"):
+            cluster = eks.Cluster(name, skip_default_node_group=True, authentication_mode="API", instance_roles=[])
+            eks.ManagedNodeGroup(
+                f"{name}-gpu",
+                cluster=cluster,
+                node_role_arn=role.arn,
+                instance_types=["g6e.12xlarge"],
+                scaling_config={"min_size": 1, "max_size": 1, "desired_size": 1},
+            )
+            clusters[name] = cluster
+        provider = k8s.Provider("train-k8s", kubeconfig=clusters["train"].kubeconfig_json)
+        _gpu_deployment(pulumi.ResourceOptions(provider=provider))
+
+    result = run_conformance(run_callable(program), only=["scheduling"])
+    found = sorted(
+        (f.severity, f.message.split(" would not")[0]) for f in result.findings if f.check == "scheduling.advertise"
+    )
+    assert found == [
+        ("error", "managed node group train-gpu-57446ff"),
+        ("warning", "managed node group serve-gpu-8ee4504"),
+    ]
+
+
 def test_crd_a_chart_we_cannot_render_may_install_is_undecided() -> None:
     def program() -> None:
         base_cluster(gpu=False)
