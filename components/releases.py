@@ -13,6 +13,7 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gpucloud.charts import images as charts_images
 from gpucloud.charts import lock as charts_lock
 
 # Seconds Helm waits for a release's resources (the GPU Operator's driver DaemonSet is the slowest to settle).
@@ -30,8 +31,18 @@ def helm_release(
     release_name: str | None = None,
     create_namespace: bool | None = None,
 ) -> k8s.helm.v3.Release:
-    """A helm.v3.Release of `chart` at the locked `version`; `release_name` None lets Pulumi autoname it."""
+    """A helm.v3.Release of `chart` at the locked `version`; `release_name` None lets Pulumi autoname it.
+
+    The image lock's digests for this chart version are merged into `values` (gpucloud/charts/images.py), so
+    every release runs its images by digest wherever the lock records one."""
     pinned = charts_lock.pin(chart, version)
+    overlay = charts_images.chart_values(pinned.name, pinned.version)
+    if overlay and isinstance(values, dict):
+        # Merged into the plain dict (an Output inside it stays as it is): lifting the whole dict into one Output
+        # would make every value unknown at preview as soon as one of them is.
+        values = charts_images.merge_values(values, overlay)
+    elif overlay:
+        values = pulumi.Output.from_input(values).apply(lambda v: charts_images.merge_values(dict(v or {}), overlay))
     named: dict[str, Any] = {}
     if release_name is not None:
         named["name"] = release_name
