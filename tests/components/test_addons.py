@@ -177,7 +177,7 @@ def test_every_release_pins_chart_version_repo_and_namespace() -> None:
             "https://kubernetes.github.io/autoscaler",
             "kube-system",
         ),
-        "keda": ("keda", "2.17.2", "https://kedacore.github.io/charts", "keda"),
+        "keda": ("keda", "2.20.2", "https://kedacore.github.io/charts", "keda"),
         "metrics-server": (
             "metrics-server",
             "3.13.1",
@@ -548,12 +548,20 @@ def test_metrics_server_runs_two_replicas_under_a_budget_on_system_nodes() -> No
     assert values["namespace"] == "kube-system"
     assert values["chart"] == "metrics-server"
     assert values["version"] == "3.13.1"
-    assert values["values"] == {"replicas": 2, "podDisruptionBudget": {"enabled": True, "minAvailable": 1}}
+    # The image lock pins the chart's image by digest (gpucloud/charts/images.json: minikube v1.38.1's pin).
+    assert values["values"] == {
+        "replicas": 2,
+        "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
+        "image": {"tag": "v0.8.1@sha256:b2d2efaf5ac3b366ed0f839d2412a2c4279d4fc2a2a733f12c52133faed36c41"},
+    }
 
 
 def test_metrics_server_single_replica_has_no_budget_and_can_be_off() -> None:
     one = releases(render(spec_of({"autoscaling": {"metricsServer": {"replicas": 1}}})))["metrics-server"]
-    assert one["values"] == {"replicas": 1}
+    assert one["values"] == {
+        "replicas": 1,
+        "image": {"tag": "v0.8.1@sha256:b2d2efaf5ac3b366ed0f839d2412a2c4279d4fc2a2a733f12c52133faed36c41"},
+    }
     assert "metrics-server" not in releases(render(spec_of({"autoscaling": {"metricsServer": {"enabled": False}}})))
     with pytest.raises(SpecError, match=r"addons.autoscaling.metricsServer.version"):
         spec_of({"autoscaling": {"metricsServer": {"version": "3.12.0"}}})
