@@ -33,16 +33,18 @@ def helm_release(
 ) -> k8s.helm.v3.Release:
     """A helm.v3.Release of `chart` at the locked `version`; `release_name` None lets Pulumi autoname it.
 
-    The image lock's digests for this chart version are merged into `values` (gpucloud/charts/images.py), so
-    every release runs its images by digest wherever the lock records one."""
+    The image lock's digests for this chart version are set in `values` (gpucloud/charts/images.py pin_values),
+    so every release runs its images by digest wherever the lock records one. On a plain dict, so that an Output
+    inside it stays where it is: lifting the whole dict into one Output would make every value unknown at preview
+    as soon as one of them is."""
     pinned = charts_lock.pin(chart, version)
-    overlay = charts_images.chart_values(pinned.name, pinned.version)
-    if overlay and isinstance(values, dict):
-        # Merged into the plain dict (an Output inside it stays as it is): lifting the whole dict into one Output
-        # would make every value unknown at preview as soon as one of them is.
-        values = charts_images.merge_values(values, overlay)
-    elif overlay:
-        values = pulumi.Output.from_input(values).apply(lambda v: charts_images.merge_values(dict(v or {}), overlay))
+    if isinstance(values, dict):
+        values = charts_images.pin_values(pinned.name, pinned.version, values)
+    else:
+        pending: Any = values  # an Output (or awaitable) of the whole dict: pin once it resolves
+        values = pulumi.Output.from_input(pending).apply(
+            lambda v: charts_images.pin_values(pinned.name, pinned.version, dict(v or {}))
+        )
     named: dict[str, Any] = {}
     if release_name is not None:
         named["name"] = release_name

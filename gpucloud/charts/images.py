@@ -7,8 +7,9 @@ registry itself through `gpucloud images refresh`); an image no source pins stay
 entry's `render`:
 
 - ``chart``: the upstream chart's own values already pin it (Karpenter, OpenCost); nothing to set;
-- ``hex`` / ``tag@digest``: gpucloud sets the chart value ``value`` (`chart_values`, applied to every release in
-  components/releases.py) to the bare hex digest or to ``<tag>@sha256:<hex>``;
+- ``hex`` / ``tag@digest`` / ``digest``: gpucloud sets the chart value(s) ``value`` (`pin_values`, applied to
+  every release in components/releases.py) to the bare hex digest, ``<tag>@sha256:<hex>`` or ``sha256:<hex>``
+  (the GPU Operator's ClusterPolicy takes a digest as an operand's `version`);
 - ``ref``: gpucloud's own manifests pass their image through `pin_ref`.
 """
 
@@ -26,7 +27,8 @@ from gpucloud.fileio import write_atomic
 IMAGES_FILE = Path(__file__).with_name("images.json")
 IMAGES_SOURCE = "image lock (gpucloud/charts/images.json)"
 DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
-RENDER_FORMS = ("chart", "hex", "tag@digest", "ref")
+RENDER_FORMS = ("chart", "hex", "tag@digest", "digest", "ref")
+VALUE_FORMS = ("hex", "tag@digest", "digest")
 
 
 class ImageLockError(Exception):
@@ -41,7 +43,7 @@ class ImagePin:
     index: bool | None  # True: the multi-arch index digest; None: the source does not say
     source: str | None
     unpinned: str | None  # why there is no digest
-    render: dict[str, str] | None
+    render: dict[str, Any] | None
     used_by: str | None
 
     @property
@@ -73,7 +75,9 @@ def _entry(raw: Any, i: int, where: str) -> ImagePin:
         form = render.get("form") if isinstance(render, dict) else None
         if form not in RENDER_FORMS:
             raise ImageLockError(f"{name}: render.form {form!r} is not one of {', '.join(RENDER_FORMS)}")
-        if form in ("hex", "tag@digest") and not all(render.get(k) for k in ("chart", "version", "value")):
+        value = render.get("value")
+        paths_ok = isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
+        if form in VALUE_FORMS and not (render.get("chart") and render.get("version") and value and paths_ok):
             raise ImageLockError(
                 f"{name}: render form {form} needs `chart`, `version` and `value` (the chart values path)"
             )
@@ -154,33 +158,51 @@ def pin_ref(image: str) -> str:
     return f"{image}@{found.digest}" if found and found.digest else image
 
 
-def chart_values(chart: str, version: str) -> dict[str, Any]:
-    """The values overlay that pins this chart version's images by digest (empty when the lock pins none): an
-    entry names the chart version whose default image tag it pins, so another version never gets its tag."""
-    out: dict[str, Any] = {}
+def chart_pins(chart: str, version: str) -> list[tuple[str, str, str]]:
+    """(values path, the tag the chart defaults to there, the value that pins it) for this chart version's locked
+    images. An entry names the chart version whose default tag it pins, so another version never gets it."""
+    out: list[tuple[str, str, str]] = []
     for p in load():
         r = p.render
-        if not p.digest or not r or r.get("chart") != chart or r.get("form") not in ("hex", "tag@digest"):
+        if not p.digest or not r or r.get("form") not in VALUE_FORMS:
             continue
-        if r.get("version") != version:
+        if r.get("chart") != chart or r.get("version") != version:
             continue
-        value = p.digest.split(":", 1)[1] if r["form"] == "hex" else f"{p.tag}@{p.digest}"
+        form = r["form"]
+        value = {"hex": p.digest.split(":", 1)[1], "tag@digest": f"{p.tag}@{p.digest}", "digest": p.digest}[form]
+        paths = [r["value"]] if isinstance(r["value"], str) else list(r["value"])
+        out.extend((path, p.tag, value) for path in paths)
+    return out
+
+
+def chart_values(chart: str, version: str) -> dict[str, Any]:
+    """The pins of `chart_pins` as a nested values overlay."""
+    out: dict[str, Any] = {}
+    for path, _tag, value in chart_pins(chart, version):
         node = out
-        *parents, leaf = r["value"].split(".")
+        *parents, leaf = path.split(".")
         for key in parents:
             node = node.setdefault(key, {})
         node[leaf] = value
     return out
 
 
-def merge_values(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:
-    """`base` with `overlay` merged in (nested mappings merged, overlay wins on leaves); base is not changed."""
-    out = dict(base)
-    for key, value in overlay.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = merge_values(out[key], value)
+def pin_values(chart: str, version: str, values: dict[str, Any]) -> dict[str, Any]:
+    """`values` with this chart version's locked digests set, except where the release sets that value itself to
+    something other than the locked tag (a tag gpucloud or the user chose is not silently replaced). `values` is
+    not changed: the mappings along each set path are copied, everything else (Outputs included) is shared."""
+    out = dict(values)
+    for path, tag, value in chart_pins(chart, version):
+        node = out
+        *parents, leaf = path.split(".")
+        for key in parents:
+            child = node.get(key, {})
+            if not isinstance(child, dict):
+                break  # an Output or a scalar where the chart expects a mapping: leave the release's value
+            node[key] = node = dict(child)
         else:
-            out[key] = value
+            if node.get(leaf) in (None, tag):
+                node[leaf] = value
     return out
 
 
@@ -189,12 +211,13 @@ __all__ = [
     "IMAGES_SOURCE",
     "ImageLockError",
     "ImagePin",
+    "chart_pins",
     "chart_values",
     "find",
     "load",
-    "merge_values",
     "parse",
     "pin_ref",
+    "pin_values",
     "read_document",
     "split_ref",
     "write_document",

@@ -26,8 +26,13 @@ STACK_OWNED = ("123456789012.dkr.ecr.",)
 
 def _images(value: Any, out: set[str]) -> None:
     if isinstance(value, dict):
+        # The GPU Operator's ClusterPolicy names an operand by repository, image and version (a tag, or a digest
+        # that the operator joins with `@`).
+        repo, name, version = value.get("repository"), value.get("image"), value.get("version")
+        if all(isinstance(v, str) and v for v in (repo, name, version)):
+            out.add(f"{repo}/{name}{'@' if str(version).startswith('sha256:') else ':'}{version}")
         for key, item in value.items():
-            if key == "image" and isinstance(item, str) and ("/" in item or ":" in item):
+            if key == "image" and isinstance(item, str) and ("/" in item or ":" in item) and not repo:
                 out.add(item)
             else:
                 _images(item, out)
@@ -52,12 +57,20 @@ def shipped() -> dict[str, set[str]]:
     return out
 
 
+def _locked(image: str) -> images.ImagePin | None:
+    repository, tag, digest = images.split_ref(image)
+    for pin in images.load():
+        if pin.repository == repository and (pin.tag == tag or (tag is None and digest and pin.digest == digest)):
+            return pin
+    return images.find(repository, tag) if tag else None
+
+
 def test_every_shipped_image_is_in_the_lock(shipped: dict[str, set[str]]) -> None:
     missing = sorted(
         f"{stack}: {image}"
         for stack, found in shipped.items()
         for image in found
-        if not image.startswith(STACK_OWNED) and images.find(*images.split_ref(image)[:2]) is None  # type: ignore[arg-type]
+        if not image.startswith(STACK_OWNED) and _locked(image) is None
     )
     assert missing == []
 
@@ -81,6 +94,17 @@ def test_every_locked_digest_reaches_the_plans(shipped: dict[str, set[str]]) -> 
         "nvcr.io/nvidia/k8s-device-plugin:v0.18.2@sha256:"
         "b5788e29e7ae5272de8de863ebe386d6611e608421a6ecc5b4e7d5952aba637f" in shipped["dev"]
     )
+    # The GPU Operator's operands (ClusterPolicy version = the digest of NVIDIA's v26.3.0 OLM bundle).
+    assert (
+        "nvcr.io/nvidia/k8s-device-plugin@sha256:75eff5962176618e486da18d73eae57870369b69f186fc8d193973166d1cfad9"
+        in shipped["prod"]
+    )
+    assert (
+        "nvcr.io/nvidia/k8s/dcgm-exporter@sha256:b5d8813707469c5717ce27a5fefb933a29e8ba6cd2fd7d93ad3dcd6ae18579ef"
+        in shipped["prod"]
+    )
+    # The dcgm operand's tag (ubuntu22.04) is not the bundle's (ubi9): it stays by tag.
+    assert "nvcr.io/nvidia/cloud-native/dcgm:4.5.2-1-ubuntu22.04" in shipped["prod"]
 
 
 def test_prod_exemptions_are_exactly_the_unpinned_images(shipped: dict[str, set[str]]) -> None:
@@ -91,7 +115,7 @@ def test_prod_exemptions_are_exactly_the_unpinned_images(shipped: dict[str, set[
     tag_only = {i for i in shipped["prod"] if images.split_ref(i)[2] is None}
     assert exempt <= tag_only
     for image in exempt - {i for i in exempt if i.startswith(STACK_OWNED)}:
-        pin = images.find(*images.split_ref(image)[:2])  # type: ignore[arg-type]
+        pin = _locked(image)
         assert pin is not None and pin.digest is None and pin.unpinned, image
     for pin in images.load():
         if pin.digest:
@@ -118,13 +142,23 @@ def test_a_regional_entry_matches_any_region_and_pin_ref_leaves_unlocked_images_
     assert images.split_ref("localhost:5000/app") == ("localhost:5000/app", None, None)
 
 
-def test_chart_values_apply_only_to_the_chart_version_they_pin() -> None:
-    assert images.chart_values("metrics-server", "3.13.1") == {
-        "image": {"tag": "v0.8.1@sha256:b2d2efaf5ac3b366ed0f839d2412a2c4279d4fc2a2a733f12c52133faed36c41"}
-    }
+def test_chart_values_apply_only_to_the_chart_version_they_pin_and_never_replace_a_chosen_tag() -> None:
+    pinned = "v0.8.1@sha256:b2d2efaf5ac3b366ed0f839d2412a2c4279d4fc2a2a733f12c52133faed36c41"
+    assert images.chart_values("metrics-server", "3.13.1") == {"image": {"tag": pinned}}
     assert images.chart_values("metrics-server", "3.99.0") == {}
-    merged = images.merge_values({"image": {"repository": "r", "tag": "old"}, "x": 1}, {"image": {"tag": "new"}})
-    assert merged == {"image": {"repository": "r", "tag": "new"}, "x": 1}
+    base = {"image": {"repository": "r"}, "x": 1}
+    assert images.pin_values("metrics-server", "3.13.1", base) == {"image": {"repository": "r", "tag": pinned}, "x": 1}
+    assert base == {"image": {"repository": "r"}, "x": 1}  # not changed in place
+    # The locked tag itself is pinned; another tag the release chose is left alone.
+    assert images.pin_values("metrics-server", "3.13.1", {"image": {"tag": "v0.8.1"}}) == {"image": {"tag": pinned}}
+    assert images.pin_values("metrics-server", "3.13.1", {"image": {"tag": "v0.7.2"}}) == {"image": {"tag": "v0.7.2"}}
+    # One digest, several values: the device plugin image serves both devicePlugin and gfd.
+    gpu = images.pin_values("gpu-operator", "v26.3.0", {})
+    assert (
+        gpu["devicePlugin"]["version"]
+        == gpu["gfd"]["version"]
+        == ("sha256:75eff5962176618e486da18d73eae57870369b69f186fc8d193973166d1cfad9")
+    )
 
 
 @pytest.mark.parametrize(
@@ -134,6 +168,10 @@ def test_chart_values_apply_only_to_the_chart_version_they_pin() -> None:
         ({"repository": "r", "tag": "t", "digest": "sha256:" + "a" * 64}, "needs its `source`"),
         ({"repository": "r", "tag": "t", "digest": None}, "needs `unpinned`"),
         ({"repository": "r", "tag": "t", "unpinned": "x", "render": {"form": "hex"}}, "needs `chart`, `version`"),
+        (
+            {"repository": "r", "tag": "t", "unpinned": "x", "render": {"form": "sha"}},
+            "render.form 'sha' is not one of",
+        ),
     ],
 )
 def test_bad_lock_entries_name_the_field(entry: dict[str, Any], message: str) -> None:
