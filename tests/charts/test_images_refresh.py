@@ -161,3 +161,25 @@ def test_the_registry_override_is_only_a_constructor_argument() -> None:
     assert registry_and_name("mpioperator/mpi-operator") == ("registry-1.docker.io", "mpioperator/mpi-operator")
     assert registry_and_name("python") == ("registry-1.docker.io", "library/python")
     assert registry_and_name("localhost:5000/app") == ("localhost:5000", "app")
+
+
+def test_the_cli_prints_one_message_and_exits_6_without_a_traceback(
+    registry: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gpucloud.charts import registry as registry_mod
+    from gpucloud.cli import main
+
+    # The CLI builds a plain Client(); the test swaps the class for one bound to the fake registry.
+    monkeypatch.setattr(registry_mod, "Client", lambda: _client(registry))
+    lock = _lock(tmp_path, "broken")
+    assert main(["images", "refresh", "--lock", str(lock)]) == 6
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("gpucloud: error: registry unavailable: fake.example/team/app:broken: HTTP 503")
+    (tmp_path / "ok").mkdir()
+    lock_ok = _lock(tmp_path / "ok", "v1")
+    assert main(["images", "refresh", "--lock", str(lock_ok), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [c["new"] for c in out["changed"]] == [INDEX_DIGEST]
+    assert main(["images", "refresh", "--lock", str(_lock(tmp_path, "missing"))]) == 2
+    assert "has no such tag (HTTP 404); fix the tag in" in capsys.readouterr().err
