@@ -13,6 +13,7 @@ import pytest
 from gpucloud.charts import images
 from gpucloud.conformance import run_conformance
 from gpucloud.conformance.inventory import record_manifest
+from gpucloud.plan.engine import Project
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "conformance"))
@@ -124,7 +125,9 @@ def test_prod_exemptions_are_exactly_the_unpinned_images(shipped: dict[str, set[
 
 def test_no_stack_pulls_an_ecr_image_from_another_region(shipped: dict[str, set[str]]) -> None:
     # Issue 28 item 3: where AWS publishes regional registries (EKS's ECR accounts), pull from the stack's own.
-    regions = {"dev": "us-east-1", "staging": "us-east-1", "prod": "us-east-1"}
+    regions = {stack: str(Project(ROOT).config(stack)["aws:region"]) for stack in STACKS}
+    assert regions == {"dev": "us-west-2", "staging": "us-east-1", "prod": "us-east-1"}
+    assert any(".dkr.ecr.us-east-1." in i for i in shipped["prod"])  # the EFA plugin: the check has something
     for stack, found in shipped.items():
         for image in found:
             if ".dkr.ecr." in image:
