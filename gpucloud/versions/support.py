@@ -36,7 +36,10 @@ class Window:
 
     @property
     def shown(self) -> str:
-        return f"{self.oldest or 'any'} - {self.newest or 'any'}"
+        """ "1.33 - 1.35", "1.31 and newer", "up to 1.35"."""
+        if self.newest is None:
+            return f"{self.oldest} and newer" if self.oldest else "any version"
+        return f"{self.oldest} - {self.newest}" if self.oldest else f"up to {self.newest}"
 
 
 @dataclass(frozen=True)

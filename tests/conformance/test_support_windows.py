@@ -37,6 +37,8 @@ SHIPPED: dict[str, tuple[str, dict[str, Any]]] = {
     "gpu-operator": ("v26.3.0", {}),
     "kueue": ("0.19.2", {}),
     "cluster-autoscaler": ("9.59.0", {}),
+    "metrics-server": ("3.13.1", {}),
+    "nvidia-device-plugin": ("0.18.2", {}),
 }
 
 
@@ -72,18 +74,31 @@ def test_outside_the_window_warns_with_the_window_and_its_source() -> None:
     ]
     keda = next(f for f in result.findings if f.urn.endswith("::keda"))
     assert "kedacore/keda-docs content/docs/2.20/operate/cluster.md" in keda.source
-    # Kueue publishes only a lower bound: 1.36 is inside it.
-    assert not any(f.urn.endswith("::kueue") for f in result.findings)
+    # Kueue, metrics-server and the device plugin publish only a lower bound: 1.36 is inside it.
+    assert not any(f.urn.endswith(("::kueue", "::metrics-server", "::nvidia-device-plugin")) for f in result.findings)
 
 
 def test_below_the_window_and_the_autoscaler_image_tag_override() -> None:
-    plan = program("1.32", {"keda": ("2.20.2", {}), "cluster-autoscaler": ("9.53.0", {"image": {"tag": "v1.32.7"}})})
+    plan = program(
+        "1.30",
+        {
+            "keda": ("2.20.2", {}),
+            "cluster-autoscaler": ("9.53.0", {"image": {"tag": "v1.30.7"}}),
+            "metrics-server": ("3.13.1", {}),
+        },
+    )
     assert findings(plan) == [
         (
             "warning",
             "keda",
-            "keda@2.20.2 (app 2.20.2) is published as supporting Kubernetes 1.33 - 1.35; this stack runs 1.32",
-        )
+            "keda@2.20.2 (app 2.20.2) is published as supporting Kubernetes 1.33 - 1.35; this stack runs 1.30",
+        ),
+        (
+            "warning",
+            "metrics-server",
+            "metrics-server@3.13.1 (app 0.8.1) is published as supporting Kubernetes 1.31 and newer; "
+            "this stack runs 1.30",
+        ),
     ]
 
 
