@@ -187,3 +187,33 @@ def test_every_digest_in_the_lock_names_its_source() -> None:
         assert (pin.digest is None) == bool(pin.unpinned), pin.ref
         if pin.digest:
             assert pin.source and len(pin.source) > 20, pin.ref
+
+
+def test_every_rendered_pin_names_a_value_its_pinned_chart_has_with_the_locked_tag() -> None:
+    # A chart upgrade that moves or renames the value, or changes its default tag, fails here instead of
+    # silently pinning nothing (or pinning the old tag's digest under the new tag).
+    import yaml
+
+    from gpucloud.charts import lock as charts_lock
+
+    checked = 0
+    for pin in images.load():
+        r = pin.render
+        if not r or r.get("form") not in images.VALUE_FORMS:
+            continue
+        chart = charts_lock.pin(r["chart"], r["version"])
+        defaults = yaml.safe_load((chart.chart_dir / "values.yaml").read_text())
+        for path in [r["value"]] if isinstance(r["value"], str) else r["value"]:
+            *parents, leaf = path.split(".")
+            node = defaults
+            for key in parents:
+                node = node[key]
+            assert leaf in node, f"{chart.ref}: no value {path}"
+            if r["form"] == "digest":  # the GPU Operator: `version` holds the tag by default
+                assert node[leaf] == pin.tag, (path, node[leaf])
+            elif r["form"] == "hex":  # kube-prometheus-stack: `sha` beside `tag`
+                assert node["tag"] == pin.tag and not node[leaf], path
+            else:  # `tag`, empty by default: the chart falls back to v<appVersion>
+                assert node[leaf] in ("", None, pin.tag) and pin.tag.lstrip("v") == chart.app_version.lstrip("v")
+            checked += 1
+    assert checked == 17
