@@ -12,6 +12,7 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gpucloud.charts.images import pin_ref
 from gpucloud.components.addons import GpuAddons, GpuAddonsConfig
 from gpucloud.components.addons.kueue import Kueue, KueueConfig
 from gpucloud.components.addons.lb_controller import LoadBalancerController, LoadBalancerControllerConfig
@@ -340,7 +341,7 @@ def _build_addons(spec: PlatformSpec, platform: Platform) -> None:
                 NcclTestConfig(
                     **common,
                     job_name=f"nccl-{pool.name}",
-                    image=acceptance.nccl_test_image or "",
+                    image=pin_ref(acceptance.nccl_test_image or ""),
                     mpi_api_version=acceptance.mpi_api_version,
                     min_bus_bandwidth_gbps=acceptance.min_bus_bandwidth_gbps,
                 ),
@@ -353,7 +354,7 @@ def _build_addons(spec: PlatformSpec, platform: Platform) -> None:
                 DcgmDiagConfig(
                     **common,
                     job_name=f"dcgm-diag-{pool.name}",
-                    image=acceptance.dcgm_image,
+                    image=pin_ref(acceptance.dcgm_image),
                     nodes=max(1, pool.desired_size),
                 ),
                 cluster.k8s_provider,

@@ -112,6 +112,7 @@ LAYERS: dict[str, frozenset[str]] = {
             "gpucloud.versions",
             "gpucloud.upgrade",
             "gpucloud.aws",
+            "gpucloud.charts",
             "gpucloud.catalog",
             "gpucloud.spec",
             "gpucloud.prices",

@@ -8,6 +8,7 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gpucloud.charts.images import pin_ref
 from gpucloud.components.addons.base import AddonsBase
 from gpucloud.components.addons.common import _MANIFEST_KINDS, _snake, manifest_objects, mpi_operator_manifest
 
@@ -28,6 +29,8 @@ def with_resources_and_probes(deployment: dict[str, Any]) -> dict[str, Any]:
     doc = copy.deepcopy(deployment)
     probe = {"httpGet": {"path": "/healthz", "port": MPI_OPERATOR_HEALTH_PORT}, "periodSeconds": 10}
     for container in doc["spec"]["template"]["spec"]["containers"]:
+        # The manifest names its image by tag; the image lock's digest, where it records one, pins it.
+        container["image"] = pin_ref(str(container.get("image", "")))
         container.setdefault("resources", copy.deepcopy(MPI_OPERATOR_RESOURCES))
         container.setdefault("livenessProbe", {**probe, "initialDelaySeconds": 15, "failureThreshold": 3})
         container.setdefault("readinessProbe", {**probe, "initialDelaySeconds": 5})

@@ -26,6 +26,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
+from gpucloud.charts.images import pin_ref
 from gpucloud.components.addons.base import AddonsBase
 from gpucloud.components.addons.common import FATAL_XIDS, GPU_TOLERATION, POOL_LABEL
 from gpucloud.components.base import ComponentConfig
@@ -235,7 +236,7 @@ class NodeHealth(AddonsBase):
         spec = self._config.addons.node_health
         return {
             "name": "dcgm",
-            "image": spec.checker_image,
+            "image": pin_ref(spec.checker_image),
             "command": ["/bin/sh", "-c", dcgm_script(spec.diag_level, spec.periodic_minutes)],
             # All of the node's GPUs without requesting them (the device plugin may not run yet, and a GPU request
             # would keep the check off a node whose GPUs the jobs hold): the NVIDIA runtime injects them.
@@ -248,7 +249,7 @@ class NodeHealth(AddonsBase):
     def _efa_container(self, image: str) -> dict[str, Any]:
         return {
             "name": "efa",
-            "image": image,
+            "image": pin_ref(image),
             "command": ["/bin/sh", "-c", efa_script()],
             "securityContext": {"privileged": True},
             "resources": {"requests": {"cpu": "50m", "memory": "64Mi"}, "limits": {"memory": "256Mi"}},
@@ -271,7 +272,7 @@ class NodeHealth(AddonsBase):
             env.append({"name": "PROMETHEUS_URL", "value": self._config.prometheus_url})
         return {
             "name": "agent",
-            "image": spec.actor_image,
+            "image": pin_ref(spec.actor_image),
             "command": ["python3", "/agent/agent.py"],
             "env": env,
             "resources": {"requests": {"cpu": "10m", "memory": "32Mi"}, "limits": {"memory": "128Mi"}},

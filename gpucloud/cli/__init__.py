@@ -17,6 +17,7 @@ from typing import NoReturn
 
 from gpucloud import __version__
 from gpucloud.cli import cost as cost_cmd
+from gpucloud.cli import images as images_cmd
 from gpucloud.cli import mix as mix_cmd
 from gpucloud.cli import new as new_cmd
 from gpucloud.cli import pack as pack_cmd
@@ -46,6 +47,7 @@ COMMANDS = [
     tools_cmd,
     upgrade_cmd,
     versions_cmd,
+    images_cmd,
 ]
 
 # Input errors raised below the CLI, by module: printed as one message with exit 2. Looked up in sys.modules

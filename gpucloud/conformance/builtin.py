@@ -21,6 +21,7 @@ RUN_ORDER = (
     "queueing",  # Kueue: queued workloads have a LocalQueue and fit their ClusterQueue's quota
     "kueue_config",  # Kueue: the manager configuration decodes under Kueue's strict decoder
     "upgrades",  # versions: kubelet skew, control-plane step, add-on and chart support, removed APIs
+    "support_windows",  # each release inside its project's published Kubernetes support window
 )
 
 for _module in RUN_ORDER:

@@ -127,14 +127,14 @@ def test_oci_charts_are_found_by_their_url() -> None:
 
 
 def test_pin_without_version_and_with_the_pinned_one() -> None:
-    assert pin("keda").version == "2.17.2"
-    assert pin("keda", "2.17.2").ref == "keda@2.17.2"
+    assert pin("keda").version == "2.20.2"
+    assert pin("keda", "2.20.2").ref == "keda@2.20.2"
 
 
 def test_version_checks_and_artifacts() -> None:
-    assert check_version("keda", "2.17.2") is None
-    assert check_version("keda", "2.17.1") == (
-        "chart keda version '2.17.1' is not pinned; the lock pins 2.17.2 (upgrading is a lock change plus the "
+    assert check_version("keda", "2.20.2") is None
+    assert check_version("keda", "2.17.2") == (
+        "chart keda version '2.17.2' is not pinned; the lock pins 2.20.2 (upgrading is a lock change plus the "
         "vendored copy)"
     )
     assert pinned_version("cluster-autoscaler") == "9.53.0"

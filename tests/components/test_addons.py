@@ -177,7 +177,7 @@ def test_every_release_pins_chart_version_repo_and_namespace() -> None:
             "https://kubernetes.github.io/autoscaler",
             "kube-system",
         ),
-        "keda": ("keda", "2.17.2", "https://kedacore.github.io/charts", "keda"),
+        "keda": ("keda", "2.20.2", "https://kedacore.github.io/charts", "keda"),
         "metrics-server": (
             "metrics-server",
             "3.13.1",
@@ -254,6 +254,12 @@ def test_time_slicing_adds_a_named_config_and_node_labels() -> None:
     assert spec.addons.node_labels_for("train-h100") == {}
 
 
+# GPU Operator operand digests from gpucloud/charts/images.json (NVIDIA/gpu-operator v26.3.0 OLM bundle).
+DRIVER_MANAGER_DIGEST = "sha256:6677437faff2c45506484dd9f0f04ad3b4880aa65b26d11f76d169e65497fade"
+TOOLKIT_DIGEST = "sha256:62204e9fc0f817e6e3fd8edc18d0322feda3728cdf89270d20a8d01d7ef0edb5"
+MIG_MANAGER_DIGEST = "sha256:2efec3ae4208909d18166811254538b6f6996d6bb1d0b524139429fb79c03c70"
+
+
 def test_gpu_operator_keeps_ami_driver_and_exports_dcgm_itself() -> None:
     rel = releases(render(spec_of({"gpu": {"use": "gpu-operator"}})))
     assert "nvidia-device-plugin" not in rel
@@ -266,12 +272,17 @@ def test_gpu_operator_keeps_ami_driver_and_exports_dcgm_itself() -> None:
         "gpu-operator",
     )
     v = op["values"]
-    assert (v["driver"], v["toolkit"]) == ({"enabled": False}, {"enabled": False})
+    # The image lock's operand digests (NVIDIA's v26.3.0 OLM bundle) ride along as each operand's version.
+    assert (v["driver"], v["toolkit"]) == (
+        {"enabled": False, "manager": {"version": DRIVER_MANAGER_DIGEST}},
+        {"enabled": False, "version": TOOLKIT_DIGEST},
+    )
     assert v["dcgmExporter"] == {
         "enabled": True,
         "serviceMonitor": {"enabled": True, "interval": "15s", "honorLabels": True},
+        "version": "sha256:b5d8813707469c5717ce27a5fefb933a29e8ba6cd2fd7d93ad3dcd6ae18579ef",
     }
-    assert v["migManager"] == {"enabled": False}
+    assert v["migManager"] == {"enabled": False, "version": MIG_MANAGER_DIGEST}
     assert "mig" not in v
 
 
@@ -287,9 +298,12 @@ def test_gpu_operator_with_mig_and_a_plain_ami() -> None:
     )
     plan = render(spec)
     v = releases(plan)["gpu-operator"]["values"]
-    assert (v["driver"], v["toolkit"]) == ({"enabled": True}, {"enabled": True})
+    assert (v["driver"], v["toolkit"]) == (
+        {"enabled": True, "manager": {"version": DRIVER_MANAGER_DIGEST}},
+        {"enabled": True, "version": TOOLKIT_DIGEST},
+    )
     assert v["mig"] == {"strategy": "mixed"}
-    assert v["migManager"] == {"enabled": True, "config": {"default": "all-disabled"}}
+    assert v["migManager"] == {"enabled": True, "config": {"default": "all-disabled"}, "version": MIG_MANAGER_DIGEST}
     cm = plan.find("kubernetes:core/v1:ConfigMap", "addons-device-plugin-config")
     assert yaml.safe_load(cm.inputs["data"]["default"])["flags"] == {"migStrategy": "mixed"}
     assert spec.addons.node_labels_for("train-h100") == {"nvidia.com/mig.config": "all-1g.10gb"}
@@ -548,12 +562,20 @@ def test_metrics_server_runs_two_replicas_under_a_budget_on_system_nodes() -> No
     assert values["namespace"] == "kube-system"
     assert values["chart"] == "metrics-server"
     assert values["version"] == "3.13.1"
-    assert values["values"] == {"replicas": 2, "podDisruptionBudget": {"enabled": True, "minAvailable": 1}}
+    # The image lock pins the chart's image by digest (gpucloud/charts/images.json: minikube v1.38.1's pin).
+    assert values["values"] == {
+        "replicas": 2,
+        "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
+        "image": {"tag": "v0.8.1@sha256:b2d2efaf5ac3b366ed0f839d2412a2c4279d4fc2a2a733f12c52133faed36c41"},
+    }
 
 
 def test_metrics_server_single_replica_has_no_budget_and_can_be_off() -> None:
     one = releases(render(spec_of({"autoscaling": {"metricsServer": {"replicas": 1}}})))["metrics-server"]
-    assert one["values"] == {"replicas": 1}
+    assert one["values"] == {
+        "replicas": 1,
+        "image": {"tag": "v0.8.1@sha256:b2d2efaf5ac3b366ed0f839d2412a2c4279d4fc2a2a733f12c52133faed36c41"},
+    }
     assert "metrics-server" not in releases(render(spec_of({"autoscaling": {"metricsServer": {"enabled": False}}})))
     with pytest.raises(SpecError, match=r"addons.autoscaling.metricsServer.version"):
         spec_of({"autoscaling": {"metricsServer": {"version": "3.12.0"}}})

@@ -1,5 +1,5 @@
 """Kueue queues, the vLLM server and the node health gate against upstream: each object class checked against its
-CRD (kueue 0.19.2, keda 2.17.2, kube-prometheus-stack 75.6.1) or the Kubernetes schema, and the health gate's
+CRD (kueue 0.19.2, keda 2.20.2, kube-prometheus-stack 75.6.1) or the Kubernetes schema, and the health gate's
 startup taint against the scheduling model, by putting a defect back into a shipped stack."""
 
 from __future__ import annotations

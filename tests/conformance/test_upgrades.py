@@ -118,8 +118,8 @@ def test_a_build_outside_a_complete_table_is_an_error(monkeypatch: pytest.Monkey
 
 
 def test_chart_kube_version_constraints() -> None:
-    # keda 2.17.2 declares kubeVersion ">=v1.23.0-0": accepts 1.36.
-    assert upgrade_findings(program("1.36", releases={"keda": "2.17.2"})) == []
+    # keda 2.20.2 declares kubeVersion ">=v1.23.0-0": accepts 1.36.
+    assert upgrade_findings(program("1.36", releases={"keda": "2.20.2"})) == []
     assert kube_version_satisfies(">= 1.16-0", "1.36.0") is True
     assert kube_version_satisfies(">=1.20.0-0 <1.35.0-0", "1.35.0") is False
     assert kube_version_satisfies(">=1.20.0-0, <1.35.0-0", "1.34.0") is True

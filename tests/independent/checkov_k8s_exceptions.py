@@ -71,8 +71,8 @@ REASONS: dict[str, str] = {
     ),
     "CKV_K8S_40": ("UID below 10000 or unset: upstream images choose their user"),
     "CKV_K8S_43": (
-        "image by tag, not digest: digests are not recorded yet (issue 28 item 4); the k8s-image-digest "
-        "guardrail lists the same images in prod.json"
+        "image by tag, not digest: images the image lock (gpucloud/charts/images.json) has no sourced digest "
+        "for, each with its reason; the k8s-image-digest guardrail exempts the same images in prod.json"
     ),
     "CKV_K8S_49": (
         "wildcard ClusterRole: the Prometheus operator's upstream RBAC manages every monitoring.coreos.com resource"

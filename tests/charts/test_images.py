@@ -1,0 +1,219 @@
+"""The image lock (gpucloud/charts/images.json) against the shipped plans: every image they deploy is locked, every
+locked digest reaches the plan, and prod's reviewed tag-only exemptions are exactly the images the lock cannot pin."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpucloud.charts import images
+from gpucloud.conformance import run_conformance
+from gpucloud.conformance.inventory import record_manifest
+from gpucloud.plan.engine import Project
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "conformance"))
+
+from stackcopy import plan_stack  # noqa: E402
+
+STACKS = ("dev", "staging", "prod")
+# Images a stack's own config names (its private ECR): the owner pins them, not the lock.
+STACK_OWNED = ("123456789012.dkr.ecr.",)
+
+
+def _images(value: Any, out: set[str]) -> None:
+    if isinstance(value, dict):
+        # The GPU Operator's ClusterPolicy names an operand by repository, image and version (a tag, or a digest
+        # that the operator joins with `@`).
+        repo, name, version = value.get("repository"), value.get("image"), value.get("version")
+        if all(isinstance(v, str) and v for v in (repo, name, version)):
+            out.add(f"{repo}/{name}{'@' if str(version).startswith('sha256:') else ':'}{version}")
+        for key, item in value.items():
+            if key == "image" and isinstance(item, str) and ("/" in item or ":" in item) and not repo:
+                out.add(item)
+            else:
+                _images(item, out)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _images(item, out)
+
+
+@pytest.fixture(scope="module")
+def shipped() -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for stack in STACKS:
+        plan = plan_stack(stack)
+        found: set[str] = set()
+        for r in plan.resources:
+            manifest = record_manifest(r)
+            if manifest is not None:
+                _images(manifest, found)
+        for d in run_conformance(plan).derived:
+            _images(d.manifest, found)
+        out[stack] = found
+    return out
+
+
+def _locked(image: str) -> images.ImagePin | None:
+    repository, tag, digest = images.split_ref(image)
+    for pin in images.load():
+        if pin.repository == repository and (pin.tag == tag or (tag is None and digest and pin.digest == digest)):
+            return pin
+    return images.find(repository, tag) if tag else None
+
+
+def test_every_shipped_image_is_in_the_lock(shipped: dict[str, set[str]]) -> None:
+    missing = sorted(
+        f"{stack}: {image}"
+        for stack, found in shipped.items()
+        for image in found
+        if not image.startswith(STACK_OWNED) and _locked(image) is None
+    )
+    assert missing == []
+
+
+def test_every_locked_digest_reaches_the_plans(shipped: dict[str, set[str]]) -> None:
+    every = set().union(*shipped.values())
+    rendered = {images.split_ref(i)[:2]: images.split_ref(i)[2] for i in every}
+    for pin in images.load():
+        if pin.digest and (pin.repository, pin.tag) in rendered:
+            assert rendered[(pin.repository, pin.tag)] == pin.digest, pin.ref
+    # The digests sourced at vendoring time, by name, so a lost pin fails here.
+    assert (
+        "registry.k8s.io/metrics-server/metrics-server:v0.8.1@sha256:"
+        "b2d2efaf5ac3b366ed0f839d2412a2c4279d4fc2a2a733f12c52133faed36c41" in shipped["prod"]
+    )
+    assert (
+        "registry.k8s.io/ingress-nginx/kube-webhook-certgen:v1.5.4@sha256:"
+        "7a38cf0f8480775baaee71ab519c7465fd1dfeac66c421f28f087786e631456e" in shipped["prod"]
+    )
+    assert (
+        "nvcr.io/nvidia/k8s-device-plugin:v0.18.2@sha256:"
+        "b5788e29e7ae5272de8de863ebe386d6611e608421a6ecc5b4e7d5952aba637f" in shipped["dev"]
+    )
+    # The GPU Operator's operands (ClusterPolicy version = the digest of NVIDIA's v26.3.0 OLM bundle).
+    assert (
+        "nvcr.io/nvidia/k8s-device-plugin@sha256:75eff5962176618e486da18d73eae57870369b69f186fc8d193973166d1cfad9"
+        in shipped["prod"]
+    )
+    assert (
+        "nvcr.io/nvidia/k8s/dcgm-exporter@sha256:b5d8813707469c5717ce27a5fefb933a29e8ba6cd2fd7d93ad3dcd6ae18579ef"
+        in shipped["prod"]
+    )
+    # The dcgm operand's tag (ubuntu22.04) is not the bundle's (ubi9): it stays by tag.
+    assert "nvcr.io/nvidia/cloud-native/dcgm:4.5.2-1-ubuntu22.04" in shipped["prod"]
+
+
+def test_prod_exemptions_are_exactly_the_unpinned_images(shipped: dict[str, set[str]]) -> None:
+    config = json.loads((ROOT / "policies" / "configs" / "prod.json").read_text())
+    exempt = {e["image"] for e in config["k8s-image-digest"]["exemptions"]}
+    # The guardrail reads pod specs only; CR images (Prometheus, Alertmanager, ClusterPolicy operands) are not
+    # pods, so an exemption is needed only for a tag-only image a pod of the prod plan runs.
+    tag_only = {i for i in shipped["prod"] if images.split_ref(i)[2] is None}
+    assert exempt <= tag_only
+    for image in exempt - {i for i in exempt if i.startswith(STACK_OWNED)}:
+        pin = _locked(image)
+        assert pin is not None and pin.digest is None and pin.unpinned, image
+    for pin in images.load():
+        if pin.digest:
+            assert not any(images.split_ref(e)[:2] == (pin.repository, pin.tag) for e in exempt), pin.ref
+
+
+def test_no_stack_pulls_an_ecr_image_from_another_region(shipped: dict[str, set[str]]) -> None:
+    # Issue 28 item 3: where AWS publishes regional registries (EKS's ECR accounts), pull from the stack's own.
+    regions = {stack: str(Project(ROOT).config(stack)["aws:region"]) for stack in STACKS}
+    assert regions == {"dev": "us-west-2", "staging": "us-east-1", "prod": "us-east-1"}
+    assert any(".dkr.ecr.us-east-1." in i for i in shipped["prod"])  # the EFA plugin: the check has something
+    for stack, found in shipped.items():
+        for image in found:
+            if ".dkr.ecr." in image:
+                assert f".dkr.ecr.{regions[stack]}." in image, f"{stack}: {image}"
+
+
+def test_a_regional_entry_matches_any_region_and_pin_ref_leaves_unlocked_images_alone() -> None:
+    efa = "602401143452.dkr.ecr.eu-west-1.amazonaws.com/eks/aws-efa-k8s-device-plugin"
+    assert images.find(efa, "v0.5.8") is not None
+    assert images.pin_ref("example.com/team/app:1.0") == "example.com/team/app:1.0"
+    assert images.pin_ref("localhost:5000/app:1.0@sha256:" + "a" * 64).endswith("a" * 64)
+    assert images.pin_ref("registry.k8s.io/metrics-server/metrics-server:v0.8.1").endswith(
+        "@sha256:b2d2efaf5ac3b366ed0f839d2412a2c4279d4fc2a2a733f12c52133faed36c41"
+    )
+    assert images.split_ref("localhost:5000/app") == ("localhost:5000/app", None, None)
+
+
+def test_chart_values_apply_only_to_the_chart_version_they_pin_and_never_replace_a_chosen_tag() -> None:
+    pinned = "v0.8.1@sha256:b2d2efaf5ac3b366ed0f839d2412a2c4279d4fc2a2a733f12c52133faed36c41"
+    assert images.chart_values("metrics-server", "3.13.1") == {"image": {"tag": pinned}}
+    assert images.chart_values("metrics-server", "3.99.0") == {}
+    base = {"image": {"repository": "r"}, "x": 1}
+    assert images.pin_values("metrics-server", "3.13.1", base) == {"image": {"repository": "r", "tag": pinned}, "x": 1}
+    assert base == {"image": {"repository": "r"}, "x": 1}  # not changed in place
+    # The locked tag itself is pinned; another tag the release chose is left alone.
+    assert images.pin_values("metrics-server", "3.13.1", {"image": {"tag": "v0.8.1"}}) == {"image": {"tag": pinned}}
+    assert images.pin_values("metrics-server", "3.13.1", {"image": {"tag": "v0.7.2"}}) == {"image": {"tag": "v0.7.2"}}
+    # One digest, several values: the device plugin image serves both devicePlugin and gfd.
+    gpu = images.pin_values("gpu-operator", "v26.3.0", {})
+    assert (
+        gpu["devicePlugin"]["version"]
+        == gpu["gfd"]["version"]
+        == ("sha256:75eff5962176618e486da18d73eae57870369b69f186fc8d193973166d1cfad9")
+    )
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"repository": "r", "tag": "t", "digest": "sha256:abc"}, "is not sha256:<64 lowercase hex>"),
+        ({"repository": "r", "tag": "t", "digest": "sha256:" + "a" * 64}, "needs its `source`"),
+        ({"repository": "r", "tag": "t", "digest": None}, "needs `unpinned`"),
+        ({"repository": "r", "tag": "t", "unpinned": "x", "render": {"form": "hex"}}, "needs `chart`, `version`"),
+        (
+            {"repository": "r", "tag": "t", "unpinned": "x", "render": {"form": "sha"}},
+            "render.form 'sha' is not one of",
+        ),
+    ],
+)
+def test_bad_lock_entries_name_the_field(entry: dict[str, Any], message: str) -> None:
+    with pytest.raises(images.ImageLockError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        images.parse({"images": [entry]}, "lock.json")
+
+
+def test_every_digest_in_the_lock_names_its_source() -> None:
+    for pin in images.load():
+        assert (pin.digest is None) == bool(pin.unpinned), pin.ref
+        if pin.digest:
+            assert pin.source and len(pin.source) > 20, pin.ref
+
+
+def test_every_rendered_pin_names_a_value_its_pinned_chart_has_with_the_locked_tag() -> None:
+    # A chart upgrade that moves or renames the value, or changes its default tag, fails here instead of
+    # silently pinning nothing (or pinning the old tag's digest under the new tag).
+    import yaml
+
+    from gpucloud.charts import lock as charts_lock
+
+    checked = 0
+    for pin in images.load():
+        r = pin.render
+        if not r or r.get("form") not in images.VALUE_FORMS:
+            continue
+        chart = charts_lock.pin(r["chart"], r["version"])
+        defaults = yaml.safe_load((chart.chart_dir / "values.yaml").read_text())
+        for path in [r["value"]] if isinstance(r["value"], str) else r["value"]:
+            *parents, leaf = path.split(".")
+            node = defaults
+            for key in parents:
+                node = node[key]
+            assert leaf in node, f"{chart.ref}: no value {path}"
+            if r["form"] == "digest":  # the GPU Operator: `version` holds the tag by default
+                assert node[leaf] == pin.tag, (path, node[leaf])
+            elif r["form"] == "hex":  # kube-prometheus-stack: `sha` beside `tag`
+                assert node["tag"] == pin.tag and not node[leaf], path
+            else:  # `tag`, empty by default: the chart falls back to v<appVersion>
+                assert node[leaf] in ("", None, pin.tag) and pin.tag.lstrip("v") == chart.app_version.lstrip("v")
+            checked += 1
+    assert checked == 17
