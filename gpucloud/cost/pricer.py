@@ -152,8 +152,14 @@ class Pricer:
         options: PricingOptions,
         catalog: Catalog,
         book: PriceBook | None = None,
+        derived: Sequence[Mapping[str, Any]] = (),
     ) -> None:
         self.resources = resources
+        # Kubernetes objects the plan implies without registering them (rendered charts), as resource dicts whose
+        # urn is the owner's (see derived_resource): priced by the same handlers as registered objects.
+        self.derived = derived
+        # What one handler works out once for the whole run (the plan's StorageClasses, ALB groups already billed).
+        self.shared: dict[str, Any] = {}
         self.by_urn = {str(r.get("urn")): r for r in resources}
         self.options = options
         self.catalog = catalog
@@ -473,6 +479,11 @@ class Pricer:
                 name=f"{base} {vol} {what}",
             )
 
+    def kube_objects(self) -> list[Mapping[str, Any]]:
+        """Every Kubernetes API object of the plan, registered or derived (their inputs are the manifests)."""
+        registered = [r for r in self.resources if str(r.get("type", "")).startswith("kubernetes:") and _k8s_object(r)]
+        return [*registered, *self.derived]
+
     # ---- the run -----------------------------------------------------------------------------------------
     def price(self) -> None:
         for pool in self.pools().values():
@@ -495,6 +506,36 @@ class Pricer:
                 continue
             else:
                 self.skip(r, f"no price rule for {type_}")
+        for d in self.derived:
+            handler = handler_for(str(d.get("type", "")))
+            if handler is not None:
+                handler(self, d, d.get("inputs") or {})
+
+
+def _k8s_object(r: Mapping[str, Any]) -> bool:
+    # Helm releases, charts and YAML bundles are what render objects, not objects themselves.
+    return not str(r.get("type", "")).startswith(("kubernetes:helm.sh/", "kubernetes:yaml", "kubernetes:kustomize"))
+
+
+def k8s_token(manifest: Mapping[str, Any]) -> str:
+    """The Pulumi type token of a manifest ("v1" Service -> kubernetes:core/v1:Service)."""
+    api = str(manifest.get("apiVersion", ""))
+    return f"kubernetes:{api if '/' in api else 'core/' + api}:{manifest.get('kind', '')}"
+
+
+def derived_resource(owner: str, source: str, manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """A rendered object as the resource dict handlers read: the owner's URN, the object's ref as its name."""
+    raw = manifest.get("metadata")
+    meta: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    where = f"{meta.get('namespace')}/{meta.get('name')}" if meta.get("namespace") else str(meta.get("name"))
+    return {
+        "urn": owner,
+        "type": k8s_token(manifest),
+        "name": f"{manifest.get('kind')} {where} ({source})",
+        "inputs": manifest,
+        "custom": True,
+        "derived": source,
+    }
 
 
 def is_free(type_: str) -> bool:
