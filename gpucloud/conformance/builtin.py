@@ -14,6 +14,7 @@ RUN_ORDER = (
     "k8s_schema",  # Kubernetes OpenAPI and CRD schemas
     "aws_inputs",  # provider input types
     "aws_api",  # botocore API constraints
+    "offering",  # pools' instance types offered in their region
     "invariants",  # KMS keys the launching principal can use, the autoscaler's version
     "scheduling",  # placement, autoscaling, drain
     "pod_network",  # collective-communication interface names against the pod's interfaces

@@ -22,6 +22,7 @@ from gpucloud.fleet.values import UNKNOWN, count, get, is_unknown
 from gpucloud.prices import rates
 from gpucloud.prices.book import PriceBook, get_price_book, load_snapshot
 from gpucloud.prices.instance_rates import InstanceRates, RateResolver
+from gpucloud.prices.offerings import offering
 
 __all__ = ["UNKNOWN", "Handler", "InstanceRates", "Pricer", "handler_for", "prices"]
 
@@ -201,6 +202,8 @@ class Pricer:
         if capacity is not None:
             # The nodes that went unpriced, so the plan's mix advice can say why a pool gets none.
             entry.update(capacity)
+            if isinstance(capacity.get("instance_type"), str):
+                self._not_offered(resource, capacity["instance_type"], capacity.get("nodes"), capacity.get("max_nodes"))
         self.unpriced.append(entry)
 
     def service_rate(self, resource: Mapping[str, Any], item: str, what: str) -> rates.Rate | None:
@@ -332,6 +335,15 @@ class Pricer:
             desired -= covered_desired
             maximum -= covered_max
         self.on_demand(resource, instance_type, desired, maximum, found)
+
+    def _not_offered(self, resource: Mapping[str, Any], instance_type: str, desired: Any, maximum: Any) -> None:
+        """A line in the cost section when nodes drop out of the total because the region does not offer them."""
+        found = offering(instance_type, self.region, self.book)
+        if found.offered is False:
+            self.warnings.append(
+                f"{resource.get('name')}: {instance_type} is not offered in {self.region} ({found.source}, "
+                f"{found.as_of or 'undated'}): its nodes ({desired} expected, {maximum} at most) are not in the total"
+            )
 
     def on_demand(
         self, resource: Mapping[str, Any], instance_type: str, desired: int, maximum: int, found: InstanceRates
