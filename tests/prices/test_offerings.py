@@ -12,7 +12,7 @@ import pytest
 from botocore.stub import Stubber
 
 from gpucloud.catalog import get_catalog
-from gpucloud.prices.book import PriceBook, load_snapshot
+from gpucloud.prices.book import PriceBook, get_price_book, load_snapshot
 from gpucloud.prices.cache import region_prices
 from gpucloud.prices.offerings import FRESH_DAYS, fetch_offerings, offering, refresh_offerings
 
@@ -97,3 +97,31 @@ def test_a_type_the_region_offers_without_az_rows_is_not_called_absent() -> None
     ec2 = boto3.client("ec2", region_name="eu-west-1", aws_access_key_id="x", aws_secret_access_key="y")
     with _stub_offerings(ec2, ["g5.xlarge"], [], ["g5.xlarge"]):
         assert fetch_offerings(ec2, ["g5.xlarge"]) == {"g5.xlarge": None}
+
+
+def test_cli_offerings_against_moto_records_what_the_region_offers(
+    aws_env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gpucloud import aws as aws_mod
+    from gpucloud.cli import main
+
+    cache = tmp_path / "prices.json"
+    monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", str(cache))
+    monkeypatch.setattr(
+        aws_mod,
+        "default_clients",
+        lambda service, region: boto3.client(service, region_name=region, endpoint_url=aws_env),
+    )
+    try:
+        assert main(["prices", "offerings", "--region", "us-east-1", "--types", "g5.xlarge", "--format", "json"]) == 0
+    finally:
+        get_price_book.cache_clear()
+    out = json.loads(capsys.readouterr().out)
+    # moto answers from its bundled offering data: g5.xlarge is offered in some us-east-1 AZs.
+    assert out["not_offered"] == [] and out["cache_file"] == str(cache)
+    zones = out["offered"]["g5.xlarge"]
+    assert zones and all(z.startswith("us-east-1") for z in zones)
+    assert region_prices("us-east-1", cache)["g5.xlarge"]["availability_zones"] == zones
+    monkeypatch.setenv("GPUCLOUD_PRICE_CACHE", "off")
+    assert main(["prices", "offerings", "--types", "g5.xlarge"]) == 2
+    assert "price cache is disabled" in capsys.readouterr().err
