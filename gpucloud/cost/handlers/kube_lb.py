@@ -84,7 +84,8 @@ def _bill(pricer: Pricer, r: Mapping[str, Any], kind: str, label: str) -> None:
         where = ", ".join(rates.shipped_regions(hour_item)) or "no region"
         pricer.skip(
             r,
-            f"billed, no rate in gpucloud: {label} creates an AWS {what}, billed per hour plus capacity units; "
+            f"billed, no rate in gpucloud: {label} creates an AWS {what}, billed per hour plus "
+            f"{'capacity units' if unit_item else 'GB processed'}; "
             f"gpucloud's service rates hold no {pricer.region} figure for it (they hold {where}); not priced at "
             "another region's rate",
             "hour",
