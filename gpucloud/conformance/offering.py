@@ -6,7 +6,8 @@ template's type, a NodePool's ``node.kubernetes.io/instance-type`` list) are loo
 
 * every named type not offered: the pool never starts a node (an **error** when the data is fresh, at most
   ``FRESH_DAYS`` old; a **warning naming the data's date** when older, since AWS adds types to regions);
-* some named types not offered: a warning (the pool launches only the others);
+* some named types not offered: a warning (the pool launches only the others); types a NodePool's requirements
+  admit without naming them are only reported when none is offered (Karpenter picks among the offered ones);
 * no data for the type or region: nothing is said (unknown is not a defect).
 """
 
@@ -56,6 +57,8 @@ def check_offering(ctx: ConformanceContext) -> Iterator[Finding]:
                 f"pool {pool.name}: {names} {'is' if len(missing) == 1 else 'are'} not offered in {region}, so the "
                 f"pool never launches a node there and its cost is missing from the total{age}"
             )
+        elif not pool.named_types:
+            continue  # requirement-admitted types: Karpenter picks among those the region offers, by design
         else:
             severity = "warning"
             message = f"pool {pool.name}: {names} not offered in {region}; the pool launches only its other types"
