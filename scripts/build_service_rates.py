@@ -101,6 +101,17 @@ US_LIST: dict[str, float] = {
     "cpu:r7i.xlarge": 0.2646,
 }
 US_EAST_1_ONLY: dict[str, float] = {"cloudwatch_logs_ingest_gb": 0.50}
+# Elastic Load Balancing, US East (N. Virginia) only (source "aws-elb-pricing-page"): the other regions' figures
+# were not at hand, and a region without a figure lists its load balancers as unpriced, never at this rate.
+ELB_SOURCE = "aws-elb-pricing-page"
+ELB_US_EAST_1: dict[str, float] = {
+    "elb_alb_hour": 0.0225,
+    "elb_alb_lcu_hour": 0.008,
+    "elb_nlb_hour": 0.0225,
+    "elb_nlb_lcu_hour": 0.006,
+    "elb_clb_hour": 0.025,
+    "elb_clb_gb": 0.008,
+}
 
 # cloudkeep-io/ebs-pricing field -> gpucloud item, per volume type.
 _EBS_FIELDS: dict[tuple[str, str], str] = {
@@ -300,6 +311,7 @@ def build(
         table = regions.setdefault(region, {})
         table.update({k: {"usd": v, "source": "aws-pricing-pages"} for k, v in US_LIST.items()})
     regions["us-east-1"].update({k: {"usd": v, "source": "aws-pricing-pages"} for k, v in US_EAST_1_ONLY.items()})
+    regions["us-east-1"].update({k: {"usd": v, "source": ELB_SOURCE} for k, v in ELB_US_EAST_1.items()})
     return {
         "schema": "gpucloud.prices.service_rates/v1",
         "currency": "USD",
@@ -314,6 +326,14 @@ def build(
                 "note": "AWS Price List API (AmazonEC2: Storage, System Operation, Provisioned Throughput) as "
                 "published daily by cloudkeep-io/ebs-pricing docs/ebs_pricing.json; gp3 throughput converted from "
                 "GiBps-month to MBps-month (/1024).",
+            },
+            ELB_SOURCE: {
+                "as_of": "2026-05-01",
+                "note": "aws.amazon.com/elasticloadbalancing/pricing, US East (N. Virginia): Application and Network "
+                "Load Balancer $0.0225 per hour, $0.008 per LCU-hour and $0.006 per NLCU-hour; Classic Load Balancer "
+                "$0.025 per hour and $0.008 per GB. The page draws its tables with script; the figures as quoted by "
+                "awsnegotiations.com/elastic-load-balancer-cost.html (published May 2026, day not stated) and "
+                "handbook.vantage.sh/aws/services/elb-pricing.",
             },
             **dict(sorted(page_sources.items())),
         },

@@ -71,7 +71,15 @@ LAYERS: dict[str, frozenset[str]] = {
     "gpucloud.cost": FOUNDATION | frozenset({"gpucloud.catalog", "gpucloud.prices", "gpucloud.plan", "gpucloud.fleet"}),
     "gpucloud.conformance": FOUNDATION
     | frozenset(
-        {"gpucloud.catalog", "gpucloud.charts", "gpucloud.spec", "gpucloud.plan", "gpucloud.fleet", "gpucloud.versions"}
+        {
+            "gpucloud.catalog",
+            "gpucloud.charts",
+            "gpucloud.spec",
+            "gpucloud.plan",
+            "gpucloud.fleet",
+            "gpucloud.versions",
+            "gpucloud.prices",
+        }
     ),
     "gpucloud.policies": FOUNDATION
     | frozenset(

@@ -41,6 +41,17 @@ def register(sub: Any) -> None:
     )
     r.add_argument("--format", choices=("text", "json"), default="text")
     r.set_defaults(func=run_refresh)
+    o = actions.add_parser(
+        "offerings",
+        help="record which instance types each region offers (EC2 DescribeInstanceTypeOfferings) in the local cache",
+        description="Ask EC2 DescribeInstanceTypeOfferings (LocationType region, then availability-zone) which of "
+        "the types each region offers, and record the AZs (an empty list: not offered), dated, in the local price "
+        "cache. The offering conformance check and the cost engine read it before the shipped price snapshot.",
+    )
+    o.add_argument("--region", nargs="+", default=None, metavar="REGION", help="regions (default: us-east-1)")
+    o.add_argument("--types", nargs="+", metavar="TYPE", help="instance types (default: every catalog type)")
+    o.add_argument("--format", choices=("text", "json"), default="text")
+    o.set_defaults(func=run_offerings)
     s = actions.add_parser("show", help="show the cache location, its contents and the dated service rate table")
     s.add_argument("--format", choices=("text", "json"), default="text")
     s.add_argument("--region", default=None, help="also show every market's rate for --types in this region")
@@ -127,6 +138,39 @@ def run_refresh(args: argparse.Namespace) -> int:
         console.print("$/h; RI 1y: Standard Reserved Instance, No Upfront; CB: one-day Capacity Block")
 
     print(console_text(body), end="")
+    return EXIT_OK
+
+
+def run_offerings(args: argparse.Namespace) -> int:
+    from gpucloud import aws as aws_mod
+    from gpucloud.aws import AwsAccessError, AwsUnavailableError, aws_errors
+    from gpucloud.prices.offerings import refresh_offerings
+
+    catalog = get_catalog()
+    regions = args.region or [catalog.price_region]
+    types = args.types or list(catalog.instance_types)
+    if cache_path() is None:
+        raise CliError("the price cache is disabled (GPUCLOUD_PRICE_CACHE=off); set it to a file path to refresh")
+    _check_regions(regions)
+    _check_types(types)
+    results = []
+    for region in regions:
+        try:
+            with aws_errors("instance type offerings", every_api_error=True):
+                results.append(refresh_offerings(region, types, aws_mod.default_clients("ec2", region)))
+        except AwsAccessError as exc:
+            raise CliError(str(exc)) from None
+        except AwsUnavailableError as exc:
+            raise CliError(str(exc), EXIT_AWS_UNAVAILABLE) from None
+    get_price_book.cache_clear()
+    if args.format == "json":
+        print(json.dumps(results[0] if len(results) == 1 else results, indent=2))
+        return EXIT_OK
+    for result in results:
+        print(
+            f"{result['region']} ({result['refreshed_at']}): {len(result['offered'])} offered, "
+            f"not offered: {', '.join(result['not_offered']) or 'none'}; cache: {result['cache_file'] or 'not written'}"
+        )
     return EXIT_OK
 
 

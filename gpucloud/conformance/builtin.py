@@ -14,8 +14,10 @@ RUN_ORDER = (
     "k8s_schema",  # Kubernetes OpenAPI and CRD schemas
     "aws_inputs",  # provider input types
     "aws_api",  # botocore API constraints
+    "offering",  # pools' instance types offered in their region
     "invariants",  # KMS keys the launching principal can use, the autoscaler's version
     "scheduling",  # placement, autoscaling, drain
+    "fit",  # every workload fits a node of its pool after the DaemonSets
     "pod_network",  # collective-communication interface names against the pod's interfaces
     "pod_resources",  # GPU and Neuron pods request CPU and memory
     "queueing",  # Kueue: queued workloads have a LocalQueue and fit their ClusterQueue's quota

@@ -27,6 +27,7 @@ __all__ = [
     "PricingConfigError",
     "PricingOptions",
     "cost_diff",
+    "derived_resources",
     "plan_resources",
     "price_plan",
     "price_resources",
@@ -41,6 +42,13 @@ def plan_resources(plan: Any) -> list[dict[str, Any]]:
         d["propertyDependencies"] = r.property_dependencies
         out.append(d)
     return out
+
+
+def derived_resources(plan: Any) -> list[dict[str, Any]]:
+    """The objects conformance rendered for the plan (charts), as resource dicts the pricer reads."""
+    from gpucloud.cost.pricer import derived_resource
+
+    return [derived_resource(d.owner, d.source, d.manifest) for d in getattr(plan, "derived", None) or []]
 
 
 def options_for(config: Mapping[str, Any] | None) -> PricingOptions:
@@ -61,7 +69,7 @@ def price_plan(plan: Any, compare: Mapping[str, Any] | None = None) -> dict[str,
 
         where = getattr(plan, "stack_file", "") or f"stack '{getattr(plan, 'stack', '')}'"
         raise PlanInputError(f"{where}: {exc}") from None
-    cost = price_resources(plan_resources(plan), options)
+    cost = price_resources(plan_resources(plan), options, derived=derived_resources(plan))
     if compare is not None:
         cost["diff"] = cost_diff(cost, base_cost(compare, options))
     return cost

@@ -13,9 +13,11 @@ and fails on any type this table does not classify. Billing facts: the AWS prici
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final
 
 from gpucloud.fleet import types as T
+from gpucloud.fleet.values import obj
 
 # type -> (what is billed, unit)
 USAGE_BILLED: Final[dict[str, tuple[str, str]]] = {
@@ -188,6 +190,38 @@ USAGE_BILLED: Final[dict[str, tuple[str, str]]] = {
         "multicast traffic is billed per GB",
         "GB",
     ),
+    # Services the foreign corpus (tests/fixtures/corpus) uses beside EKS; billing units from each service's AWS
+    # pricing page (aws.amazon.com/<service>/pricing).
+    "aws:apigateway/restApi:RestApi": ("REST API calls are billed per million requests", "million requests"),
+    "aws:apigateway/stage:Stage": (
+        "a stage with cacheClusterEnabled bills its cache per hour; calls are billed on the API",
+        "cache-hour",
+    ),
+    "aws:apigatewayv2/api:Api": (
+        "HTTP API requests and WebSocket messages are billed per million, WebSocket connections per minute",
+        "million requests",
+    ),
+    "aws:cloudfront/distribution:Distribution": ("CloudFront is billed by GB out and requests", "GB"),
+    "aws:dynamodb/table:Table": (
+        "DynamoDB is billed by request units (or provisioned capacity-hours) and stored GB",
+        "request units / GB-month",
+    ),
+    "aws:ecs/service:Service": (
+        "a service's tasks are billed as Fargate vCPU- and GB-hours, or as the EC2 instances they run on",
+        "vCPU-hour + GB-hour",
+    ),
+    "aws:glue/catalogDatabase:CatalogDatabase": (
+        "the Data Catalog is billed per 100,000 objects above the first million and per million requests",
+        "objects-month / requests",
+    ),
+    "aws:glue/crawler:Crawler": ("crawlers are billed per DPU-hour they run", "DPU-hour"),
+    "aws:glue/job:Job": ("Glue jobs are billed per DPU-hour they run", "DPU-hour"),
+    "aws:lambda/function:Function": ("Lambda is billed per request and GB-second of run time", "GB-second"),
+    "aws:route53/record:Record": ("DNS queries are billed per million (the hosted zone per month)", "million queries"),
+    "aws:sfn/stateMachine:StateMachine": (
+        "Step Functions is billed per state transition (Standard) or per request and GB-second (Express)",
+        "1,000 transitions",
+    ),
 }
 
 # type -> (what is billed, unit): time- or size-billed, but gpucloud holds no rate for it.
@@ -250,6 +284,16 @@ BILLED_NOT_PRICED: Final[dict[str, tuple[str, str]]] = {
     "aws:vpc/routeServerVpcAssociation:RouteServerVpcAssociation": (
         "route server VPC associations are billed per hour",
         "hour",
+    ),
+    "aws:kinesis/stream:Stream": (
+        "Kinesis Data Streams are billed per shard-hour (provisioned) or stream-hour (on-demand) plus data",
+        "shard-hour",
+    ),
+    "aws:redshift/cluster:Cluster": ("Redshift provisioned clusters are billed per node-hour", "node-hour"),
+    "aws:secretsmanager/secret:Secret": ("Secrets Manager bills each secret per month, plus API calls", "secret-month"),
+    "aws:servicediscovery/privateDnsNamespace:PrivateDnsNamespace": (
+        "a private DNS namespace creates a Route 53 private hosted zone, billed per month",
+        "hosted zone-month",
     ),
 }
 
@@ -418,5 +462,50 @@ FREE_TYPES: Final = frozenset(
         "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule",
         "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
         "aws:vpc/securityGroupVpcAssociation:SecurityGroupVpcAssociation",
+        # Public ACM certificates, API Gateway and ECS configuration, CloudFormation stacks of AWS resource types,
+        # Glue connections and triggers, Lambda permissions and secret versions (billed with their secret) cost
+        # nothing themselves (each service's AWS pricing page).
+        "aws:acm/certificate:Certificate",
+        "aws:acm/certificateValidation:CertificateValidation",
+        "aws:apigateway/deployment:Deployment",
+        "aws:apigatewayv2/integration:Integration",
+        "aws:apigatewayv2/route:Route",
+        "aws:apigatewayv2/stage:Stage",
+        "aws:cloudformation/stack:Stack",
+        "aws:ecs/capacityProvider:CapacityProvider",
+        "aws:ecs/cluster:Cluster",
+        "aws:ecs/clusterCapacityProviders:ClusterCapacityProviders",
+        "aws:ecs/taskDefinition:TaskDefinition",
+        "aws:glue/connection:Connection",
+        "aws:glue/trigger:Trigger",
+        "aws:lambda/permission:Permission",
+        "aws:redshift/subnetGroup:SubnetGroup",
+        "aws:secretsmanager/secretVersion:SecretVersion",
+        # Data Exports (CUR 2.0) deliver to S3 free of charge; the bucket's stored GB is billed on the bucket.
+        "aws:bcmdata/export:Export",
+        # An image build pushes to a registry: what is stored there bills on the repository (ECR: usage-billed).
+        "docker:index/image:Image",
     }
 )
+
+
+# ---- Kubernetes objects that make AWS bill (priced by gpucloud.cost.handlers.kube_lb / kube_volumes) -------
+
+
+def kube_billable(manifest: Mapping[str, Any]) -> str | None:
+    """What AWS bills because of a Kubernetes object, in the words the cost section names it by ("Service ns/name"),
+    or None when the object itself makes AWS bill nothing. Every such object must end in an item or an unpriced
+    entry that names it (tests/cost/test_nothing_unpriced.py)."""
+    kind = str(manifest.get("kind", ""))
+    meta, spec = obj(manifest.get("metadata")), obj(manifest.get("spec"))
+    where = f"{meta.get('namespace')}/{meta.get('name')}" if meta.get("namespace") else str(meta.get("name"))
+    if kind == "Service" and spec.get("type") == "LoadBalancer":
+        return f"Service {where}"
+    if kind == "PersistentVolumeClaim" and spec.get("storageClassName") != "":
+        return f"PVC {where}"
+    if kind == "StatefulSet" and spec.get("volumeClaimTemplates"):
+        return f"StatefulSet {where}"
+    storage = spec.get("storage")
+    if kind in ("Prometheus", "Alertmanager") and isinstance(storage, Mapping) and storage.get("volumeClaimTemplate"):
+        return f"{kind} {where}"
+    return None

@@ -55,11 +55,13 @@ def price_resources(
     options: PricingOptions | None = None,
     catalog: Catalog | None = None,
     book: PriceBook | None = None,
+    derived: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """The plan JSON's `cost` object (report/plan.schema.json) for plain resource dicts (urn/type/name/inputs/
     dependencies/parent, optional custom and propertyDependencies), in engine view. Pure: no pulumi import, no
-    I/O beyond the catalog."""
-    pricer = Pricer(resources, options or PricingOptions(), catalog or get_catalog(), book)
+    I/O beyond the catalog. `derived`: rendered Kubernetes objects (gpucloud.cost.pricer.derived_resource), priced
+    like registered ones."""
+    pricer = Pricer(resources, options or PricingOptions(), catalog or get_catalog(), book, derived)
     pricer.price()
     return {
         "currency": rates.CURRENCY,

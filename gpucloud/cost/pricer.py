@@ -22,6 +22,7 @@ from gpucloud.fleet.values import UNKNOWN, count, get, is_unknown
 from gpucloud.prices import rates
 from gpucloud.prices.book import PriceBook, get_price_book, load_snapshot
 from gpucloud.prices.instance_rates import InstanceRates, RateResolver
+from gpucloud.prices.offerings import offering
 
 __all__ = ["UNKNOWN", "Handler", "InstanceRates", "Pricer", "handler_for", "prices"]
 
@@ -152,8 +153,14 @@ class Pricer:
         options: PricingOptions,
         catalog: Catalog,
         book: PriceBook | None = None,
+        derived: Sequence[Mapping[str, Any]] = (),
     ) -> None:
         self.resources = resources
+        # Kubernetes objects the plan implies without registering them (rendered charts), as resource dicts whose
+        # urn is the owner's (see derived_resource): priced by the same handlers as registered objects.
+        self.derived = derived
+        # What one handler works out once for the whole run (the plan's StorageClasses, ALB groups already billed).
+        self.shared: dict[str, Any] = {}
         self.by_urn = {str(r.get("urn")): r for r in resources}
         self.options = options
         self.catalog = catalog
@@ -195,6 +202,8 @@ class Pricer:
         if capacity is not None:
             # The nodes that went unpriced, so the plan's mix advice can say why a pool gets none.
             entry.update(capacity)
+            if isinstance(capacity.get("instance_type"), str):
+                self._not_offered(resource, capacity["instance_type"], capacity.get("nodes"), capacity.get("max_nodes"))
         self.unpriced.append(entry)
 
     def service_rate(self, resource: Mapping[str, Any], item: str, what: str) -> rates.Rate | None:
@@ -326,6 +335,15 @@ class Pricer:
             desired -= covered_desired
             maximum -= covered_max
         self.on_demand(resource, instance_type, desired, maximum, found)
+
+    def _not_offered(self, resource: Mapping[str, Any], instance_type: str, desired: Any, maximum: Any) -> None:
+        """A line in the cost section when nodes drop out of the total because the region does not offer them."""
+        found = offering(instance_type, self.region, self.book)
+        if found.offered is False:
+            self.warnings.append(
+                f"{resource.get('name')}: {instance_type} is not offered in {self.region} ({found.source}, "
+                f"{found.as_of or 'undated'}): its nodes ({desired} expected, {maximum} at most) are not in the total"
+            )
 
     def on_demand(
         self, resource: Mapping[str, Any], instance_type: str, desired: int, maximum: int, found: InstanceRates
@@ -473,6 +491,11 @@ class Pricer:
                 name=f"{base} {vol} {what}",
             )
 
+    def kube_objects(self) -> list[Mapping[str, Any]]:
+        """Every Kubernetes API object of the plan, registered or derived (their inputs are the manifests)."""
+        registered = [r for r in self.resources if str(r.get("type", "")).startswith("kubernetes:") and _k8s_object(r)]
+        return [*registered, *self.derived]
+
     # ---- the run -----------------------------------------------------------------------------------------
     def price(self) -> None:
         for pool in self.pools().values():
@@ -495,6 +518,36 @@ class Pricer:
                 continue
             else:
                 self.skip(r, f"no price rule for {type_}")
+        for d in self.derived:
+            handler = handler_for(str(d.get("type", "")))
+            if handler is not None:
+                handler(self, d, d.get("inputs") or {})
+
+
+def _k8s_object(r: Mapping[str, Any]) -> bool:
+    # Helm releases, charts and YAML bundles are what render objects, not objects themselves.
+    return not str(r.get("type", "")).startswith(("kubernetes:helm.sh/", "kubernetes:yaml", "kubernetes:kustomize"))
+
+
+def k8s_token(manifest: Mapping[str, Any]) -> str:
+    """The Pulumi type token of a manifest ("v1" Service -> kubernetes:core/v1:Service)."""
+    api = str(manifest.get("apiVersion", ""))
+    return f"kubernetes:{api if '/' in api else 'core/' + api}:{manifest.get('kind', '')}"
+
+
+def derived_resource(owner: str, source: str, manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """A rendered object as the resource dict handlers read: the owner's URN, the object's ref as its name."""
+    raw = manifest.get("metadata")
+    meta: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    where = f"{meta.get('namespace')}/{meta.get('name')}" if meta.get("namespace") else str(meta.get("name"))
+    return {
+        "urn": owner,
+        "type": k8s_token(manifest),
+        "name": f"{manifest.get('kind')} {where} ({source})",
+        "inputs": manifest,
+        "custom": True,
+        "derived": source,
+    }
 
 
 def is_free(type_: str) -> bool:

@@ -58,3 +58,11 @@ KMS_REPLICA_KEY: Final = "aws:kms/replicaKey:ReplicaKey"
 KMS_REPLICA_EXTERNAL_KEY: Final = "aws:kms/replicaExternalKey:ReplicaExternalKey"
 EBS_VOLUME: Final = "aws:ebs/volume:Volume"
 EKS_ADDON: Final = "aws:eks/addon:Addon"
+
+# ---- Kubernetes objects that make AWS bill (load balancers, volumes), priced by gpucloud.cost.handlers -------
+K8S_SERVICE: Final = "kubernetes:core/v1:Service"
+K8S_INGRESS: Final = "kubernetes:networking.k8s.io/v1:Ingress"
+K8S_PVC: Final = "kubernetes:core/v1:PersistentVolumeClaim"
+K8S_STATEFULSET: Final = "kubernetes:apps/v1:StatefulSet"
+PROMETHEUS_CR: Final = "kubernetes:monitoring.coreos.com/v1:Prometheus"
+ALERTMANAGER_CR: Final = "kubernetes:monitoring.coreos.com/v1:Alertmanager"

@@ -111,6 +111,15 @@ class PriceBook:
         """Regions the shipped snapshot prices."""
         return tuple(self._regions)
 
+    def snapshot_region(self, region: str) -> Mapping[str, Any] | None:
+        """The shipped snapshot's table for a region (type -> figures), or None when it holds none."""
+        return self._regions.get(region)
+
+    def source_date(self, source: str) -> str | None:
+        """The date of a snapshot source id (None when undated or unknown)."""
+        as_of = (self.sources.get(source) or {}).get("as_of")
+        return str(as_of) if as_of else None
+
     def _overlay(self, region: str) -> Mapping[str, Mapping[str, Any]]:
         if self._overlays is not None:
             return self._overlays.get(region) or {}

@@ -60,6 +60,13 @@ NAT_GATEWAY_PER_GB: Final = "nat_gateway_gb"
 INTERFACE_ENDPOINT_AZ_HOUR: Final = "interface_endpoint_az_hour"
 FSX_BACKUP_GB_MONTH: Final = "fsx_backup_gb_month"
 CLOUDWATCH_LOGS_INGEST_GB: Final = "cloudwatch_logs_ingest_gb"
+# Elastic Load Balancing: per balancer-hour, and per capacity unit-hour (LCU, NLCU) or GB (Classic) of use.
+ALB_HOUR: Final = "elb_alb_hour"
+ALB_LCU_HOUR: Final = "elb_alb_lcu_hour"
+NLB_HOUR: Final = "elb_nlb_hour"
+NLB_LCU_HOUR: Final = "elb_nlb_lcu_hour"
+CLB_HOUR: Final = "elb_clb_hour"
+CLB_GB: Final = "elb_clb_gb"
 EBS_VOLUME_TYPES: Final = ("gp3", "gp2", "io1", "io2", "st1", "sc1", "standard")
 # io1 and io2 bill every provisioned IOPS (io2's first tier, up to 32,000 IOPS).
 PIOPS_VOLUME_TYPES: Final = ("io1", "io2")
@@ -120,12 +127,20 @@ def fsx_lustre_key(deployment: str, throughput: int | None, storage: str) -> str
     return f"fsx_lustre:{deployment}:{'-' if throughput is None else throughput}:{storage}"
 
 
+ELB_ITEMS: Final = (ALB_HOUR, ALB_LCU_HOUR, NLB_HOUR, NLB_LCU_HOUR, CLB_HOUR, CLB_GB)
+
 _FIXED_UNITS: Final[dict[str, str]] = {
     NAT_GATEWAY_HOUR: "hour",
     NAT_GATEWAY_PER_GB: "GB",
     INTERFACE_ENDPOINT_AZ_HOUR: "hour",
     FSX_BACKUP_GB_MONTH: "GB-month",
     CLOUDWATCH_LOGS_INGEST_GB: "GB ingested",
+    ALB_HOUR: "hour",
+    ALB_LCU_HOUR: "LCU-hour",
+    NLB_HOUR: "hour",
+    NLB_LCU_HOUR: "NLCU-hour",
+    CLB_HOUR: "hour",
+    CLB_GB: "GB",
 }
 _PREFIX_UNITS: Final[dict[str, str]] = {
     "ebs": "GiB-month",
@@ -244,6 +259,12 @@ _NAMES: Final[dict[str, str]] = {
     INTERFACE_ENDPOINT_AZ_HOUR: "Interface VPC endpoint, per AZ",
     FSX_BACKUP_GB_MONTH: "FSx backups (not priced: usage)",
     CLOUDWATCH_LOGS_INGEST_GB: "CloudWatch Logs ingestion (not priced: usage)",
+    ALB_HOUR: "Application Load Balancer",
+    ALB_LCU_HOUR: "Application Load Balancer capacity unit (LCU)",
+    NLB_HOUR: "Network Load Balancer",
+    NLB_LCU_HOUR: "Network Load Balancer capacity unit (NLCU)",
+    CLB_HOUR: "Classic Load Balancer",
+    CLB_GB: "Classic Load Balancer data processed (not priced: usage)",
 }
 _PREFIX_NAMES: Final[dict[str, str]] = {
     "ebs": "EBS {}",

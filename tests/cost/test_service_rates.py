@@ -62,6 +62,7 @@ def test_every_shipped_figure_names_a_dated_source() -> None:
         "aws-page-data-fsx": "2025-10-16",
         "aws-page-data-natgateway": "2025-10-28",
         "aws-page-data-vpc": "2025-11-04",
+        "aws-elb-pricing-page": "2026-05-01",
     }
     for table in shipped["regions"].values():
         for item, entry in table.items():

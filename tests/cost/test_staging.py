@@ -28,7 +28,13 @@ def test_staging_karpenter_pool_is_priced_with_its_ceiling(staging: Any) -> None
 
     staging.config["gpucloud:pricing"] = {"asOf": "2027-03-25"}
     cost = price_plan(staging)
-    pool = [i for i in cost["items"] if i["type"] == "kubernetes:karpenter.sh/v1:NodePool"]
+    items = [i for i in cost["items"] if i["type"] == "kubernetes:karpenter.sh/v1:NodePool"]
+    pool = [i for i in items if i["pricing"] != "storage"]
+    # The EC2NodeClass's 200Gi gp3 root at 250 MB/s, x 2 expected nodes and x 6 (the GPU limit's node count).
+    assert [(i["name"], i["quantity"], i["max_quantity"], i["unit"]) for i in items if i["pricing"] == "storage"] == [
+        ("gpucloud-staging-infer-l40s-nodepool node volumes (gp3)", 400, 1200, "GiB-month"),
+        ("gpucloud-staging-infer-l40s-nodepool node volumes gp3 throughput above 125 MB/s", 250, 750, "MBps-month"),
+    ]
     east = SNAP["regions"]["us-east-1"]
     spot = round(east["g6e.xlarge"]["on_demand"]["usd"] * (1 - get_catalog().family_pricing("g6e").spot_discount), 6)
     dear = east["g6e.4xlarge"]["on_demand"]["usd"]

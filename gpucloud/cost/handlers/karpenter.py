@@ -24,6 +24,32 @@ def _market_rate(found: InstanceRates, market: str) -> float | None:
 
 @prices(*T.KARPENTER_NODEPOOLS)
 def karpenter_node_pool(pricer: Pricer, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
+    """The nodes (below), then their volumes: the EC2NodeClass's blockDeviceMappings x the node count bounds."""
+    _nodes(pricer, r)
+    _volumes(pricer, r)
+
+
+def _volumes(pricer: Pricer, r: Mapping[str, Any]) -> None:
+    pool = pricer.pool(r)
+    if pool.node_class is None or "instance_types" in pool.unknown or not pricer.options.root_volumes:
+        return
+    expected = pool.counts.desired or 0
+    # The most nodes the limits allow is reached with the smallest admitted type; unbounded: only the expected.
+    bounds = [selection.limit_nodes(pool.limits, pricer.catalog.find(t)) for t in pool.instance_types]
+    most = max((n for n in bounds if n is not None), default=expected) if bounds and None not in bounds else expected
+    sized = [d for d in pool.block_devices if d.size_gib]
+    if not pool.block_devices:
+        pricer.skip(
+            r,
+            f"billed, not modelled: {r.get('name')} nodes' root volumes follow the AMI family's default block "
+            f"device mapping (EC2NodeClass {pool.node_class} sets no blockDeviceMappings): not modelled",
+            "GiB-month",
+        )
+        return
+    pricer.root_volumes(r, sized, expected, max(most, expected), "node volumes")
+
+
+def _nodes(pricer: Pricer, r: Mapping[str, Any]) -> None:
     """Ceiling from `limits` resolved to instance counts of the admitted types; expected from the spec."""
     pool = pricer.pool(r)
     if "instance_types" in pool.unknown:
