@@ -7,13 +7,15 @@ SOURCES is a directory holding fetched checkouts as <owner>/<repo>/ (e.g. SOURCE
 at the tag pulumi-aws bridges, SOURCES/pulumi/pulumi-kubernetes at the pinned tag). Each table entry names the file
 its semantics come from (source.repo + source.path):
 
-- terraform-provider-aws: the resource's `Schema: map[string]*schema.Schema{...}`; every attribute with
+- terraform-provider-aws: the resource's `Schema: map[string]*schema.Schema{...}` (inline, in a `SchemaFunc`, or in
+  the package-level variable or function the resource names, e.g. SQS `Schema: queueSchema`); every attribute with
   `ForceNew: true`, nested blocks included (`launch_template.id`), is a force-new path. Resources written on the
   Plugin Framework (`Attributes: map[string]schema.Attribute{...}`, and the older `tfsdk.Schema`) mark it with a
   `RequiresReplace()` / `RequiresReplaceIfConfigured()` plan modifier instead; those are read the same way
   (`RequiresReplaceIf(...)` is conditional and left to the entry's conditional_force_new). TF names become Pulumi
   input names the way the bridge names them: snake_case to camelCase; `names.AttrX` constants are read from
-  names/attr_consts_gen.go when the checkout has it (else split from the constant's CamelCase); an entry's
+  the checkout's names package (names/attr_consts*.go at the repository root, Go import path
+  github.com/hashicorp/terraform-provider-aws/names), else split from the constant's CamelCase; an entry's
   `renames` (the bridge's plural names for list blocks, e.g. initialLifecycleHook -> initialLifecycleHooks)
   are applied last.
 - pulumi-kubernetes: provider/pkg/provider/diff.go's `forceNew` table for the kind, plus the metadata name and
@@ -37,11 +39,43 @@ ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "gpucloud" / "impact" / "replace_semantics.json"
 
 _KEY = re.compile(r'^\s*(?:"(\w+)"|names\.Attr(\w+))\s*:\s*(\{|tftags\.|sdkv2\.|\w)')
-# `Schema: map[...]{` or `SchemaFunc: func() map[...] { return map[...]{` (resources that share their schema).
+_MAP = "map[string]*schema.Schema{"
+# The resource's own `Schema:` / `SchemaFunc:` field (two tabs in, inside `return &schema.Resource{`): a map literal,
+# a `func() map[...] { return map[...]{`, or the name of a package-level variable or function that holds the map
+# (SQS queueSchema, SNS topicSchema). A nested block's `Schema:` is deeper and never matches.
+_RESOURCE_SCHEMA = re.compile(r"^\t\t(?:Schema|SchemaFunc):\s*(.*)$", re.M)
+# Anywhere: the first schema map (files whose resource is not laid out as above).
 _SCHEMA_START = re.compile(
     r"(?:Schema:\s*|SchemaFunc:\s*func\(\)\s*map\[string\]\*schema\.Schema\s*\{\s*return\s+)"
     r"map\[string\]\*schema\.Schema\{"
 )
+
+
+def _schema_start(go: str) -> int | None:
+    """The offset just past the opening brace of the resource's schema map, None for a file without one."""
+    # From the resource's constructor when the file has one: a helper returning a nested block's
+    # `&schema.Resource{Schema: ...}` before it would otherwise be taken for the resource.
+    ctor = re.search(r"^func [Rr]esource\w*\(\) \*schema\.Resource \{", go, re.M)
+    field = _RESOURCE_SCHEMA.search(go, ctor.end() if ctor else 0)
+    if field is not None:
+        value = field.group(1).strip()
+        if value.startswith(_MAP):
+            return field.start(1) + len(_MAP)
+        if value.startswith("func()"):
+            i = go.find(_MAP, field.start(1))
+            return i + len(_MAP) if i >= 0 else None
+        ident = re.fullmatch(r"(\w+)(?:\(\))?,?", value)
+        if ident is not None:
+            # `var x = map...{`, `x = map...{` inside `var (...)`, `func x() map... { return map...{`, or a wrapper
+            # around one (`x = sync.OnceValue(func() ... { return map...{`): the first map literal after it.
+            name = re.escape(ident.group(1))
+            define = re.search(rf"^(?:var\s+|\t)?{name}\s*=|^func {name}\(\)", go, re.M)
+            if define is not None:
+                i = go.find(_MAP, define.end())
+                return i + len(_MAP) if i >= 0 else None
+            return None
+    m = _SCHEMA_START.search(go)
+    return m.end() if m else None
 
 
 def camel(snake: str) -> str:
@@ -67,11 +101,11 @@ def attr_names(checkout: Path | None) -> dict[str, str]:
 
 
 def _schema_lines(go: str) -> list[str]:
-    """The lines of the first resource schema map (through its closing brace)."""
-    m = _SCHEMA_START.search(go)
-    if m is None:
-        raise ValueError("no `Schema: map[string]*schema.Schema{` in the file")
-    depth, out, i = 1, [], m.end()
+    """The lines of the resource's schema map (through its closing brace)."""
+    start = _schema_start(go)
+    if start is None:
+        raise ValueError("no `Schema: map[string]*schema.Schema{` (or schema variable) in the file")
+    depth, out, i = 1, [], start
     line = ""
     while i < len(go) and depth:
         ch = go[i]
@@ -241,7 +275,7 @@ def derive(type_: str, entry: dict[str, object], sources: Path) -> list[str] | N
         group, _, version = gv.rpartition("/")
         return k8s_force_new(go, kind, group, version)
     names = attr_names(checkout)
-    derived = tf_force_new(go, names) if _SCHEMA_START.search(go) else tf_requires_replace(go, names)
+    derived = tf_force_new(go, names) if _schema_start(go) is not None else tf_requires_replace(go, names)
     renames = entry.get("renames") or {}
     assert isinstance(renames, dict)
     return rename(derived, renames)
