@@ -123,26 +123,56 @@ def _schema_lines(go: str) -> list[str]:
     return out
 
 
-def tf_force_new(go: str, names: dict[str, str] | None = None) -> list[str]:
-    """The Pulumi input paths of every `ForceNew: true` attribute of the file's resource schema."""
+def _tf_scan(go: str, names: dict[str, str] | None) -> tuple[set[str], set[str]]:
+    """(attribute paths, block paths) of the resource schema's `ForceNew: true` entries.
+
+    A block is an attribute whose Elem is a `&schema.Resource{...}` (a list or set of nested blocks). Its ForceNew
+    applies to the number of blocks only: terraform-plugin-sdk's diffList/diffSet give the count (`x.#`) the
+    block's ForceNew and diff each nested attribute with its own schema, so a change inside an existing block is
+    replaced only by the nested attribute's ForceNew. A list of primitives copies ForceNew to its elements."""
     names = names or {}
-    stack: list[tuple[str, int]] = []  # (attribute name, brace depth at which its block opened)
+    stack: list[list[object]] = []  # [attribute name, brace depth inside it, ForceNew seen, is a block]
     depth = 0
-    found: set[str] = set()
+    attrs: set[str] = set()
+    blocks: set[str] = set()
+
+    def pop() -> None:
+        frame = stack[-1]
+        if frame[2]:
+            path = ".".join(camel(str(f[0])) for f in stack)
+            (blocks if frame[3] else attrs).add(path)
+        stack.pop()
+
     for line in _schema_lines(go):
         key = _KEY.match(line)
         if key:
             tf = key.group(1) or names.get(key.group(2) or "") or _split_camel(key.group(2) or "")
-            while stack and stack[-1][1] >= depth + 1:
-                stack.pop()
+            while stack and int(str(stack[-1][1])) >= depth + 1:
+                pop()
             if key.group(3) == "{":
-                stack.append((tf, depth + 1))
-        if re.search(r"\bForceNew:\s*true\b", line) and stack:
-            found.add(".".join(camel(n) for n, _ in stack))
+                stack.append([tf, depth + 1, False, False])
+        if stack and re.search(r"\bForceNew:\s*true\b", line):
+            stack[-1][2] = True
+        if stack and depth == stack[-1][1] and re.search(r"\bElem:\s*&schema\.Resource\{", line):
+            stack[-1][3] = True
         depth += line.count("{") - line.count("}")
-        while stack and depth < stack[-1][1]:
-            stack.pop()
-    return sorted(found)
+        while stack and depth < int(str(stack[-1][1])):
+            pop()
+    while stack:
+        pop()
+    return attrs, blocks
+
+
+def tf_force_new(go: str, names: dict[str, str] | None = None) -> list[str]:
+    """The Pulumi input paths of every `ForceNew: true` attribute of the file's resource schema (nested blocks'
+    attributes included), except blocks' own ForceNew: those are tf_force_new_blocks."""
+    return sorted(_tf_scan(go, names)[0])
+
+
+def tf_force_new_blocks(go: str, names: dict[str, str] | None = None) -> list[str]:
+    """The blocks with `ForceNew: true` of the file's resource schema: replaced when a block is added or removed,
+    which the table records as a conditional replace (conditional_force_new), not as a force-new path."""
+    return sorted(_tf_scan(go, names)[1])
 
 
 # `Attributes: map[string]schema.Attribute{` (Plugin Framework) or the older `Attributes: map[string]tfsdk.Attribute{`.
@@ -281,6 +311,22 @@ def derive(type_: str, entry: dict[str, object], sources: Path) -> list[str] | N
     return rename(derived, renames)
 
 
+def derive_blocks(type_: str, entry: dict[str, object], sources: Path) -> list[str]:
+    """The entry's SDKv2 blocks with a block-level ForceNew (replaced when one is added or removed), from SOURCES;
+    each must be quoted in the entry's conditional_force_new."""
+    src = entry["source"]
+    assert isinstance(src, dict)
+    path = sources / str(src["repo"]) / str(src["path"])
+    if src["repo"] == "pulumi/pulumi-kubernetes" or not path.is_file():
+        return []
+    go = path.read_text()
+    if _schema_start(go) is None:
+        return []
+    renames = entry.get("renames") or {}
+    assert isinstance(renames, dict)
+    return rename(tf_force_new_blocks(go, attr_names(sources / str(src["repo"]))), renames)
+
+
 def _entries(table: dict[str, object]) -> Iterator[tuple[str, dict[str, object]]]:
     types = table["types"]
     assert isinstance(types, dict)
@@ -303,6 +349,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{type_}: not checked ({entry['source']['path']} is not under {sources})")  # type: ignore[index]
             problems += 1
             continue
+        conditional = entry.get("conditional_force_new") or {}
+        assert isinstance(conditional, dict)
+        unquoted = [b for b in derive_blocks(type_, entry, sources) if b not in conditional]
+        if unquoted:
+            # Words are needed here, so --write does not fill them in.
+            print(f"{type_}: blocks replaced when added or removed, not in conditional_force_new: {unquoted}")
+            problems += 1
         if derived != entry["force_new"]:
             print(f"{type_}: table {entry['force_new']} != source {derived}")
             problems += 1

@@ -229,6 +229,66 @@ def test_extractor_reads_a_schema_returned_by_a_named_function() -> None:
         SCRIPT.tf_force_new(VAR_SCHEMA.replace("Schema: widgetSchema,", "Schema: missingSchema,"))
 
 
+# Block-level ForceNew next to a ForceNew list of strings (written for this test).
+BLOCK_SCHEMA = """
+func resourceGadget() *schema.Resource {
+	return &schema.Resource{
+		Schema: map[string]*schema.Schema{
+			"provider_config": {
+				Type:     schema.TypeList,
+				MaxItems: 1,
+				Optional: true,
+				ForceNew: true,
+				Elem: &schema.Resource{
+					Schema: map[string]*schema.Schema{
+						"group_arn": {
+							Type:     schema.TypeString,
+							Required: true,
+							ForceNew: true,
+						},
+						"scaling": {
+							Type:     schema.TypeInt,
+							Optional: true,
+						},
+					},
+				},
+			},
+			"zones": {
+				Type:     schema.TypeSet,
+				Optional: true,
+				ForceNew: true,
+				Elem:     &schema.Schema{Type: schema.TypeString},
+			},
+		},
+	}
+}
+"""
+
+
+def test_a_blocks_own_force_new_is_a_conditional_replace_not_a_force_new_path() -> None:
+    # The SDK applies a block's ForceNew to its item count only; a list of strings' ForceNew to every element.
+    assert SCRIPT.tf_force_new(BLOCK_SCHEMA) == ["providerConfig.groupArn", "zones"]
+    assert SCRIPT.tf_force_new_blocks(BLOCK_SCHEMA) == ["providerConfig"]
+    assert SCRIPT.tf_force_new_blocks(TF_SCHEMA) == []
+
+
+def test_check_wants_each_force_new_block_quoted_as_conditional(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = tmp_path / "hashicorp" / "terraform-provider-aws"
+    (repo / "internal" / "service" / "gadget").mkdir(parents=True)
+    (repo / "internal" / "service" / "gadget" / "gadget.go").write_text(BLOCK_SCHEMA)
+    src = {"repo": "hashicorp/terraform-provider-aws", "path": "internal/service/gadget/gadget.go"}
+    entry = {"force_new": ["providerConfig.groupArn", "zones"], "source": src}
+    table = tmp_path / "table.json"
+    monkeypatch.setattr(SCRIPT, "TABLE", table)
+    table.write_text(json.dumps({"types": {"aws:gadget/gadget:Gadget": entry}}))
+    assert SCRIPT.main(["--check", str(tmp_path)]) == 1
+    quoted = {**entry, "conditional_force_new": {"providerConfig": "replaced when the block is added or removed"}}
+    table.write_text(json.dumps({"types": {"aws:gadget/gadget:Gadget": quoted}}))
+    assert SCRIPT.main(["--check", str(tmp_path)]) == 0
+
+
 # names/attr_consts_gen.go shaped like the provider's (written for this test; the values are made up so that they
 # differ from what splitting the constant's name would give).
 ATTR_CONSTS = """
