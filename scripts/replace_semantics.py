@@ -7,13 +7,15 @@ SOURCES is a directory holding fetched checkouts as <owner>/<repo>/ (e.g. SOURCE
 at the tag pulumi-aws bridges, SOURCES/pulumi/pulumi-kubernetes at the pinned tag). Each table entry names the file
 its semantics come from (source.repo + source.path):
 
-- terraform-provider-aws: the resource's `Schema: map[string]*schema.Schema{...}`; every attribute with
+- terraform-provider-aws: the resource's `Schema: map[string]*schema.Schema{...}` (inline, in a `SchemaFunc`, or in
+  the package-level variable or function the resource names, e.g. SQS `Schema: queueSchema`); every attribute with
   `ForceNew: true`, nested blocks included (`launch_template.id`), is a force-new path. Resources written on the
   Plugin Framework (`Attributes: map[string]schema.Attribute{...}`, and the older `tfsdk.Schema`) mark it with a
   `RequiresReplace()` / `RequiresReplaceIfConfigured()` plan modifier instead; those are read the same way
   (`RequiresReplaceIf(...)` is conditional and left to the entry's conditional_force_new). TF names become Pulumi
   input names the way the bridge names them: snake_case to camelCase; `names.AttrX` constants are read from
-  names/attr_consts_gen.go when the checkout has it (else split from the constant's CamelCase); an entry's
+  the checkout's names package (names/attr_consts*.go at the repository root, Go import path
+  github.com/hashicorp/terraform-provider-aws/names), else split from the constant's CamelCase; an entry's
   `renames` (the bridge's plural names for list blocks, e.g. initialLifecycleHook -> initialLifecycleHooks)
   are applied last.
 - pulumi-kubernetes: provider/pkg/provider/diff.go's `forceNew` table for the kind, plus the metadata name and
@@ -37,11 +39,43 @@ ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "gpucloud" / "impact" / "replace_semantics.json"
 
 _KEY = re.compile(r'^\s*(?:"(\w+)"|names\.Attr(\w+))\s*:\s*(\{|tftags\.|sdkv2\.|\w)')
-# `Schema: map[...]{` or `SchemaFunc: func() map[...] { return map[...]{` (resources that share their schema).
+_MAP = "map[string]*schema.Schema{"
+# The resource's own `Schema:` / `SchemaFunc:` field (two tabs in, inside `return &schema.Resource{`): a map literal,
+# a `func() map[...] { return map[...]{`, or the name of a package-level variable or function that holds the map
+# (SQS queueSchema, SNS topicSchema). A nested block's `Schema:` is deeper and never matches.
+_RESOURCE_SCHEMA = re.compile(r"^\t\t(?:Schema|SchemaFunc):\s*(.*)$", re.M)
+# Anywhere: the first schema map (files whose resource is not laid out as above).
 _SCHEMA_START = re.compile(
     r"(?:Schema:\s*|SchemaFunc:\s*func\(\)\s*map\[string\]\*schema\.Schema\s*\{\s*return\s+)"
     r"map\[string\]\*schema\.Schema\{"
 )
+
+
+def _schema_start(go: str) -> int | None:
+    """The offset just past the opening brace of the resource's schema map, None for a file without one."""
+    # From the resource's constructor when the file has one: a helper returning a nested block's
+    # `&schema.Resource{Schema: ...}` before it would otherwise be taken for the resource.
+    ctor = re.search(r"^func [Rr]esource\w*\(\) \*schema\.Resource \{", go, re.M)
+    field = _RESOURCE_SCHEMA.search(go, ctor.end() if ctor else 0)
+    if field is not None:
+        value = field.group(1).strip()
+        if value.startswith(_MAP):
+            return field.start(1) + len(_MAP)
+        if value.startswith("func()"):
+            i = go.find(_MAP, field.start(1))
+            return i + len(_MAP) if i >= 0 else None
+        ident = re.fullmatch(r"(\w+)(?:\(\))?,?", value)
+        if ident is not None:
+            # `var x = map...{`, `x = map...{` inside `var (...)`, `func x() map... { return map...{`, or a wrapper
+            # around one (`x = sync.OnceValue(func() ... { return map...{`): the first map literal after it.
+            name = re.escape(ident.group(1))
+            define = re.search(rf"^(?:var\s+|\t)?{name}\s*=|^func {name}\(\)", go, re.M)
+            if define is not None:
+                i = go.find(_MAP, define.end())
+                return i + len(_MAP) if i >= 0 else None
+            return None
+    m = _SCHEMA_START.search(go)
+    return m.end() if m else None
 
 
 def camel(snake: str) -> str:
@@ -67,11 +101,11 @@ def attr_names(checkout: Path | None) -> dict[str, str]:
 
 
 def _schema_lines(go: str) -> list[str]:
-    """The lines of the first resource schema map (through its closing brace)."""
-    m = _SCHEMA_START.search(go)
-    if m is None:
-        raise ValueError("no `Schema: map[string]*schema.Schema{` in the file")
-    depth, out, i = 1, [], m.end()
+    """The lines of the resource's schema map (through its closing brace)."""
+    start = _schema_start(go)
+    if start is None:
+        raise ValueError("no `Schema: map[string]*schema.Schema{` (or schema variable) in the file")
+    depth, out, i = 1, [], start
     line = ""
     while i < len(go) and depth:
         ch = go[i]
@@ -89,26 +123,56 @@ def _schema_lines(go: str) -> list[str]:
     return out
 
 
-def tf_force_new(go: str, names: dict[str, str] | None = None) -> list[str]:
-    """The Pulumi input paths of every `ForceNew: true` attribute of the file's resource schema."""
+def _tf_scan(go: str, names: dict[str, str] | None) -> tuple[set[str], set[str]]:
+    """(attribute paths, block paths) of the resource schema's `ForceNew: true` entries.
+
+    A block is an attribute whose Elem is a `&schema.Resource{...}` (a list or set of nested blocks). Its ForceNew
+    applies to the number of blocks only: terraform-plugin-sdk's diffList/diffSet give the count (`x.#`) the
+    block's ForceNew and diff each nested attribute with its own schema, so a change inside an existing block is
+    replaced only by the nested attribute's ForceNew. A list of primitives copies ForceNew to its elements."""
     names = names or {}
-    stack: list[tuple[str, int]] = []  # (attribute name, brace depth at which its block opened)
+    stack: list[list[object]] = []  # [attribute name, brace depth inside it, ForceNew seen, is a block]
     depth = 0
-    found: set[str] = set()
+    attrs: set[str] = set()
+    blocks: set[str] = set()
+
+    def pop() -> None:
+        frame = stack[-1]
+        if frame[2]:
+            path = ".".join(camel(str(f[0])) for f in stack)
+            (blocks if frame[3] else attrs).add(path)
+        stack.pop()
+
     for line in _schema_lines(go):
         key = _KEY.match(line)
         if key:
             tf = key.group(1) or names.get(key.group(2) or "") or _split_camel(key.group(2) or "")
-            while stack and stack[-1][1] >= depth + 1:
-                stack.pop()
+            while stack and int(str(stack[-1][1])) >= depth + 1:
+                pop()
             if key.group(3) == "{":
-                stack.append((tf, depth + 1))
-        if re.search(r"\bForceNew:\s*true\b", line) and stack:
-            found.add(".".join(camel(n) for n, _ in stack))
+                stack.append([tf, depth + 1, False, False])
+        if stack and re.search(r"\bForceNew:\s*true\b", line):
+            stack[-1][2] = True
+        if stack and depth == stack[-1][1] and re.search(r"\bElem:\s*&schema\.Resource\{", line):
+            stack[-1][3] = True
         depth += line.count("{") - line.count("}")
-        while stack and depth < stack[-1][1]:
-            stack.pop()
-    return sorted(found)
+        while stack and depth < int(str(stack[-1][1])):
+            pop()
+    while stack:
+        pop()
+    return attrs, blocks
+
+
+def tf_force_new(go: str, names: dict[str, str] | None = None) -> list[str]:
+    """The Pulumi input paths of every `ForceNew: true` attribute of the file's resource schema (nested blocks'
+    attributes included), except blocks' own ForceNew: those are tf_force_new_blocks."""
+    return sorted(_tf_scan(go, names)[0])
+
+
+def tf_force_new_blocks(go: str, names: dict[str, str] | None = None) -> list[str]:
+    """The blocks with `ForceNew: true` of the file's resource schema: replaced when a block is added or removed,
+    which the table records as a conditional replace (conditional_force_new), not as a force-new path."""
+    return sorted(_tf_scan(go, names)[1])
 
 
 # `Attributes: map[string]schema.Attribute{` (Plugin Framework) or the older `Attributes: map[string]tfsdk.Attribute{`.
@@ -241,10 +305,26 @@ def derive(type_: str, entry: dict[str, object], sources: Path) -> list[str] | N
         group, _, version = gv.rpartition("/")
         return k8s_force_new(go, kind, group, version)
     names = attr_names(checkout)
-    derived = tf_force_new(go, names) if _SCHEMA_START.search(go) else tf_requires_replace(go, names)
+    derived = tf_force_new(go, names) if _schema_start(go) is not None else tf_requires_replace(go, names)
     renames = entry.get("renames") or {}
     assert isinstance(renames, dict)
     return rename(derived, renames)
+
+
+def derive_blocks(type_: str, entry: dict[str, object], sources: Path) -> list[str]:
+    """The entry's SDKv2 blocks with a block-level ForceNew (replaced when one is added or removed), from SOURCES;
+    each must be quoted in the entry's conditional_force_new."""
+    src = entry["source"]
+    assert isinstance(src, dict)
+    path = sources / str(src["repo"]) / str(src["path"])
+    if src["repo"] == "pulumi/pulumi-kubernetes" or not path.is_file():
+        return []
+    go = path.read_text()
+    if _schema_start(go) is None:
+        return []
+    renames = entry.get("renames") or {}
+    assert isinstance(renames, dict)
+    return rename(tf_force_new_blocks(go, attr_names(sources / str(src["repo"]))), renames)
 
 
 def _entries(table: dict[str, object]) -> Iterator[tuple[str, dict[str, object]]]:
@@ -269,6 +349,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{type_}: not checked ({entry['source']['path']} is not under {sources})")  # type: ignore[index]
             problems += 1
             continue
+        conditional = entry.get("conditional_force_new") or {}
+        assert isinstance(conditional, dict)
+        unquoted = [b for b in derive_blocks(type_, entry, sources) if b not in conditional]
+        if unquoted:
+            # Words are needed here, so --write does not fill them in.
+            print(f"{type_}: blocks replaced when added or removed, not in conditional_force_new: {unquoted}")
+            problems += 1
         if derived != entry["force_new"]:
             print(f"{type_}: table {entry['force_new']} != source {derived}")
             problems += 1

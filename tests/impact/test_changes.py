@@ -247,6 +247,44 @@ def test_leaf_diff_names_each_changed_path() -> None:
         ("aws:bcmdata/export:Export", "export.dataQueries.queryStatement", "update"),
         ("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "bucket", "replace"),
         ("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "rules.status", "update"),
+        # The last shipped type and corpus types: a ForceNew field (renamed ones under their Pulumi name), an
+        # in-place field.
+        ("aws:lambda/function:Function", "name", "replace"),
+        ("aws:lambda/function:Function", "packageType", "replace"),
+        ("aws:lambda/function:Function", "memorySize", "update"),
+        ("aws:lambda/function:Function", "runtime", "update"),
+        ("aws:ecr/repository:Repository", "name", "replace"),
+        ("aws:ecr/repository:Repository", "encryptionConfigurations.kmsKey", "replace"),
+        ("aws:ecr/repository:Repository", "imageTagMutability", "update"),
+        ("aws:ecr/repositoryPolicy:RepositoryPolicy", "repository", "replace"),
+        ("aws:ecr/repositoryPolicy:RepositoryPolicy", "policy", "update"),
+        ("aws:ecr/lifecyclePolicy:LifecyclePolicy", "policy", "replace"),
+        ("aws:secretsmanager/secret:Secret", "name", "replace"),
+        ("aws:secretsmanager/secret:Secret", "kmsKeyId", "update"),
+        ("aws:secretsmanager/secretVersion:SecretVersion", "secretString", "replace"),
+        ("aws:secretsmanager/secretVersion:SecretVersion", "versionStages", "update"),
+        ("aws:ssm/parameter:Parameter", "name", "replace"),
+        ("aws:ssm/parameter:Parameter", "value", "update"),
+        ("aws:cloudwatch/logStream:LogStream", "logGroupName", "replace"),
+        ("aws:cloudwatch/logMetricFilter:LogMetricFilter", "name", "replace"),
+        ("aws:cloudwatch/logMetricFilter:LogMetricFilter", "pattern", "update"),
+        ("aws:cloudwatch/metricAlarm:MetricAlarm", "name", "replace"),
+        ("aws:cloudwatch/metricAlarm:MetricAlarm", "threshold", "update"),
+        ("aws:iam/group:Group", "name", "update"),
+        ("aws:iam/user:User", "name", "update"),
+        ("aws:iam/accessKey:AccessKey", "user", "replace"),
+        ("aws:iam/accessKey:AccessKey", "status", "update"),
+        ("aws:ec2/mainRouteTableAssociation:MainRouteTableAssociation", "routeTableId", "update"),
+        ("aws:eks/fargateProfile:FargateProfile", "podExecutionRoleArn", "replace"),
+        ("aws:eks/fargateProfile:FargateProfile", "selectors.namespace", "replace"),
+        ("aws:ecs/cluster:Cluster", "name", "replace"),
+        ("aws:ecs/cluster:Cluster", "configuration.executeCommandConfiguration.logging", "update"),
+        ("aws:ecs/clusterCapacityProviders:ClusterCapacityProviders", "clusterName", "replace"),
+        ("aws:ecs/clusterCapacityProviders:ClusterCapacityProviders", "capacityProviders", "update"),
+        ("aws:ecs/capacityProvider:CapacityProvider", "name", "replace"),
+        ("aws:ecs/capacityProvider:CapacityProvider", "autoScalingGroupProvider.autoScalingGroupArn", "replace"),
+        ("aws:lb/listener:Listener", "loadBalancerArn", "replace"),
+        ("aws:lb/listener:Listener", "port", "update"),
     ],
 )
 def test_replace_semantics_per_type(type_: str, path: str, expected: str) -> None:
@@ -330,6 +368,34 @@ def test_vpc_endpoint_private_dns_change_quotes_the_providers_condition() -> Non
     assert c.replace_if == [
         "privateDnsEnabled: replaced when it changes on an endpoint whose vpcEndpointType is not Interface "
         "(CustomizeDiff ForceNew)"
+    ]
+
+
+def test_a_change_inside_a_force_new_block_is_an_update_that_quotes_the_block_condition() -> None:
+    # The ECS capacity provider's autoScalingGroupProvider block is ForceNew as a block only: the SDK counts its
+    # items, so a managedScaling change inside it is sent with UpdateCapacityProvider.
+    urn = "urn:pulumi:dev::p::aws:ecs/capacityProvider:CapacityProvider::gpu"
+    before: dict[str, Any] = {
+        "name": "gpu",
+        "autoScalingGroupProvider": {"autoScalingGroupArn": "arn:asg", "managedScaling": {"targetCapacity": 80}},
+    }
+    after = copy.deepcopy(before)
+    after["autoScalingGroupProvider"]["managedScaling"]["targetCapacity"] = 100
+    [c] = classify([resource(urn, before)], [resource(urn, after)])
+    assert (c.change, c.forced_by, c.undecided) == ("update", [], None)
+    assert len(c.replace_if) == 1 and c.replace_if[0].startswith(
+        "autoScalingGroupProvider: replaced when a block is added or removed"
+    )
+
+
+def test_an_ssm_parameter_tier_change_quotes_the_downgrade_condition() -> None:
+    urn = "urn:pulumi:dev::p::aws:ssm/parameter:Parameter::p"
+    before = {"name": "/gpucloud/p", "type": "String", "tier": "Advanced"}
+    [c] = classify([resource(urn, before)], [resource(urn, {**before, "tier": "Standard"})])
+    assert c.change == "update"
+    assert c.replace_if == [
+        "tier: replaced when it changes from Advanced to Standard (CustomizeDiff customdiff.ForceNewIfChange: SSM "
+        "cannot downgrade a parameter's tier); other tier changes are in place"
     ]
 
 

@@ -166,6 +166,171 @@ def test_extractor_reads_a_shared_schema_function_and_splits_constant_names() ->
     ]  # fmt: skip
 
 
+# A schema held in a package-level variable, the way SQS and SNS resources keep theirs (written for this test).
+VAR_SCHEMA = """
+var (
+	widgetSchema = map[string]*schema.Schema{
+		names.AttrName: {
+			Type:     schema.TypeString,
+			ForceNew: true,
+		},
+		"fifo_widget": {
+			Type:     schema.TypeBool,
+			ForceNew: true,
+		},
+		"retention": {
+			Type: schema.TypeInt,
+		},
+		"boot_config": {
+			Type: schema.TypeList,
+			Elem: &schema.Resource{
+				Schema: map[string]*schema.Schema{
+					"disk_gib": {
+						Type:     schema.TypeInt,
+						ForceNew: true,
+					},
+				},
+			},
+		},
+	}
+
+	widgetAttributeMap = attrmap.New(map[string]string{"retention": "Retention"}, widgetSchema)
+)
+
+func helperBlock() *schema.Resource {
+	return &schema.Resource{
+		Schema: map[string]*schema.Schema{"not_the_resource": {ForceNew: true}},
+	}
+}
+
+func resourceWidget() *schema.Resource {
+	return &schema.Resource{
+		CreateWithoutTimeout: resourceWidgetCreate,
+
+		Schema: widgetSchema,
+	}
+}
+"""
+
+
+def test_extractor_reads_a_schema_held_in_a_package_level_variable() -> None:
+    # The helper's nested `Schema:` before the constructor is not the resource's.
+    assert SCRIPT.tf_force_new(VAR_SCHEMA) == ["bootConfig.diskGib", "fifoWidget", "name"]
+
+
+def test_extractor_reads_a_schema_returned_by_a_named_function() -> None:
+    as_var = "var (\n\twidgetSchema = map[string]*schema.Schema{"
+    as_func = "func widgetSchema() map[string]*schema.Schema {\n\treturn map[string]*schema.Schema{"
+    go = VAR_SCHEMA.replace(as_var, as_func, 1)
+    go = go.replace("Schema: widgetSchema,", "SchemaFunc: widgetSchema,")
+    assert go.count("func widgetSchema()") == 1 and "SchemaFunc: widgetSchema," in go
+    assert SCRIPT.tf_force_new(go) == ["bootConfig.diskGib", "fifoWidget", "name"]
+    with pytest.raises(ValueError, match="schema variable"):
+        SCRIPT.tf_force_new(VAR_SCHEMA.replace("Schema: widgetSchema,", "Schema: missingSchema,"))
+
+
+# Block-level ForceNew next to a ForceNew list of strings (written for this test).
+BLOCK_SCHEMA = """
+func resourceGadget() *schema.Resource {
+	return &schema.Resource{
+		Schema: map[string]*schema.Schema{
+			"provider_config": {
+				Type:     schema.TypeList,
+				MaxItems: 1,
+				Optional: true,
+				ForceNew: true,
+				Elem: &schema.Resource{
+					Schema: map[string]*schema.Schema{
+						"group_arn": {
+							Type:     schema.TypeString,
+							Required: true,
+							ForceNew: true,
+						},
+						"scaling": {
+							Type:     schema.TypeInt,
+							Optional: true,
+						},
+					},
+				},
+			},
+			"zones": {
+				Type:     schema.TypeSet,
+				Optional: true,
+				ForceNew: true,
+				Elem:     &schema.Schema{Type: schema.TypeString},
+			},
+		},
+	}
+}
+"""
+
+
+def test_a_blocks_own_force_new_is_a_conditional_replace_not_a_force_new_path() -> None:
+    # The SDK applies a block's ForceNew to its item count only; a list of strings' ForceNew to every element.
+    assert SCRIPT.tf_force_new(BLOCK_SCHEMA) == ["providerConfig.groupArn", "zones"]
+    assert SCRIPT.tf_force_new_blocks(BLOCK_SCHEMA) == ["providerConfig"]
+    assert SCRIPT.tf_force_new_blocks(TF_SCHEMA) == []
+
+
+def test_check_wants_each_force_new_block_quoted_as_conditional(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = tmp_path / "hashicorp" / "terraform-provider-aws"
+    (repo / "internal" / "service" / "gadget").mkdir(parents=True)
+    (repo / "internal" / "service" / "gadget" / "gadget.go").write_text(BLOCK_SCHEMA)
+    src = {"repo": "hashicorp/terraform-provider-aws", "path": "internal/service/gadget/gadget.go"}
+    entry = {"force_new": ["providerConfig.groupArn", "zones"], "source": src}
+    table = tmp_path / "table.json"
+    monkeypatch.setattr(SCRIPT, "TABLE", table)
+    table.write_text(json.dumps({"types": {"aws:gadget/gadget:Gadget": entry}}))
+    assert SCRIPT.main(["--check", str(tmp_path)]) == 1
+    quoted = {**entry, "conditional_force_new": {"providerConfig": "replaced when the block is added or removed"}}
+    table.write_text(json.dumps({"types": {"aws:gadget/gadget:Gadget": quoted}}))
+    assert SCRIPT.main(["--check", str(tmp_path)]) == 0
+
+
+# names/attr_consts_gen.go shaped like the provider's (written for this test; the values are made up so that they
+# differ from what splitting the constant's name would give).
+ATTR_CONSTS = """
+package names
+
+const (
+	AttrName        = "label"
+	AttrClusterName = "cluster"
+)
+"""
+
+
+def test_names_constants_are_read_from_the_checkouts_names_package(tmp_path: Path) -> None:
+    (tmp_path / "names").mkdir()
+    (tmp_path / "names" / "attr_consts_gen.go").write_text(ATTR_CONSTS)
+    names = SCRIPT.attr_names(tmp_path)
+    assert names == {"Name": "label", "ClusterName": "cluster"}
+    assert SCRIPT.tf_force_new(VAR_SCHEMA, names) == ["bootConfig.diskGib", "fifoWidget", "label"]
+    assert SCRIPT.tf_requires_replace(FW_SCHEMA, names) == ["bootConfig.diskSize", "cluster"]
+    # Without the names package the constant's CamelCase is split.
+    assert SCRIPT.attr_names(tmp_path / "absent") == {}
+    assert SCRIPT.tf_requires_replace(FW_SCHEMA, {}) == ["bootConfig.diskSize", "clusterName"]
+
+
+def test_check_compares_each_entry_with_its_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = tmp_path / "hashicorp" / "terraform-provider-aws"
+    (repo / "internal" / "service" / "widget").mkdir(parents=True)
+    (repo / "internal" / "service" / "widget" / "widget.go").write_text(VAR_SCHEMA)
+    (repo / "names").mkdir()
+    (repo / "names" / "attr_consts_gen.go").write_text(ATTR_CONSTS)
+    src = {"repo": "hashicorp/terraform-provider-aws", "path": "internal/service/widget/widget.go"}
+    entry = {"force_new": ["bootConfigs.diskGib", "fifoWidget", "label"], "renames": {"bootConfig": "bootConfigs"}}
+    table = tmp_path / "table.json"
+    table.write_text(json.dumps({"types": {"aws:widget/widget:Widget": {**entry, "source": src}}}))
+    monkeypatch.setattr(SCRIPT, "TABLE", table)
+    assert SCRIPT.main(["--check", str(tmp_path)]) == 0
+    stale = {**entry, "force_new": ["label"], "source": src}
+    table.write_text(json.dumps({"types": {"aws:widget/widget:Widget": stale}}))
+    assert SCRIPT.main(["--check", str(tmp_path)]) == 1
+    assert SCRIPT.main(["--check", str(tmp_path / "empty")]) == 1
+
+
 # A Plugin Framework schema shaped like terraform-provider-aws' (written for this test).
 FW_SCHEMA = """
 func (r *widgetResource) Schema(ctx context.Context, req resource.SchemaRequest, response *resource.SchemaResponse) {
