@@ -363,7 +363,9 @@ def test_is_world():
     assert is_world(["0.0.0.0/1", "128.0.0.0/1"])
     assert is_world(["::/1", "8000::/1"])
     assert is_world(["0.0.0.0/2", "64.0.0.0/2"])
-    assert not is_world(["0.0.0.0/2", "64.0.0.0/3"])
+    # The pack's one notion of the world (readers/reach.py): a union covering 1 % of the public space.
+    assert is_world(["0.0.0.0/2", "64.0.0.0/3"])
+    assert not is_world(["8.0.0.0/8"])
     assert not is_world(["10.0.0.0/8", "::1/128"])
     assert not is_world([])
 
@@ -400,13 +402,16 @@ def test_offline_evaluation_hands_chart_objects_to_the_pack():
 def test_is_world_boundaries():
     import ipaddress
 
-    # Half of a family is the threshold: one address short of it is not the world.
+    # The shared threshold (readers/reach.py DEFAULT_SHARE, 1 % of the public space of a family): a /7 of
+    # public IPv4 is just under it, two of them over it.
     assert is_world(["0.0.0.0/1"])
     assert is_world(["::/1"])
     short = [
         str(n) for n in ipaddress.summarize_address_range(*map(ipaddress.ip_address, ("0.0.0.0", "127.255.255.254")))
     ]
-    assert not is_world(short)
+    assert is_world(short)
+    assert not is_world(["2.0.0.0/7"])
+    assert is_world(["2.0.0.0/7", "4.0.0.0/7"])
     # Non-adjacent ranges add up.
     assert is_world(["0.0.0.0/2", "128.0.0.0/2"])
     assert is_world(["::/2", "8000::/2"])

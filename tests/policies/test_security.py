@@ -257,6 +257,8 @@ def _bucket_set(name, *, pab=FLAGS, sse=True, tls=True):
                     "Effect": "Deny",
                     "Principal": "*",
                     "Action": "s3:*",
+                    # The objects as well as the bucket: a deny of the bucket ARN alone does not count.
+                    "Resource": [f"arn:aws:s3:::{name}-bucket", f"arn:aws:s3:::{name}-bucket/*"],
                     "Condition": {"Bool": {"aws:SecureTransport": "false"}},
                 }
             ]
