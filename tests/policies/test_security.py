@@ -181,7 +181,7 @@ def test_no_secrets_in_user_data():
     }
     assert stack_flagged("secrets-high-entropy", resources) == {"entropy-only"}
     with pytest.raises(UnknownValueError):
-        stack_flagged("lt-no-secrets-in-userdata", [Res(LT, "u", {"userData": UNKNOWN})])
+        stack_flagged("lt-no-secrets-in-userdata", [Res(LT, "computed-user-data", {"userData": UNKNOWN})])
 
 
 def test_world_ingress_passes_self_rules_and_flags_all_variants():

@@ -257,8 +257,9 @@ def binding(obj: KObject, e: Mapping[str, Any], resources: list[Any]) -> str | N
 
 
 # What the last k8s-pod-security run matched, for k8s-pod-security-exemptions (the next guardrail in the
-# registry, which has no access to this policy's config): the plan it judged (its URNs) and each entry with how
-# many objects it exempted. Keyed by the plan, so a later evaluation without this policy reads nothing stale.
+# registry, which has no access to this policy's config): the plan it judged (its URNs) and each entry whose
+# namespace the plan uses, with how many objects it exempted. Keyed by the plan, so a later evaluation without
+# this policy reads nothing stale.
 _MATCHED: dict[str, Any] = {}
 
 
@@ -266,17 +267,21 @@ def plan_key(resources: list[Any]) -> int:
     return hash(tuple(str(getattr(r, "urn", "")) for r in resources))
 
 
-def last_matches(resources: list[Any]) -> list[tuple[Mapping[str, Any], int]] | None:
-    """The entries of the k8s-pod-security run on this same plan, each with its count of exempted objects."""
+def last_matches(resources: list[Any]) -> list[tuple[Mapping[str, Any], int, list[str]]] | None:
+    """The entries of the k8s-pod-security run on this same plan, each with its count of exempted objects and
+    the URNs of the objects it names but does not exempt (another image or chart)."""
     if _MATCHED.get("plan") != plan_key(resources):
         return None
-    found: list[tuple[Mapping[str, Any], int]] = _MATCHED.get("entries", [])
+    found: list[tuple[Mapping[str, Any], int, list[str]]] = _MATCHED.get("entries", [])
     return found
 
 
-def _exempt(obj: KObject, exemptions: Any, resources: list[Any], used: dict[int, int]) -> str | None:
-    """ "" when an entry exempts the object; why a name-matching entry does not (a violation's note); None when
-    no entry names it."""
+def _exempt(
+    obj: KObject, exemptions: Any, resources: list[Any], used: dict[int, int], named: dict[int, list[str]]
+) -> str | None:
+    """An empty string when an entry exempts the object; why a name-matching entry does not (the violation's
+    note); None when no entry names it. ``used`` counts the objects each entry exempts, ``named`` the URNs of
+    those it names only."""
     near: str | None = None
     for i, e in enumerate(exemptions if isinstance(exemptions, list) else []):
         if not isinstance(e, Mapping):
@@ -287,6 +292,7 @@ def _exempt(obj: KObject, exemptions: Any, resources: list[Any], used: dict[int,
             return ""
         if why != "name":
             near = why
+            named.setdefault(i, []).append(obj.urn)
     return near
 
 
@@ -296,9 +302,12 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
     resources = list(args.resources)
     exemptions = cfg["exemptions"] if isinstance(cfg["exemptions"], list) else []
     used: dict[int, int] = {}
+    named: dict[int, list[str]] = {}
+    namespaces: set[str] = set()
     for obj in objects(resources):
+        namespaces.add(obj.namespace)
         try:
-            near = _exempt(obj, exemptions, resources, used)
+            near = _exempt(obj, exemptions, resources, used, named)
             if near == "":
                 continue
             found = [(p.path, v) for p in pods(obj) for v in violations(p.spec, level, p.annotations)]
@@ -318,7 +327,12 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
     _MATCHED.clear()
     _MATCHED.update(
         plan=plan_key(resources),
-        entries=[(e, used.get(i, 0)) for i, e in enumerate(exemptions) if isinstance(e, Mapping)],
+        entries=[
+            (e, used.get(i, 0), named.get(i, []))
+            for i, e in enumerate(exemptions)
+            # Only entries about this plan: a config shared by many programs names namespaces most never use.
+            if isinstance(e, Mapping) and e.get("namespace") in namespaces
+        ],
     )
     undecided += [
         f"{r.resource_type.rsplit(':', 1)[-1]} {r.name} (rendered objects not visible)"

@@ -96,8 +96,7 @@ def _check(rules: list[tuple[Any, Any]], b: Any, log_target: bool, report: Stack
     if not good:
         report(
             b.urn,
-            "is not encrypted with SSE-KMS and a customer-managed key (S3 defaults to SSE-S3; an alias/aws/ key "
-            "is AWS-managed). "
+            "is not encrypted with SSE-KMS and a customer-managed key (S3 defaults to SSE-S3). "
             "Fix: add a BucketServerSideEncryptionConfiguration with sse_algorithm 'aws:kms', "
             "kms_master_key_id and bucket_key_enabled True.",
         )
