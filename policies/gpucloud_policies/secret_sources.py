@@ -23,7 +23,7 @@ from gpucloud import fleet
 from gpucloud.fleet import types as T
 from gpucloud.fleet.values import decode_user_data
 
-from .base import UnknownValueError, get, items, keys, maps, plain, text
+from .base import UnknownValueError, get, has, items, keys, maps, plain, text
 from .k8s import derived, objects, pods
 
 LAUNCH_CONFIG = T.LAUNCH_CONFIGURATION
@@ -52,6 +52,10 @@ class Value:
         return f"{self.name}={self.value}" if self.name and self.value is not None else self.value or ""
 
 
+def _has_user_data(props: Any) -> bool:
+    return has(props, "userData") or has(props, "userDataBase64") or has(get(props, "spec"), "userData")
+
+
 def _record(r: Any) -> dict[str, Any]:
     deps = {k: [d.urn for d in v] for k, v in (r.property_dependencies or {}).items()}
     return {
@@ -65,8 +69,15 @@ def _record(r: Any) -> dict[str, Any]:
 
 def user_data(resources: list[Any]) -> Iterator[Value]:
     """The user data each pool boots with, then that of templates and configurations no pool uses."""
-    records = [_record(r) for r in resources if r.resource_type in (*fleet_types(), *USER_DATA_TYPES)]
+    carriers = [r for r in resources if r.resource_type in USER_DATA_TYPES]
     manifests = [m for _, _, m in derived() or []]
+    # No template, configuration, instance or node class carries user data: no pool boots with any (the fleet,
+    # the expensive part, is not built).
+    if not any(_has_user_data(r.props) for r in carriers) and not any(
+        isinstance(m.get("spec"), Mapping) and "userData" in m["spec"] for m in manifests
+    ):
+        return
+    records = [_record(r) for r in resources if r.resource_type in (*fleet_types(), *USER_DATA_TYPES)]
     used: set[str] = set()
     for pool in fleet.pools(records, manifests):
         used.update(u for u in (pool.launch_template, pool.launch_configuration, pool.urn) if u)
@@ -83,6 +94,21 @@ def user_data(resources: list[Any]) -> Iterator[Value]:
                 continue
             decoded = decode_user_data(raw)
             yield Value(rec["urn"], key, decoded)
+
+
+# The user data of the plan last judged, shared by the two guardrails that read it (building the fleet is the
+# expensive part). Keyed by the very resources list the engine hands both stack policies, held alive here so its
+# identity cannot be reused by another plan's list while cached; a different list simply recomputes.
+_LAST: dict[str, Any] = {}
+
+
+def plan_user_data(resources: Any) -> list[Value]:
+    """``user_data`` for a stack policy's ``args.resources``, computed once per plan."""
+    if _LAST.get("of") is not resources:
+        _LAST.clear()
+        _LAST.update(of=resources, values=list(user_data(list(resources))))
+    found: list[Value] = _LAST["values"]
+    return found
 
 
 def fleet_types() -> tuple[str, ...]:
@@ -157,7 +183,8 @@ def services(resources: list[Any]) -> Iterator[Value]:
             continue
 
 
-def all_values(resources: list[Any]) -> Iterator[Value]:
-    yield from user_data(resources)
+def all_values(resources: Any) -> Iterator[Value]:
+    yield from plan_user_data(resources)
+    resources = list(resources)
     yield from kubernetes(resources)
     yield from services(resources)

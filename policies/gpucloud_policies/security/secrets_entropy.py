@@ -17,7 +17,7 @@ from ..secret_sources import all_values
 
 def validate(args: Any, report: StackReport, cfg: Config) -> None:
     bits = float(cfg["minEntropyBits"])
-    for v in all_values(list(args.resources)):
+    for v in all_values(args.resources):
         if not v.known:
             continue
         found = [f for f in secrets.scan(v.scanned, entropy_bits=bits) if not f.token]

@@ -16,11 +16,11 @@ from gpucloud.fleet import types as T
 
 from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, mark_undecided
 from ..readers import secrets
-from ..secret_sources import LAUNCH_CONFIG, fleet_types, user_data
+from ..secret_sources import LAUNCH_CONFIG, fleet_types, plan_user_data
 
 
 def validate(args: Any, report: StackReport, cfg: Config) -> None:
-    for v in user_data(list(args.resources)):
+    for v in plan_user_data(args.resources):
         if not v.known:
             mark_undecided(v.urn, v.field, "the user data is computed, so its contents are unknown at preview")
             continue
