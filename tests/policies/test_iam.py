@@ -304,9 +304,10 @@ def test_public_trust():
     ]
     assert flagged("iam-no-public-trust", resources) == {"star", "aws-star", "aws-list", "not-principal"}
     assert resource_messages("iam-no-public-trust", resources[1]) == [
-        "aws-star: assumeRolePolicy Statement[0] trusts every AWS principal ('*') without a Condition: anyone with "
-        "an AWS account can assume this role. Fix: name the trusted account, role or service principal, or add a "
-        "Condition such as aws:PrincipalOrgID or sts:ExternalId."
+        "aws-star: assumeRolePolicy Statement[0] trusts Principal '*' without a condition: anyone it admits can "
+        "assume this role. Fix: name the trusted account, role or service principal, or add a Condition that "
+        "restricts who (aws:PrincipalOrgID, aws:SourceAccount, sts:ExternalId; for an OIDC provider, its ':sub' "
+        "claim)."
     ]
     assert iam.public_trust({"Statement": ["x", {"Effect": "Allow", "Principal": "*"}]}) == [1]
     assert iam.principal_is_public("arn:aws:iam::1:root") is False

@@ -216,7 +216,7 @@ def test_every_pod_bearing_kind_is_checked():
         "mpi: MPIJob ml/nccl breaks the baseline Pod Security Standard (Pod Security Standards (Kubernetes 1.34)): "
         "spec.mpiReplicaSpecs.Worker.template.spec: hostIPC: true shares the node's namespaces. Fix: drop the host "
         "access and privileges, or, for a system daemon that needs them, add "
-        '{"namespace": "ml", "name": "nccl", "reason": "..."} to exemptions.'
+        '{"namespace": "ml", "name": "nccl", "images": [...], "reason": "..."} to exemptions.'
     )
 
 
@@ -230,8 +230,14 @@ def test_level_and_exemptions():
         workload(DEPLOY, "app", SAFE),
     ]
     exemptions = [
-        {"namespace": "kube-system", "name": "device-plugin", "reason": "registers devices"},
-        {"namespace": "gpu-acceptance", "name": "dcgm-diag-*", "kind": "Job", "reason": "SYS_ADMIN"},
+        {"namespace": "kube-system", "name": "device-plugin", "images": ["app"], "reason": "registers devices"},
+        {
+            "namespace": "gpu-acceptance",
+            "name": "dcgm-diag-*",
+            "kind": "Job",
+            "images": ["docker.io/library/app"],
+            "reason": "SYS_ADMIN",
+        },
     ]
     assert stack_flagged("k8s-pod-security", rs) == {"device-plugin", "dcgm-diag-a", "dcgm-diag-b", "dcgm-diag-c"}
     found = stack_messages("k8s-pod-security", rs, {"exemptions": exemptions})
@@ -242,6 +248,14 @@ def test_level_and_exemptions():
         "dcgm-diag-c",
         "app",
     }
+    # Bound to the images it exempts: the same name running another image is judged like any pod.
+    miner = {**BAD, "containers": [{"name": "x", "image": "evil.io/miner:1"}]}
+    impostor = workload(DS, "device-plugin", miner, ns="kube-system")
+    [(_, message)] = stack_messages("k8s-pod-security", [impostor], {"exemptions": exemptions})
+    assert "it runs ['evil.io/miner:1'], not the exempted images ['app']" in message
+    # A pinned digest binds the entry to that digest.
+    pinned = [{**exemptions[0], "images": ["app@sha256:" + "a" * 64]}]
+    assert stack_flagged("k8s-pod-security", rs[:1], {"exemptions": pinned}) == {"device-plugin"}
 
 
 def test_unknown_pod_field_is_undecided_for_that_object_only():
@@ -281,8 +295,15 @@ def test_chart_rendered_objects_are_checked_and_unseen_releases_are_undecided():
         [(name, message)] = stack_messages("k8s-pod-security", [release])
         assert name == "addons"
         assert message.startswith("addons: DaemonSet monitoring/exporter (from chart x@1.0) breaks the baseline")
-        exempt = {"exemptions": [{"namespace": "monitoring", "name": "exporter", "reason": "node metrics"}]}
+        entry = {"namespace": "monitoring", "name": "exporter", "images": ["app"], "reason": "node metrics"}
+        exempt = {"exemptions": [entry]}
         assert stack_messages("k8s-pod-security", [release], exempt) == []
+        # Bound to the chart: the Release renders chart x from no repository, not the exempted one.
+        bound = {"exemptions": [{**entry, "chart": {"name": "x", "repository": "https://charts.example.com"}}]}
+        [(_, bound_message)] = stack_messages("k8s-pod-security", [release], bound)
+        assert "An exemption names it but does not apply: it comes from chart x of ?, not the exempted chart x of " in (
+            bound_message
+        )
         assert stack_flagged("k8s-no-public-load-balancer", [release]) == {"addons"}
     finally:
         k8s.reset_derived(token)
@@ -363,7 +384,9 @@ def test_is_world():
     assert is_world(["0.0.0.0/1", "128.0.0.0/1"])
     assert is_world(["::/1", "8000::/1"])
     assert is_world(["0.0.0.0/2", "64.0.0.0/2"])
-    assert not is_world(["0.0.0.0/2", "64.0.0.0/3"])
+    # The pack's one notion of the world (readers/reach.py): a union covering 1 % of the public space.
+    assert is_world(["0.0.0.0/2", "64.0.0.0/3"])
+    assert not is_world(["8.0.0.0/8"])
     assert not is_world(["10.0.0.0/8", "::1/128"])
     assert not is_world([])
 
@@ -400,13 +423,16 @@ def test_offline_evaluation_hands_chart_objects_to_the_pack():
 def test_is_world_boundaries():
     import ipaddress
 
-    # Half of a family is the threshold: one address short of it is not the world.
+    # The shared threshold (readers/reach.py DEFAULT_SHARE, 1 % of the public space of a family): a /7 of
+    # public IPv4 is just under it, two of them over it.
     assert is_world(["0.0.0.0/1"])
     assert is_world(["::/1"])
     short = [
         str(n) for n in ipaddress.summarize_address_range(*map(ipaddress.ip_address, ("0.0.0.0", "127.255.255.254")))
     ]
-    assert not is_world(short)
+    assert is_world(short)
+    assert not is_world(["2.0.0.0/7"])
+    assert is_world(["2.0.0.0/7", "4.0.0.0/7"])
     # Non-adjacent ranges add up.
     assert is_world(["0.0.0.0/2", "128.0.0.0/2"])
     assert is_world(["::/2", "8000::/2"])
@@ -528,11 +554,12 @@ def test_pod_specs_by_kind_and_by_search():
         "spec.headGroupSpec.template.spec",
         "spec.workerGroupSpecs[0].template.spec",
     ]
+    # The finder walks the whole object to depth 10 below its top-level keys.
     deep = pod
-    for i in range(9):
+    for i in range(11):
         deep = {f"l{i}": deep}
     assert k8s.pod_specs(obj("Deep", {"spec": deep})) == []
-    assert len(k8s.pod_specs(obj("Deep", {"spec": deep["l8"]}))) == 1
+    assert len(k8s.pod_specs(obj("Deep", {"spec": deep["l10"]}))) == 1
 
 
 def test_pod_level_apparmor_and_container_host_process():

@@ -63,7 +63,8 @@ def test_config_reviews_types_and_surfaces() -> None:
     # A surface a guardrail reads never makes a type unreviewed.
     lt = Res("aws:ec2/launchTemplate:LaunchTemplate", "lt", {"userData": "x", "instanceType": "p5.48xlarge"})
     assert stack_flagged(POLICY, [lt], {"unreadSurfaces": ["compute", "secrets", "network"]}) == set()
-    cm = Res("kubernetes:core/v1:ConfigMap", "cm", {"data": {"k": "v"}})
+    # A type whose secrets surface nobody reads yet (ConfigMaps are read now, by no-plaintext-secrets).
+    cm = Res("aws:batch/jobDefinition:JobDefinition", "cm", {"parameters": {"k": "v"}})
     assert stack_flagged(POLICY, [cm], {"unreadSurfaces": ["secrets"]}) == {"cm"}
 
 

@@ -2,6 +2,7 @@
 string booleans and unknown values."""
 
 import base64
+import gzip
 import json
 
 import pytest
@@ -151,18 +152,36 @@ def test_no_secrets_in_user_data():
     def b64(s):
         return base64.b64encode(s.encode()).decode()
 
+    gh = "ghp_" + "a1B2" * 9
+    cloud_config = (
+        "#cloud-config\nwrite_files:\n- path: /etc/app.env\n  encoding: gz+b64\n  content: "
+        + base64.b64encode(gzip.compress(f"TOKEN={gh}".encode())).decode()
+        + "\n"
+    )
     resources = [
         Res(LT, "clean", {"userData": b64("#!/bin/bash\necho hello\n")}),
         Res(LT, "key", {"userData": b64("export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n")}),
         Res(LT, "pem", {"userData": b64("-----BEGIN RSA PRIVATE KEY-----\nabc\n")}),
+        # Encoded twice, and gzip inside a cloud-init write_files entry: both decoded before matching.
+        Res(LT, "twice", {"userData": b64(b64(f"export GH={gh}\n"))}),
+        Res(LT, "cloud-init", {"userData": b64(cloud_config)}),
+        # A high-entropy password alone is a warning (secrets-high-entropy), not this error.
+        Res(LT, "entropy-only", {"userData": b64("DB_PASSWORD=Zx9kQ2mP7vL4nR8sT1wY\n")}),
         Res(
             INSTANCE, "plain-instance", {"userData": "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}
         ),
         Res(LT, "no-user-data", {}),
     ]
-    assert flagged("lt-no-secrets-in-userdata", resources) == {"key", "pem", "plain-instance"}
+    assert stack_flagged("lt-no-secrets-in-userdata", resources) == {
+        "key",
+        "pem",
+        "twice",
+        "cloud-init",
+        "plain-instance",
+    }
+    assert stack_flagged("secrets-high-entropy", resources) == {"entropy-only"}
     with pytest.raises(UnknownValueError):
-        resource_messages("lt-no-secrets-in-userdata", Res(LT, "u", {"userData": UNKNOWN}))
+        stack_flagged("lt-no-secrets-in-userdata", [Res(LT, "computed-user-data", {"userData": UNKNOWN})])
 
 
 def test_world_ingress_passes_self_rules_and_flags_all_variants():
@@ -257,6 +276,8 @@ def _bucket_set(name, *, pab=FLAGS, sse=True, tls=True):
                     "Effect": "Deny",
                     "Principal": "*",
                     "Action": "s3:*",
+                    # The objects as well as the bucket: a deny of the bucket ARN alone does not count.
+                    "Resource": [f"arn:aws:s3:::{name}-bucket", f"arn:aws:s3:::{name}-bucket/*"],
                     "Condition": {"Bool": {"aws:SecureTransport": "false"}},
                 }
             ]

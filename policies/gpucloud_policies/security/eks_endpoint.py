@@ -1,6 +1,8 @@
 """GC-SEC-001 eks-endpoint-private: the EKS API is private, or public only to named CIDRs where allowed.
 
-An unset public-access flag or CIDR list counts as public, because those are the AWS defaults.
+An unset public-access flag or CIDR list counts as public, because those are the AWS defaults. The CIDRs are
+judged as a union by the reachability reader (readers/reach.py): ``0.0.0.0/1`` + ``128.0.0.0/1`` is the whole
+internet like ``0.0.0.0/0``.
 """
 
 from __future__ import annotations
@@ -10,9 +12,9 @@ from typing import Any
 from gpucloud.fleet import types as T
 
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, falsy, get, has, strings, truthy
+from ..readers import reach
 
 CLUSTER = T.EKS_CLUSTER
-WORLD = ("0.0.0.0/0", "::/0")
 
 
 def validate(args: Any, report: Report, cfg: Config) -> None:
@@ -26,9 +28,9 @@ def validate(args: Any, report: Report, cfg: Config) -> None:
     if falsy(public):
         return
     cidrs = strings(get(vpc, "publicAccessCidrs")) if has(vpc, "publicAccessCidrs") else []
-    open_cidrs = [c for c in cidrs if c in WORLD]
-    if not cidrs or open_cidrs:
-        shown = "unset (AWS default 0.0.0.0/0)" if not cidrs else ", ".join(open_cidrs)
+    # A typo EKS would reject must not read as a restriction.
+    if not cidrs or reach.Reach.of(cidrs).is_world(unparsable_is_world=True):
+        shown = "unset (AWS default 0.0.0.0/0)" if not cidrs else ", ".join(cidrs)
         report(
             f"the API endpoint is public to the whole internet (publicAccessCidrs {shown}). Fix: set "
             "vpc_config.endpoint_public_access=False, or restrict public_access_cidrs to your networks."
@@ -58,7 +60,8 @@ GUARDRAIL = Guardrail(
         "allowRestrictedPublicAccess": {
             "type": "boolean",
             "default": False,
-            "description": "Allow a public endpoint limited to publicAccessCidrs (never 0.0.0.0/0).",
+            "description": "Allow a public endpoint limited to publicAccessCidrs (never a union that reaches the "
+            "internet).",
         },
     },
 )

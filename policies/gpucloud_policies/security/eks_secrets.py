@@ -7,7 +7,8 @@ from typing import Any
 
 from gpucloud.fleet import types as T
 
-from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, maps, present, strings
+from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, maps, strings
+from ..readers import keys
 
 CLUSTER = T.EKS_CLUSTER
 
@@ -15,7 +16,10 @@ CLUSTER = T.EKS_CLUSTER
 def validate(args: Any, report: Report, cfg: Config) -> None:
     enc = get(args.props, "encryptionConfig")
     configs = [enc] if isinstance(enc, Mapping) else maps(enc)
-    ok = any("secrets" in strings(get(c, "resources")) and present(get(c, "provider"), "keyArn") for c in configs)
+    ok = any(
+        "secrets" in strings(get(c, "resources")) and keys.customer_managed(get(c, "provider"), "keyArn")
+        for c in configs
+    )
     if not ok:
         report(
             "encryptionConfig does not encrypt 'secrets' with a KMS key (provider.keyArn). Fix: set "

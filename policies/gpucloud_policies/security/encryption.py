@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base import get, present, truthy
+from ..readers import keys
 
 
 @dataclass(frozen=True)
@@ -47,11 +48,19 @@ class AtRest:
                 return Gap(self.flag, raw, is_flag=True)
         if require_key and not present(props, self.key):
             return Gap(self.key, None, is_flag=False)
+        alias = keys.aws_managed_in(props, self.key) if require_key else None
+        if alias is not None:
+            return Gap(self.key, alias, is_flag=False)
         return None
 
     def message(self, gap: Gap) -> str:
         if gap.is_flag:
             return f"{gap.field} is {gap.shown}: {self.unencrypted}. Fix: {self.flag_fix}."
+        if gap.value is not None:
+            return (
+                f"{gap.field} is {gap.value!r}, an AWS-managed key alias (alias/aws/...), not a customer-managed "
+                f"key: {self.aws_managed}. Fix: {self.key_fix}."
+            )
         return f"{gap.field} is not set: {self.aws_managed}. Fix: {self.key_fix}."
 
     def check(

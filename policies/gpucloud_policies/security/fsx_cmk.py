@@ -14,6 +14,7 @@ from typing import Any
 from gpucloud.fleet import types as T
 
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, present, text
+from ..readers import keys
 
 LUSTRE = T.LUSTRE
 ONTAP = "aws:fsx/ontapFileSystem:OntapFileSystem"
@@ -33,6 +34,11 @@ def validate(args: Any, report: Report, cfg: Config) -> None:
         report(
             f"{what} without kmsKeyId: data at rest uses the AWS-managed key. Fix: set kms_key_id to the "
             "platform's KMS key."
+        )
+    elif (alias := keys.aws_managed_in(args.props, "kmsKeyId")) is not None:
+        report(
+            f"{what} with kmsKeyId {alias!r}, an AWS-managed key alias (alias/aws/...), not a customer-managed "
+            "key. Fix: set kms_key_id to the platform's KMS key."
         )
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base import plain
+from ..readers import principals
 
 # AWS managed policies by name: the statements of their default versions (AWS Managed Policy reference,
 # docs.aws.amazon.com/aws-managed-policy/latest/reference/<name>.html), trimmed to what decides admin-ness.
@@ -169,23 +170,11 @@ def grants_service(doc: dict[str, Any] | None, service: str) -> list[int]:
 
 
 def principal_is_public(principal: Any) -> bool:
-    """``"*"``, ``{"AWS": "*"}`` or any principal list holding ``*``: everyone, in every account."""
-    if principal == "*":
-        return True
-    if isinstance(principal, dict):
-        return any("*" in as_list(v) for v in principal.values())
-    return False
+    """Everyone, in every account (the principal reader's verdict, readers/principals.py)."""
+    return principals.principal_is_public(principal)
 
 
 def public_trust(doc: dict[str, Any] | None) -> list[int]:
-    """Allow statements of a trust policy that let anyone assume the role without a condition (a
-    ``NotPrincipal`` Allow trusts everyone but the few it names)."""
-    if doc is None:
-        return []
-    out = []
-    for i, st in enumerate(as_list(doc.get("Statement"))):
-        if not isinstance(st, dict) or st.get("Effect") != "Allow" or st.get("Condition"):
-            continue
-        if "NotPrincipal" in st or principal_is_public(st.get("Principal")):
-            out.append(i)
-    return out
+    """Allow statements of a trust policy that let anyone assume the role: a public principal (or a
+    ``NotPrincipal`` Allow) under no condition that restricts who, or a web-identity trust without ``sub``."""
+    return [f.index for f in principals.public_statements(doc)]

@@ -5,8 +5,17 @@ Kubernetes 1.34): *baseline* (host namespaces, privileged, capabilities beyond t
 ports, HostProcess, AppArmor, SELinux, /proc mount, seccomp Unconfined, unsafe sysctls) and *restricted* (baseline
 plus volume types, allowPrivilegeEscalation false, runAsNonRoot, runAsUser != 0, seccomp RuntimeDefault/Localhost,
 drop ALL and add at most NET_BIND_SERVICE). Every pod-bearing kind is checked, registered or rendered from a chart
-(see ``k8s.py``). Named system daemons that need the host (device plugins, node exporters, log shippers) are
-exempted by namespace and name in the config, each with a reason.
+(see ``k8s.py``: the pod-spec finder also finds pods in custom resources, List items and YAML strings). The
+AppArmor control reads the field (``appArmorProfile.type``) and the annotation
+(``container.apparmor.security.beta.kubernetes.io/<container>``: only ``runtime/default`` and ``localhost/*``).
+
+Named system daemons that need the host (device plugins, node exporters, log shippers) are exempted in the
+config, each with a reason, and each exemption is bound to what it exempts, not to a name anyone can reuse:
+namespace, name (a glob) and kind, *and* the image repositories its containers run (``images``; an entry with
+``@sha256:...`` also requires that digest) and, where the daemon comes from a chart, the chart's name and
+repository (``chart``: the owning Release's ``chart`` and ``repositoryOpts.repo``). A privileged DaemonSet named
+like the log shipper that runs another image, or comes from another chart, is judged like any other pod. Entries
+that match nothing the plan renders are reported by ``k8s-pod-security-exemptions`` (a warning).
 """
 
 from __future__ import annotations
@@ -31,7 +40,7 @@ from ..base import (
     truthy,
     unknown,
 )
-from ..k8s import KObject, objects, pod_specs, unseen_releases
+from ..k8s import APPARMOR_PREFIX, KObject, image_digest, image_repository, images, objects, pods, unseen_releases
 
 SOURCE = "Pod Security Standards (Kubernetes 1.34)"
 
@@ -172,34 +181,136 @@ def _restricted(spec: Any) -> list[str]:
     return out
 
 
-def violations(spec: Any, level: str) -> list[str]:
+def apparmor_annotations(annotations: Mapping[str, Any]) -> list[str]:
+    """The AppArmor annotations PSS baseline refuses: anything but unset, ``runtime/default`` or ``localhost/*``."""
+    out = []
+    for k in keys(annotations):
+        if k.startswith(APPARMOR_PREFIX):
+            v = text(annotations[k]).strip()
+            if v and v != "runtime/default" and not v.startswith("localhost/"):
+                out.append(f"metadata.annotations[{k}]: {v}")
+    return out
+
+
+def violations(spec: Any, level: str, annotations: Mapping[str, Any] | None = None) -> list[str]:
     """The PSS controls a pod spec breaks at ``level`` ("baseline" or "restricted")."""
-    out = _baseline(spec)
+    out = apparmor_annotations(annotations or {}) + _baseline(spec)
     if level == "restricted":
         out += _restricted(spec)
     return out
 
 
-def _exempt(obj: KObject, exemptions: Any) -> bool:
-    for e in exemptions if isinstance(exemptions, list) else []:
+def _chart_of(obj: KObject, resources: list[Any]) -> tuple[str, str] | None:
+    """(chart name, repository) of the Release that renders the object; None for a registered object."""
+    if not obj.source or not obj.source.startswith("chart "):
+        return None
+    name = obj.source[len("chart ") :].rsplit("@", 1)[0]
+    repo = ""
+    for r in resources:
+        if r.urn == obj.urn:
+            repo = text(get(r.props, "repositoryOpts", "repo"))
+            chart = text(get(r.props, "chart"))
+            if chart.startswith("oci://"):
+                repo, _, name = chart.rpartition("/")
+            break
+    return name, repo.rstrip("/")
+
+
+def _images_match(found: list[str], allowed: list[str]) -> bool:
+    """Every image the object runs is one of the entry's repositories (and its digest, where the entry pins one)."""
+    if not found:
+        return False
+    for image in found:
+        ok = False
+        for a in allowed:
+            if image_repository(image) != image_repository(a):
+                continue
+            pinned = image_digest(a)
+            if pinned is None or image_digest(image) == pinned:
+                ok = True
+                break
+        if not ok:
+            return False
+    return True
+
+
+def binding(obj: KObject, e: Mapping[str, Any], resources: list[Any]) -> str | None:
+    """None when the entry exempts the object; else why not (names it matches, what it runs does not)."""
+    # A name may be a glob ("dcgm-diag-*") for one workload stamped out per pool; the namespace is exact.
+    if e.get("namespace") != obj.namespace or not fnmatchcase(obj.name, str(e.get("name"))):
+        return "name"
+    kind = e.get("kind")
+    if kind and kind != obj.kind:
+        return "name"
+    allowed = [str(i) for i in e.get("images") or [] if isinstance(i, str)]
+    found = images(obj)
+    if not _images_match(found, allowed):
+        return f"runs {sorted(set(found))}, not the exempted images {allowed}"
+    chart = e.get("chart")
+    if isinstance(chart, Mapping):
+        got = _chart_of(obj, resources)
+        want = (str(chart.get("name", "")), str(chart.get("repository", "")).rstrip("/"))
+        if got != want:
+            shown = "is not rendered from a chart" if got is None else f"comes from chart {got[0]} of {got[1] or '?'}"
+            return f"{shown}, not the exempted chart {want[0]} of {want[1]}"
+    return None
+
+
+# What the last k8s-pod-security run matched, for k8s-pod-security-exemptions (the next guardrail in the
+# registry, which has no access to this policy's config): the plan it judged (its URNs) and each entry whose
+# namespace the plan uses, with how many objects it exempted. Keyed by the plan, so a later evaluation without
+# this policy reads nothing stale.
+_MATCHED: dict[str, Any] = {}
+
+
+def plan_key(resources: list[Any]) -> int:
+    return hash(tuple(str(getattr(r, "urn", "")) for r in resources))
+
+
+def last_matches(resources: list[Any]) -> list[tuple[Mapping[str, Any], int, list[str]]] | None:
+    """The entries of the k8s-pod-security run on this same plan, each with its count of exempted objects and
+    the URNs of the objects it names but does not exempt (another image or chart)."""
+    if _MATCHED.get("plan") != plan_key(resources):
+        return None
+    found: list[tuple[Mapping[str, Any], int, list[str]]] = _MATCHED.get("entries", [])
+    return found
+
+
+def _exempt(
+    obj: KObject, exemptions: Any, resources: list[Any], used: dict[int, int], named: dict[int, list[str]]
+) -> str | None:
+    """An empty string when an entry exempts the object; why a name-matching entry does not (the violation's
+    note); None when no entry names it. ``used`` counts the objects each entry exempts, ``named`` the URNs of
+    those it names only."""
+    near: str | None = None
+    for i, e in enumerate(exemptions if isinstance(exemptions, list) else []):
         if not isinstance(e, Mapping):
             continue
-        # A name may be a glob ("dcgm-diag-*") for one workload stamped out per pool; the namespace is exact.
-        if e.get("namespace") == obj.namespace and fnmatchcase(obj.name, str(e.get("name"))):
-            kind = e.get("kind")
-            if not kind or kind == obj.kind:
-                return True
-    return False
+        why = binding(obj, e, resources)
+        if why is None:
+            used[i] = used.get(i, 0) + 1
+            return ""
+        if why != "name":
+            near = why
+            named.setdefault(i, []).append(obj.urn)
+    return near
 
 
 def validate(args: Any, report: StackReport, cfg: Config) -> None:
     level = str(cfg["level"])
     undecided: list[str] = []
-    for obj in objects(args.resources):
-        if _exempt(obj, cfg["exemptions"]):
-            continue
+    resources = list(args.resources)
+    exemptions = cfg["exemptions"] if isinstance(cfg["exemptions"], list) else []
+    used: dict[int, int] = {}
+    named: dict[int, list[str]] = {}
+    namespaces: set[str] = set()
+    for obj in objects(resources):
+        namespaces.add(obj.namespace)
         try:
-            found = [(path, v) for path, spec in pod_specs(obj) for v in violations(spec, level)]
+            near = _exempt(obj, exemptions, resources, used, named)
+            if near == "":
+                continue
+            found = [(p.path, v) for p in pods(obj) for v in violations(p.spec, level, p.annotations)]
         except UnknownValueError:
             undecided.append(obj.ref)
             continue
@@ -207,10 +318,22 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
             shown = "; ".join(f"{path}: {v}" for path, v in found[:6]) + (" ..." if len(found) > 6 else "")
             report(
                 obj.urn,
-                f"{obj.ref} breaks the {level} Pod Security Standard ({SOURCE}): {shown}. Fix: drop the host "
-                "access and privileges, or, for a system daemon that needs them, add "
-                f'{{"namespace": "{obj.namespace}", "name": "{obj.name}", "reason": "..."}} to exemptions.',
+                f"{obj.ref} breaks the {level} Pod Security Standard ({SOURCE}): {shown}."
+                + (f" An exemption names it but does not apply: it {near}." if near else "")
+                + " Fix: drop the host access and privileges, or, for a system daemon that needs them, add "
+                f'{{"namespace": "{obj.namespace}", "name": "{obj.name}", "images": [...], "reason": "..."}} '
+                "to exemptions.",
             )
+    _MATCHED.clear()
+    _MATCHED.update(
+        plan=plan_key(resources),
+        entries=[
+            (e, used.get(i, 0), named.get(i, []))
+            for i, e in enumerate(exemptions)
+            # Only entries about this plan: a config shared by many programs names namespaces most never use.
+            if isinstance(e, Mapping) and e.get("namespace") in namespaces
+        ],
+    )
     undecided += [
         f"{r.resource_type.rsplit(':', 1)[-1]} {r.name} (rendered objects not visible)"
         for r in unseen_releases(args.resources)
@@ -233,7 +356,7 @@ GUARDRAIL = Guardrail(
     enforcement=EnforcementLevel.MANDATORY,
     remediation_steps="Remove hostNetwork/hostPID/hostIPC, privileged, hostPath volumes, host ports and added "
     "capabilities; for restricted also set runAsNonRoot, allowPrivilegeEscalation false, seccompProfile "
-    "RuntimeDefault and drop ALL. Exempt a system daemon by namespace and name with a reason.",
+    "RuntimeDefault and drop ALL. Exempt a system daemon by namespace, name, images (and chart) with a reason.",
     references=(
         "CKV_K8S_16",
         "CKV_K8S_17",
@@ -246,7 +369,7 @@ GUARDRAIL = Guardrail(
     ),
     kind="stack",
     surfaces=frozenset({"pods"}),
-    reads=frozenset({"kubernetes:*", "!kubernetes:*List"}),
+    reads=frozenset({"kubernetes:*"}),
     validate=validate,
     config={
         "level": {
@@ -259,16 +382,25 @@ GUARDRAIL = Guardrail(
             "type": "array",
             "default": [],
             "description": "System daemons allowed beyond the level: namespace and name (a glob) of the workload "
-            "(kind optional), each with the reason it needs the host.",
+            "(kind optional), the image repositories it runs (repo, or repo@sha256:... to pin the digest), the "
+            "chart it comes from where it is rendered from one (name and repository), and the reason it needs "
+            "the host.",
             "items": {
                 "type": "object",
                 "properties": {
                     "namespace": {"type": "string"},
                     "name": {"type": "string"},
                     "kind": {"type": "string"},
+                    "images": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+                    "chart": {
+                        "type": "object",
+                        "properties": {"name": {"type": "string"}, "repository": {"type": "string"}},
+                        "required": ["name", "repository"],
+                        "additionalProperties": False,
+                    },
                     "reason": {"type": "string", "minLength": 1},
                 },
-                "required": ["namespace", "name", "reason"],
+                "required": ["namespace", "name", "images", "reason"],
                 "additionalProperties": False,
             },
         },

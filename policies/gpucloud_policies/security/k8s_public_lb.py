@@ -22,7 +22,7 @@ Which controller answers a LoadBalancer Service on EKS, and the scheme it picks:
 An ALB Ingress is internet-facing with ``alb.ingress.kubernetes.io/scheme: internet-facing`` (default internal;
 docs/guide/ingress/annotations.md). Source ranges (``spec.loadBalancerSourceRanges``, the
 ``service.beta.kubernetes.io/load-balancer-source-ranges`` annotation, ``alb.ingress.kubernetes.io/inbound-cidrs``)
-default to ``0.0.0.0/0``; absent, or covering half of an address family, they count as the world.
+default to ``0.0.0.0/0``; absent, or reaching the internet as a union (readers/reach.py), they count as the world.
 
 The verdict: an internet-facing load balancer open to the world is a violation unless ``allowedPublic`` names it;
 one restricted to known networks is a violation unless the stack sets ``allowInternetFacing`` (the policy mirror
@@ -32,7 +32,6 @@ of the platform's ``addons.loadBalancerController.allowInternetFacing``). Render
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +49,7 @@ from ..base import (
     unknown,
 )
 from ..k8s import KObject, objects, unseen_releases
+from ..readers import reach
 
 ANN = "service.beta.kubernetes.io/"
 TYPE = ANN + "aws-load-balancer-type"
@@ -83,26 +83,14 @@ def _annotations(obj: KObject) -> dict[str, str]:
 
 
 def _ranges(values: list[str]) -> list[str]:
-    return [c.strip() for v in values for c in v.split(",") if c.strip()]
+    return reach.split(values)
 
 
 def is_world(cidrs: list[str]) -> bool:
-    """True when the ranges cover at least half of IPv4 or of IPv6 (0.0.0.0/0, 0.0.0.0/1 + 128.0.0.0/1, ::/1,...).
+    """True when the ranges reach the internet (readers/reach.py: 0.0.0.0/0, 0.0.0.0/1 + 128.0.0.0/1, ::/1, ...).
 
     An unparsable range counts as the world: the controller would reject it, and a typo must not read as safe."""
-    v4 = 0
-    v6 = 0
-    nets: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
-    for c in cidrs:
-        try:
-            nets.append(ipaddress.ip_network(c, strict=False))
-        except ValueError:
-            return True
-    for n in ipaddress.collapse_addresses([n for n in nets if n.version == 4]):
-        v4 += n.num_addresses
-    for n6 in ipaddress.collapse_addresses([n for n in nets if n.version == 6]):
-        v6 += n6.num_addresses
-    return v4 >= 2**31 or v6 >= 2**127
+    return reach.Reach.of(cidrs).is_world(unparsable_is_world=True)
 
 
 def controller_reason(ann: Mapping[str, str]) -> str | None:

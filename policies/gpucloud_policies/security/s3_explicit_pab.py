@@ -1,4 +1,4 @@
-"""GC-SEC-151 s3-public-access-block-explicit: every bucket states its public access block in code.
+"""GC-SEC-156 s3-public-access-block-explicit: every bucket states its public access block in code.
 
 A bucket created without an `aws.s3.BucketPublicAccessBlock` is blocked by S3's default for new buckets (all four
 settings on since April 2023; s3-public-access-blocked judges a block that turns a flag off), but nothing in
@@ -29,7 +29,7 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
 
 
 GUARDRAIL = Guardrail(
-    id="GC-SEC-151",
+    id="GC-SEC-156",
     name="s3-public-access-block-explicit",
     description="Every S3 bucket has an explicit public access block (beyond S3's default for new buckets).",
     category="security",

@@ -4,7 +4,7 @@ Since April 2023 S3 turns all four Block Public Access settings on for every new
 bucket the program creates without an `aws.s3.BucketPublicAccessBlock` is blocked by AWS's own default: saying
 its public access is "not blocked" would be false. What does open a bucket is a public access block that turns a
 flag off; that is this policy's finding. Keeping the block explicit in code, so that a later change is visible in
-review, is the separate, advisory s3-public-access-block-explicit (GC-SEC-151; mandatory in prod's config).
+review, is the separate, advisory s3-public-access-block-explicit (GC-SEC-156; mandatory in prod's config).
 """
 
 from __future__ import annotations

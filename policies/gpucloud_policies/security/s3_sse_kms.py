@@ -15,11 +15,11 @@ from ..base import (
     deciding,
     get,
     maps,
-    present,
     text,
     truthy,
     via,
 )
+from ..readers import keys
 from ..stack import linked, of_type
 from . import s3_inline
 from .s3 import attached, buckets
@@ -91,7 +91,7 @@ def _check(rules: list[tuple[Any, Any]], b: Any, log_target: bool, report: Stack
         (s, r)
         for s, r in rules
         if text(_read(s, r, "applyServerSideEncryptionByDefault", "sseAlgorithm")) in ("aws:kms", "aws:kms:dsse")
-        and present(_read(s, r, "applyServerSideEncryptionByDefault"), "kmsMasterKeyId")
+        and keys.customer_managed(_read(s, r, "applyServerSideEncryptionByDefault"), "kmsMasterKeyId")
     ]
     if not good:
         report(

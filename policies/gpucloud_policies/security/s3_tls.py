@@ -1,4 +1,10 @@
-"""GC-SEC-022 s3-tls-only: bucket policies deny requests without TLS (aws:SecureTransport false)."""
+"""GC-SEC-022 s3-tls-only: bucket policies deny requests without TLS (aws:SecureTransport false).
+
+The deny counts when it covers everyone (the principal reader's notion of a public principal), every S3 action,
+and the objects as well as the bucket: a ``Resource`` of the bucket ARN alone (no ``/*``) leaves every
+GetObject/PutObject over plain HTTP allowed (the S3 user guide's example policy for aws:SecureTransport lists
+both ``arn:aws:s3:::bucket`` and ``arn:aws:s3:::bucket/*``).
+"""
 
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ from ..base import (
     plain,
     via,
 )
+from ..readers import principals
 from .s3 import attached, buckets
 
 POLICY = "aws:s3/bucketPolicy:BucketPolicy"
@@ -28,14 +35,30 @@ def _as_list(v: Any) -> list[Any]:
     return v if isinstance(v, list) else [v]
 
 
+def covers_objects(st: dict[str, Any]) -> bool:
+    """The statement's Resource reaches the objects of a bucket (``*``, ``arn:...:bucket/*``, ``.../prefix*``
+    wildcards ending the ARN); a ``NotResource`` deny is read as not covering them (fail closed)."""
+    if "Resource" not in st:
+        return False
+    for r in _as_list(st.get("Resource")):
+        if not isinstance(r, str):
+            # A computed ARN (Output.concat) is read as written: a plain string only.
+            continue
+        v = r.strip()
+        if v == "*" or v.endswith("/*") or (v.startswith("arn:") and v.endswith("*") and ":::" in v):
+            return True
+    return False
+
+
 def denies_plaintext(doc: Any) -> bool:
     if not isinstance(doc, dict):
         return False
     for st in _as_list(doc.get("Statement")):
         if not isinstance(st, dict) or st.get("Effect") != "Deny":
             continue
-        principal = st.get("Principal")
-        anyone = principal == "*" or (isinstance(principal, dict) and "*" in _as_list(principal.get("AWS")))
+        anyone = principals.principal_is_public(st.get("Principal"))
+        if not covers_objects(st):
+            continue
         actions = _as_list(st.get("Action"))
         cond = st.get("Condition")
         bool_cond = cond.get("Bool") if isinstance(cond, dict) else None

@@ -1,60 +1,52 @@
-"""GC-SEC-012 lt-no-secrets-in-userdata: user data holds no credentials (it is readable from IMDS and the API)."""
+"""GC-SEC-012 lt-no-secrets-in-userdata: user data holds no credentials (it is readable from IMDS and the API).
+
+The user data judged is the one each pool boots with, from the fleet model (``gpucloud.fleet``: node groups and
+ASGs through their launch template or configuration, instances, spot requests, fleets, Karpenter NodePools
+through their EC2NodeClass), plus that of launch templates and configurations no pool of the plan uses. The
+secret reader (readers/secrets.py) decodes it first: base64 (nested), gzip, MIME multi-part and cloud-init
+``write_files``, and knows the vendors' token formats. A high-entropy value without a known format is only a
+warning, reported by ``secrets-high-entropy``.
+"""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import re
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, text
-from ..capacity import INSTANCE, LAUNCH_TEMPLATE
+from gpucloud.fleet import types as T
 
-PATTERNS = (
-    ("an AWS access key ID", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("an AWS secret access key", re.compile(r"aws_secret_access_key\s*[=:]\s*\S{20,}", re.IGNORECASE)),
-    ("a private key", re.compile(r"-----BEGIN (?:RSA |EC |OPENSSH |DSA )?PRIVATE KEY-----")),
-    ("a GitHub token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,}\b")),
-    ("a Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b")),
-    ("a Hugging Face token", re.compile(r"\bhf_[A-Za-z0-9]{30,}\b")),
-)
+from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, mark_undecided
+from ..readers import secrets
+from ..secret_sources import LAUNCH_CONFIG, fleet_types, plan_user_data
 
 
-def _decode(value: str) -> str:
-    try:
-        return base64.b64decode(value, validate=True).decode("utf-8", errors="replace")
-    except (binascii.Error, ValueError):
-        return value
-
-
-def validate(args: Any, report: Report, cfg: Config) -> None:
-    sources = []
-    if args.resource_type == LAUNCH_TEMPLATE:
-        sources.append(("userData", _decode(text(get(args.props, "userData")))))
-    else:
-        sources.append(("userData", text(get(args.props, "userData"))))
-        sources.append(("userDataBase64", _decode(text(get(args.props, "userDataBase64")))))
-    for where, body in sources:
-        for what, pattern in PATTERNS:
-            if pattern.search(body):
-                report(
-                    f"{where} contains {what}; user data is readable by anyone who can describe the instance. "
-                    "Fix: read the secret at boot from Secrets Manager / SSM Parameter Store with the node role."
-                )
+def validate(args: Any, report: StackReport, cfg: Config) -> None:
+    for v in plan_user_data(args.resources):
+        if not v.known:
+            mark_undecided(v.urn, v.field, "the user data is computed, so its contents are unknown at preview")
+            continue
+        found = secrets.tokens(v.value)
+        if found:
+            report(
+                v.urn,
+                f"{v.field} contains {secrets.describe(found)}; user data is readable by anyone who can describe "
+                "the instance or reach IMDS from it. Fix: rotate the credential and read it at boot from Secrets "
+                "Manager / SSM Parameter Store with the node role.",
+            )
 
 
 GUARDRAIL = Guardrail(
     id="GC-SEC-012",
     name="lt-no-secrets-in-userdata",
-    description="User data must not contain credentials or private keys.",
+    description="User data must not contain credentials or private keys, however it is encoded (base64, gzip, "
+    "MIME multi-part, cloud-init write_files), on any launch path.",
     category="security",
     severity=Severity.CRITICAL,
     enforcement=EnforcementLevel.MANDATORY,
     remediation_steps="Remove the secret from user data, rotate it, and fetch it at boot from Secrets Manager or "
     "SSM Parameter Store.",
-    references=("CKV_AWS_46", "AWS-0029", "AWS-0129", "AWS-0122"),
-    kind="resource",
+    references=("CKV_AWS_46", "AWS-0029", "AWS-0129", "AWS-0122", "gitleaks v8 rules"),
+    kind="stack",
     surfaces=frozenset({"secrets"}),
-    resource_types=frozenset({LAUNCH_TEMPLATE, INSTANCE}),
+    reads=frozenset({*fleet_types(), T.LAUNCH_TEMPLATE, LAUNCH_CONFIG, *T.EC2_NODE_CLASSES}),
     validate=validate,
 )

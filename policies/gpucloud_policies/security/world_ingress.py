@@ -4,28 +4,29 @@ The pack's one notion of "world": the union of every source a rule admits (IPv4 
 managed prefix lists in the plan, inline ``ManagedPrefixList.entries`` and separate ``ManagedPrefixListEntry``
 resources) measured against the public address space with the stdlib ``ipaddress`` module. A union covering at
 least ``minPublicShare`` of the public IPv4 or IPv6 space is the world, so ``0.0.0.0/1`` + ``128.0.0.0/1``,
-``::0/0`` or ``::/1`` + ``8000::/1`` are caught like ``0.0.0.0/0``. Rules are read inline on
-``ec2.SecurityGroup`` and as separate ``ec2.SecurityGroupRule`` / ``vpc.SecurityGroupIngressRule`` resources, and
-the sources of every rule on the same group whose protocol and ports cover a rule's count together (one rule
-per half of the internet is still the internet). Self rules and source security groups pass; 80/443 pass on
+``::0/0`` or ``::/1`` + ``8000::/1`` are caught like ``0.0.0.0/0`` (readers/reach.py owns that notion). Rules are
+read inline on ``ec2.SecurityGroup`` (and ``ec2.DefaultSecurityGroup``) and as separate
+``ec2.SecurityGroupRule`` / ``vpc.SecurityGroupIngressRule`` resources, and the sources of every rule on the same
+group whose protocol and ports cover a rule's count together (one rule per half of the internet is still the
+internet). Self rules and source security groups pass; 80/443 pass on
 groups tagged as load-balancer groups.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import ipaddress
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from .. import base
 from ..base import Config, EnforcementLevel, Guardrail, Severity, StackReport, get, integer, maps, strings, tags_of
 from ..base import text as text_of
+from ..readers import reach
 from ..stack import linked, of_type
 
 SG = "aws:ec2/securityGroup:SecurityGroup"
+# The default security group of a VPC takes the same inline ingress rules (pulumi-aws DefaultSecurityGroup).
+DEFAULT_SG = "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup"
 SG_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
 INGRESS_RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
 PREFIX_LIST = "aws:ec2/managedPrefixList:ManagedPrefixList"
@@ -34,78 +35,16 @@ WEB_PORTS = (80, 443)
 ALL_PROTOCOLS = ("-1", "all", "")
 _PROTOCOL_NAMES = {"6": "tcp", "17": "udp", "1": "icmp", "58": "icmpv6"}
 
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 # Judge one resource at a time where the pack can (an unknown value in one rule leaves the others decided).
 deciding: Any = getattr(base, "deciding", lambda _resource: contextlib.nullcontext())
-
-# Address space that is not the public internet (RFC 6890 special-purpose registries, as ipaddress knows them).
-_V4_SPECIAL = (
-    "0.0.0.0/8",
-    "10.0.0.0/8",
-    "100.64.0.0/10",
-    "127.0.0.0/8",
-    "169.254.0.0/16",
-    "172.16.0.0/12",
-    "192.0.0.0/24",
-    "192.0.2.0/24",
-    "192.168.0.0/16",
-    "198.18.0.0/15",
-    "198.51.100.0/24",
-    "203.0.113.0/24",
-    "224.0.0.0/3",
-)
-# IPv6: only global unicast (2000::/3) is routed on the internet; documentation space is not.
-_V6_PUBLIC = ("2000::/3",)
-_V6_SPECIAL = ("2001:db8::/32",)
-
-
-def _exclude(space: Iterable[Network], holes: Iterable[str]) -> list[Network]:
-    nets = list(space)
-    for hole in holes:
-        h = ipaddress.ip_network(hole)
-        out: list[Network] = []
-        for n in nets:
-            if n.version == h.version and h.subnet_of(n):  # type: ignore[arg-type]
-                out.extend(n.address_exclude(h))  # type: ignore[arg-type]
-            elif not (n.version == h.version and n.subnet_of(h)):  # type: ignore[arg-type]
-                out.append(n)
-        nets = out
-    return nets
-
-
-@functools.cache
-def public_space(version: int) -> tuple[Network, ...]:
-    if version == 4:
-        return tuple(_exclude([ipaddress.ip_network("0.0.0.0/0")], _V4_SPECIAL))
-    return tuple(_exclude([ipaddress.ip_network(n) for n in _V6_PUBLIC], _V6_SPECIAL))
-
-
-def parse(cidr: str) -> Network | None:
-    try:
-        return ipaddress.ip_network(cidr.strip(), strict=False)
-    except ValueError:
-        return None
-
-
-def public_share(networks: Iterable[Network], version: int) -> float:
-    """Share (0..1) of the public address space of one IP version that the networks cover together."""
-    union = list(ipaddress.collapse_addresses(n for n in networks if n.version == version))  # type: ignore[type-var]
-    space = public_space(version)
-    total = sum(p.num_addresses for p in space)
-    covered = 0
-    for n in union:
-        for p in space:
-            # Two CIDR blocks either nest or are disjoint: their intersection is the smaller one.
-            if n.subnet_of(p):  # type: ignore[arg-type]
-                covered += n.num_addresses
-            elif p.subnet_of(n):  # type: ignore[arg-type]
-                covered += p.num_addresses
-    return covered / total
-
-
-def is_world(networks: Iterable[Network], threshold: float) -> bool:
-    nets = list(networks)
-    return any(public_share(nets, v) >= threshold for v in (4, 6))
+# The reachability reader (readers/reach.py) owns the notion of the world; these names stay importable here.
+Network = reach.Network
+parse = reach.parse
+public_share = reach.public_share
+is_world = reach.is_world
+public_space = reach.public_space
+_exclude = reach.exclude
+_V4_SPECIAL = reach._V4_SPECIAL
 
 
 @dataclass
@@ -165,9 +104,9 @@ def _entry(
 
 def entries(resources: list[Any], cfg: Config) -> list[Entry]:
     lb_key, lb_value = str(cfg["loadBalancerTagKey"]), str(cfg["loadBalancerTagValue"])
-    lb_groups = {r.urn for r in of_type(resources, SG) if tags_of(r.props).get(lb_key) == lb_value}
+    lb_groups = {r.urn for r in of_type(resources, SG, DEFAULT_SG) if tags_of(r.props).get(lb_key) == lb_value}
     out: list[Entry] = []
-    for sg in of_type(resources, SG):
+    for sg in of_type(resources, SG, DEFAULT_SG):
         with deciding(sg):
             pls = linked(sg, "ingress", PREFIX_LIST)
             for i, rule in enumerate(maps(get(sg.props, "ingress"))):
@@ -250,7 +189,7 @@ GUARDRAIL = Guardrail(
     ),
     kind="stack",
     surfaces=frozenset({"network"}),
-    reads=frozenset({SG, SG_RULE, INGRESS_RULE, PREFIX_LIST, PREFIX_LIST_ENTRY}),
+    reads=frozenset({SG, DEFAULT_SG, SG_RULE, INGRESS_RULE, PREFIX_LIST, PREFIX_LIST_ENTRY}),
     validate=validate,
     config={
         "loadBalancerTagKey": {

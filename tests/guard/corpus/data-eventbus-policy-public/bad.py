@@ -1,0 +1,23 @@
+"""EventBridge bus policy letting every account put events."""
+
+import json
+
+import pulumi_aws as aws
+
+aws.cloudwatch.EventBusPolicy(
+    "ml-events-policy",
+    event_bus_name="ml-events",
+    policy=json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Principal": "*",
+                    "Action": "events:PutEvents",
+                    "Resource": "arn:aws:events:us-east-1:123456789012:event-bus/ml-events",
+                }
+            ],
+        }
+    ),
+)

@@ -1,0 +1,8 @@
+resource "aws_lambda_layer_version_permission" "cuda_layer_share" {
+  layer_name      = "cuda-runtime"
+  version_number  = 3
+  action          = "lambda:GetLayerVersion"
+  principal       = "*"
+  organization_id = "o-a1b2c3d4e5"
+  statement_id    = "share"
+}

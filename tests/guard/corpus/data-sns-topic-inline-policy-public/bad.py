@@ -1,0 +1,23 @@
+"""SNS topic with an inline policy allowing sns:Subscribe to everyone."""
+
+import json
+
+import pulumi_aws as aws
+
+aws.sns.Topic(
+    "alerts",
+    kms_master_key_id="arn:aws:kms:us-east-1:123456789012:key/0a1b2c3d-4e5f-6789-abcd-ef0123456789",
+    policy=json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Principal": "*",
+                    "Action": "sns:Subscribe",
+                    "Resource": "arn:aws:sns:us-east-1:123456789012:alerts",
+                }
+            ],
+        }
+    ),
+)

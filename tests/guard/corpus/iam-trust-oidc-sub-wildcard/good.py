@@ -1,0 +1,29 @@
+"""The good twin: IRSA restricted to who it is for."""
+
+import json
+
+import pulumi_aws as aws
+
+aws.iam.Role(
+    "partner-access",
+    assume_role_policy=json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Principal": {
+                        "Federated": "arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-east-1.amazonaws.com/id/0A1B2C3D4E5F60789ABCDEF012345678"  # noqa: E501
+                    },
+                    "Action": "sts:AssumeRoleWithWebIdentity",
+                    "Condition": {
+                        "StringEquals": {
+                            "oidc.eks.us-east-1.amazonaws.com/id/0A1B2C3D4E5F60789ABCDEF012345678:sub": "system:serviceaccount:ml:trainer",  # noqa: E501
+                            "oidc.eks.us-east-1.amazonaws.com/id/0A1B2C3D4E5F60789ABCDEF012345678:aud": "sts.amazonaws.com",  # noqa: E501
+                        }
+                    },
+                }
+            ],
+        }
+    ),
+)

@@ -1,0 +1,22 @@
+"""Role trust to Principal * with aws:PrincipalOrgID StringLike '*' (a wildcard restricts nothing)."""
+
+import json
+
+import pulumi_aws as aws
+
+aws.iam.Role(
+    "partner-access",
+    assume_role_policy=json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Principal": "*",
+                    "Action": "sts:AssumeRole",
+                    "Condition": {"StringLike": {"aws:PrincipalOrgID": "*"}},
+                }
+            ],
+        }
+    ),
+)

@@ -1,0 +1,20 @@
+"""An Argo Workflow script template sharing the node's PID namespace."""
+
+import pulumi_kubernetes as k8s
+
+k8s.apiextensions.CustomResource(
+    "profile-run",
+    api_version="argoproj.io/v1alpha1",
+    kind="Workflow",
+    metadata={"name": "profile-run", "namespace": "ml"},
+    spec={
+        "entrypoint": "prof",
+        "templates": [
+            {
+                "name": "prof",
+                "hostPID": True,
+                "script": {"image": "registry.example.com/ml/etl:2.1", "source": "py-spy dump --pid 1"},
+            }
+        ],
+    },
+)

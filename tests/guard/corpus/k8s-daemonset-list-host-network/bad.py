@@ -1,0 +1,22 @@
+"""A DaemonSet registered inside a List kind."""
+
+import pulumi_kubernetes as k8s
+
+k8s.apps.v1.DaemonSetList(
+    "node-agents",
+    items=[
+        {
+            "metadata": {"name": "node-probe", "namespace": "ops"},
+            "spec": {
+                "selector": {"matchLabels": {"app": "node-probe"}},
+                "template": {
+                    "metadata": {"labels": {"app": "node-probe"}},
+                    "spec": {
+                        "hostNetwork": True,
+                        "containers": [{"name": "probe", "image": "registry.example.com/ops/probe:1.0"}],
+                    },
+                },
+            },
+        }
+    ],
+)

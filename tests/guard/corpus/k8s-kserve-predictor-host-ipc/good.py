@@ -1,0 +1,11 @@
+"""The good twin: no host access, no privilege."""
+
+import pulumi_kubernetes as k8s
+
+k8s.apiextensions.CustomResource(
+    "llm-serve",
+    api_version="serving.kserve.io/v1beta1",
+    kind="InferenceService",
+    metadata={"name": "llm-serve", "namespace": "ml"},
+    spec={"predictor": {"containers": [{"name": "kserve-container", "image": "registry.example.com/ml/vllm:0.8"}]}},
+)

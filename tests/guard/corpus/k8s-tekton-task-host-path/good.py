@@ -1,0 +1,20 @@
+"""The good twin: no host access, no privilege."""
+
+import pulumi_kubernetes as k8s
+
+k8s.apiextensions.CustomResource(
+    "image-build",
+    api_version="tekton.dev/v1",
+    kind="Task",
+    metadata={"name": "image-build", "namespace": "ml"},
+    spec={
+        "steps": [
+            {
+                "name": "build",
+                "image": "registry.example.com/ci/kaniko:1.23",
+                "volumeMounts": [{"name": "ws", "mountPath": "/workspace"}],
+            }
+        ],
+        "volumes": [{"name": "ws", "emptyDir": {}}],
+    },
+)

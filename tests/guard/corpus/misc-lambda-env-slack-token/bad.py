@@ -1,0 +1,13 @@
+"""The bot token in the function's environment (readable by lambda:GetFunctionConfiguration)."""
+
+import pulumi_aws as aws
+
+aws.lambda_.Function(
+    "notifier",
+    role="arn:aws:iam::123456789012:role/notifier",
+    runtime="python3.12",
+    handler="app.handler",
+    s3_bucket="corpus-artifacts",
+    s3_key="notifier.zip",
+    environment={"variables": {"SLACK_TOKEN": "xoxb-2048-1024-x7Kq2NmP9rT4vW1yZ3bC"}},
+)

@@ -1,0 +1,15 @@
+"""The environment names the secret; the function reads it at start."""
+
+import pulumi_aws as aws
+
+aws.lambda_.Function(
+    "notifier",
+    role="arn:aws:iam::123456789012:role/notifier",
+    runtime="python3.12",
+    handler="app.handler",
+    s3_bucket="corpus-artifacts",
+    s3_key="notifier.zip",
+    environment={
+        "variables": {"SLACK_TOKEN_SECRET": "arn:aws:secretsmanager:us-east-1:123456789012:secret:slack-AbCdEf"}
+    },
+)

@@ -1,0 +1,5 @@
+resource "aws_ssm_parameter" "hub_token" {
+  name  = "/ml/hub-token"
+  type  = "SecureString"
+  value = var.hub_token
+}

@@ -1,0 +1,24 @@
+"""User data that decodes a base64 run into a private key file (echo ... | base64 -d)."""
+
+import pulumi_aws as aws
+
+TAGS = {"CostCenter": "ml-platform", "Team": "platform", "Project": "corpus", "Env": "prod"}
+aws.ec2.LaunchTemplate(
+    "gpu-nodes",
+    image_id="ami-0a1b2c3d4e5f60789",
+    instance_type="m7i.large",
+    metadata_options={"http_tokens": "required", "http_put_response_hop_limit": 1},
+    block_device_mappings=[
+        {
+            "device_name": "/dev/xvda",
+            "ebs": {
+                "encrypted": "true",
+                "kms_key_id": "arn:aws:kms:us-east-1:123456789012:key/0a1b2c3d-4e5f-6789-abcd-ef0123456789",
+                "volume_size": 100,
+            },
+        }
+    ],
+    user_data="IyEvYmluL2Jhc2gKZWNobyBMUzB0TFMxQ1JVZEpUaUJQVUVWT1UxTklJRkJTU1ZaQlZFVWdTMFZaTFMwdExTMEtZak5DYkdKdVRucGhRekZ5V2xocmRHUnFSVUZCUVVGQlFrYzFkbUp0VlQwS0xTMHRMUzFGVGtRZ1QxQkZUbE5UU0NCUVVrbFdRVlJGSUV0RldTMHRMUzB0Q2c9PSB8IGJhc2U2NCAtZCA+IC9yb290Ly5zc2gvaWRfZWQyNTUxOQo=",
+    tag_specifications=[{"resource_type": "instance", "tags": TAGS}, {"resource_type": "volume", "tags": TAGS}],
+    tags=TAGS,
+)

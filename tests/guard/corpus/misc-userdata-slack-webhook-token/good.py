@@ -1,0 +1,24 @@
+"""The good twin: the credential is read at boot from SSM Parameter Store."""
+
+import pulumi_aws as aws
+
+TAGS = {"CostCenter": "ml-platform", "Team": "platform", "Project": "corpus", "Env": "prod"}
+aws.ec2.LaunchTemplate(
+    "gpu-nodes",
+    image_id="ami-0a1b2c3d4e5f60789",
+    instance_type="m7i.large",
+    metadata_options={"http_tokens": "required", "http_put_response_hop_limit": 1},
+    block_device_mappings=[
+        {
+            "device_name": "/dev/xvda",
+            "ebs": {
+                "encrypted": "true",
+                "kms_key_id": "arn:aws:kms:us-east-1:123456789012:key/0a1b2c3d-4e5f-6789-abcd-ef0123456789",
+                "volume_size": 100,
+            },
+        }
+    ],
+    user_data="IyEvYmluL2Jhc2gKc2V0IC1ldW8gcGlwZWZhaWwKVE9LRU49JChhd3Mgc3NtIGdldC1wYXJhbWV0ZXIgLS13aXRoLWRlY3J5cHRpb24gLS1uYW1lIC9tbC9oZi10b2tlbiAtLXF1ZXJ5IFBhcmFtZXRlci5WYWx1ZSAtLW91dHB1dCB0ZXh0KQplY2hvICIkVE9LRU4iID4gL3Jvb3QvLmhmLXRva2VuCg==",
+    tag_specifications=[{"resource_type": "instance", "tags": TAGS}, {"resource_type": "volume", "tags": TAGS}],
+    tags=TAGS,
+)

@@ -1,0 +1,18 @@
+"""The default ACL adopted with RDP open to the internet."""
+
+import pulumi_aws as aws
+
+aws.ec2.DefaultNetworkAcl(
+    "default-acl",
+    default_network_acl_id="acl-0a1b2c3d4e5f60789",
+    ingress=[
+        {
+            "protocol": "tcp",
+            "rule_no": 100,
+            "action": "allow",
+            "cidr_block": "0.0.0.0/0",
+            "from_port": 3389,
+            "to_port": 3389,
+        }
+    ],
+)

@@ -1,0 +1,18 @@
+"""RDP from the VPC only."""
+
+import pulumi_aws as aws
+
+aws.ec2.DefaultNetworkAcl(
+    "default-acl",
+    default_network_acl_id="acl-0a1b2c3d4e5f60789",
+    ingress=[
+        {
+            "protocol": "tcp",
+            "rule_no": 100,
+            "action": "allow",
+            "cidr_block": "10.0.0.0/16",
+            "from_port": 3389,
+            "to_port": 3389,
+        }
+    ],
+)

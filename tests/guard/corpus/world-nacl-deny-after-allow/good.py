@@ -1,0 +1,30 @@
+"""The deny for SSH and RDP is numbered first."""
+
+import pulumi_aws as aws
+
+aws.ec2.NetworkAcl(
+    "nodes-acl",
+    vpc_id="vpc-0a1b2c3d4e5f60789",
+    ingress=[
+        {"protocol": "tcp", "rule_no": 50, "action": "deny", "cidr_block": "0.0.0.0/0", "from_port": 22, "to_port": 22},
+        {
+            "protocol": "tcp",
+            "rule_no": 60,
+            "action": "deny",
+            "cidr_block": "0.0.0.0/0",
+            "from_port": 3389,
+            "to_port": 3389,
+        },
+        {
+            "protocol": "tcp",
+            "rule_no": 100,
+            "action": "allow",
+            "cidr_block": "0.0.0.0/0",
+            "from_port": 0,
+            "to_port": 65535,
+        },
+    ],
+    egress=[
+        {"protocol": "-1", "rule_no": 100, "action": "allow", "cidr_block": "0.0.0.0/0", "from_port": 0, "to_port": 0}
+    ],
+)

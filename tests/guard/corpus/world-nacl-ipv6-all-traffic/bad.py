@@ -1,0 +1,14 @@
+"""All traffic from the IPv6 internet: RDP and SSH included."""
+
+import pulumi_aws as aws
+
+aws.ec2.NetworkAcl(
+    "nodes-acl",
+    vpc_id="vpc-0a1b2c3d4e5f60789",
+    ingress=[
+        {"protocol": "-1", "rule_no": 100, "action": "allow", "ipv6_cidr_block": "::/0", "from_port": 0, "to_port": 0}
+    ],
+    egress=[
+        {"protocol": "-1", "rule_no": 100, "action": "allow", "cidr_block": "0.0.0.0/0", "from_port": 0, "to_port": 0}
+    ],
+)
