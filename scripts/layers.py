@@ -88,7 +88,7 @@ LAYERS: dict[str, frozenset[str]] = {
     "gpucloud.guard": FOUNDATION | frozenset({"gpucloud.plan", "gpucloud.fleet"}),
     # Change impact (plan --compare): resource diffs, replace semantics, disruption per pool, data at risk.
     "gpucloud.impact": FOUNDATION
-    | frozenset({"gpucloud.catalog", "gpucloud.plan", "gpucloud.fleet", "gpucloud.advisor", "gpucloud.policies"}),
+    | frozenset({"gpucloud.catalog", "gpucloud.plan", "gpucloud.fleet", "gpucloud.advisor"}),
     "gpucloud.preflight": FOUNDATION
     | frozenset({"gpucloud.catalog", "gpucloud.spec", "gpucloud.aws", "gpucloud.versions"}),
     "gpucloud.report": FOUNDATION

@@ -66,3 +66,9 @@ K8S_PVC: Final = "kubernetes:core/v1:PersistentVolumeClaim"
 K8S_STATEFULSET: Final = "kubernetes:apps/v1:StatefulSet"
 PROMETHEUS_CR: Final = "kubernetes:monitoring.coreos.com/v1:Prometheus"
 ALERTMANAGER_CR: Final = "kubernetes:monitoring.coreos.com/v1:Alertmanager"
+
+# ---- stores whose data a destroy or a replacement deletes: the retain policy (GC-REL-101) guards them, change
+# impact (gpucloud.impact) blocks their replacement; one set so the two cannot disagree.
+DATA_STORES: Final = frozenset(
+    {"aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2", LUSTRE, EBS_VOLUME, "aws:efs/fileSystem:FileSystem"}
+)

@@ -15,7 +15,6 @@ from gpucloud.advisor.mix import MixRequest
 from gpucloud.fleet import Pool, pools
 from gpucloud.fleet import types as T
 from gpucloud.impact.changes import CREATE, DELETE, REPLACE, UNCHANGED, UPDATE, Change, match_key
-from gpucloud.policies.gpucloud_policies.reliability.retain import STORES
 
 ALLOW_KEY = "gpucloud:allowDataReplacement"
 
@@ -23,7 +22,7 @@ ALLOW_KEY = "gpucloud:allowDataReplacement"
 # tables, claims and volumes, and the KMS keys whose loss leaves encrypted data unreadable.
 DATA_HOLDING = frozenset(
     {
-        *STORES,
+        *T.DATA_STORES,
         "aws:dynamodb/table:Table",
         "aws:rds/instance:Instance",
         "aws:rds/cluster:Cluster",

@@ -13,15 +13,7 @@ from gpucloud.fleet import types as T
 
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, text, unknown
 
-STORES = frozenset(
-    {
-        "aws:s3/bucket:Bucket",
-        "aws:s3/bucketV2:BucketV2",
-        T.LUSTRE,
-        T.EBS_VOLUME,
-        "aws:efs/fileSystem:FileSystem",
-    }
-)
+STORES = T.DATA_STORES
 
 
 def validate(args: Any, report: Report, cfg: Config) -> None:
