@@ -103,6 +103,9 @@ US_LIST: dict[str, float] = {
 US_EAST_1_ONLY: dict[str, float] = {"cloudwatch_logs_ingest_gb": 0.50}
 # Elastic Load Balancing, US East (N. Virginia) only (source "aws-elb-pricing-page"): the other regions' figures
 # were not at hand, and a region without a figure lists its load balancers as unpriced, never at this rate.
+# The page data (--aws-page-data) has no ELB file: lamngockhuong/aws-price at 508fb45 commits no copy of the ELB
+# page's meteredUnitMaps/elb/USD/current/elb.json (its lib/data/pricing lists none), so no region's ELB rate is read
+# from it. (Its pricing/ec2.json, the EC2 page's map, was too large for the snapshot searched and was not checked.)
 ELB_SOURCE = "aws-elb-pricing-page"
 ELB_US_EAST_1: dict[str, float] = {
     "elb_alb_hour": 0.0225,

@@ -13,7 +13,8 @@ The candidate nodes:
   workload that fits none of them before the DaemonSets is the scheduling check's finding, not repeated here;
 * in a plan without pools (a team stack on a platform's cluster), the types the pod pins with
   ``node.kubernetes.io/instance-type`` (nodeSelector or required node affinity); the platform's DaemonSets are
-  not in such a plan, so only the system reserve is subtracted, and the message says so.
+  not in such a plan and the platform exports no per-pool DaemonSet requests, so only the system reserve is
+  subtracted (the DaemonSet overhead is assumed zero), and the message says so.
 
 Severity follows the pod-resources rule: an error for gpucloud's own workloads (a ``gpucloud:`` component in the
 URN's type chain), a warning for anyone else's. DaemonSets whose placement is unknown are not subtracted (so an
@@ -38,6 +39,13 @@ from gpucloud.fleet import labels as L
 
 CHECK = "fit"
 RESOURCES = ("cpu", "memory")
+# A plan without pools (a team stack) holds none of the platform's DaemonSets, and the platform's stack outputs
+# carry no per-pool DaemonSet requests for the team stack to read, so the overhead is taken as zero: a pod that
+# fails here fails by more than the DaemonSets' share, and one that passes may still not fit once they run.
+ASSUMED_OVERHEAD = (
+    "DaemonSet overhead assumed 0: the platform's DaemonSets are not in this plan and its stack outputs export no "
+    "per-pool DaemonSet requests, so a pod that passes here may still not fit once they run"
+)
 
 
 def _pinned_types(pod_spec: Mapping[str, Any]) -> list[str] | None:
@@ -149,10 +157,10 @@ def _pinned(w: Workload, types: list[str]) -> Iterator[Finding]:
     yield _finding(
         w,
         "error" if own else "warning",
-        f"{w.ps.name} pins instance types whose nodes cannot hold its pod ({detail}), before the platform's "
-        "DaemonSets (not in this plan) take their share: its pods stay Pending",
+        f"{w.ps.name} pins instance types whose nodes cannot hold its pod ({detail}): its pods stay Pending. "
+        f"{ASSUMED_OVERHEAD}",
         "requests no larger than the type's allocatable (less the DaemonSets), or a larger instance type",
-        f"node allocatable from gpucloud.catalog minus {RESERVE_SOURCE}",
+        f"node allocatable from gpucloud.catalog minus {RESERVE_SOURCE}; DaemonSet overhead assumed 0",
     )
 
 

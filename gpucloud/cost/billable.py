@@ -13,11 +13,11 @@ and fails on any type this table does not classify. Billing facts: the AWS prici
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, Final
 
 from gpucloud.fleet import types as T
-from gpucloud.fleet.values import obj
+from gpucloud.fleet.values import is_unknown, obj
 
 # type -> (what is billed, unit)
 USAGE_BILLED: Final[dict[str, tuple[str, str]]] = {
@@ -492,13 +492,27 @@ FREE_TYPES: Final = frozenset(
 # ---- Kubernetes objects that make AWS bill (priced by gpucloud.cost.handlers.kube_lb / kube_volumes) -------
 
 
-def kube_billable(manifest: Mapping[str, Any]) -> str | None:
+def kube_billable(
+    manifest: Mapping[str, Any], alb_classes: Collection[str] = ("alb",), default_class: str | None = None
+) -> str | None:
     """What AWS bills because of a Kubernetes object, in the words the cost section names it by ("Service ns/name"),
     or None when the object itself makes AWS bill nothing. Every such object must end in an item or an unpriced
-    entry that names it (tests/cost/test_nothing_unpriced.py)."""
+    entry that names it (tests/cost/test_nothing_unpriced.py). ``alb_classes``: the IngressClass names the AWS
+    Load Balancer Controller serves (``alb`` and the plan's classes of controller ``ingress.k8s.aws/alb``);
+    ``default_class``: the cluster's default IngressClass, which an Ingress without a class gets."""
     kind = str(manifest.get("kind", ""))
     meta, spec = obj(manifest.get("metadata")), obj(manifest.get("spec"))
     where = f"{meta.get('namespace')}/{meta.get('name')}" if meta.get("namespace") else str(meta.get("name"))
+    if kind == "Ingress":
+        annotations = obj(meta.get("annotations"))
+        cls = spec.get("ingressClassName") or annotations.get("kubernetes.io/ingress.class") or default_class
+        if is_unknown(cls):
+            return f"Ingress {where}"  # unknown at preview: listed with that reason
+        if cls not in alb_classes:
+            return None  # another controller's: its own LoadBalancer Service is what bills
+        # Ingresses of one group share one ALB, named by the group.
+        group = annotations.get("alb.ingress.kubernetes.io/group.name")
+        return f"Ingress group {group}" if isinstance(group, str) and group else f"Ingress {where}"
     if kind == "Service" and spec.get("type") == "LoadBalancer":
         return f"Service {where}"
     if kind == "PersistentVolumeClaim" and spec.get("storageClassName") != "":

@@ -44,6 +44,9 @@ def test_the_team_detector_on_g6e_xlarge_is_an_error_the_shipped_g6e_2xlarge_pas
         "Deployment vision/detector pins instance types whose nodes cannot hold its pod (g6e.xlarge: memory 32Gi > "
         "30.4717Gi, cpu 4 > 3.92)"
     )
+    # The platform's DaemonSets are not in a team plan: the message says their overhead was taken as zero.
+    assert "DaemonSet overhead assumed 0: the platform's DaemonSets are not in this plan" in finding.message
+    assert finding.source.endswith("DaemonSet overhead assumed 0")
     shipped = run_conformance(plan_stack("dev", program_dir=TEAM), only=["fit"])
     assert shipped.findings == []
 

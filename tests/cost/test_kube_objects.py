@@ -241,8 +241,8 @@ def test_chart_rendered_prometheus_storage_is_priced_replicas_times_shards() -> 
 TYPES = ["g6e.xlarge", "g6e.12xlarge"]
 
 
-def _karpenter(block_devices: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
-    nodeclass: dict[str, Any] = {"amiSelectorTerms": [{"alias": "al2023@latest"}]}
+def _karpenter(block_devices: list[dict[str, Any]] | None, ami: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    nodeclass: dict[str, Any] = ami or {"amiSelectorTerms": [{"alias": "al2023@latest"}]}
     if block_devices is not None:
         nodeclass["blockDeviceMappings"] = block_devices
     pool = k8s(
@@ -280,7 +280,36 @@ def test_karpenter_node_volumes_follow_the_ec2nodeclass_times_node_bounds() -> N
     }
 
 
-def test_karpenter_without_block_device_mappings_is_listed_not_silent() -> None:
-    cost = price_resources(_karpenter(None), US_EAST_1)
+BOTTLEROCKET = {"/dev/xvda": (8, 32), "/dev/xvdb": (40, 160)}
+
+
+@pytest.mark.parametrize(
+    ("ami", "expected"),
+    [
+        ({"amiSelectorTerms": [{"alias": "al2023@latest"}]}, {"/dev/xvda": (40, 160)}),
+        ({"amiSelectorTerms": [{"alias": "al2@v20240807"}]}, {"/dev/xvda": (40, 160)}),
+        # Bottlerocket: a 4 GiB OS volume beside the 20 GiB data volume.
+        ({"amiSelectorTerms": [{"alias": "bottlerocket@latest"}]}, BOTTLEROCKET),
+        ({"amiFamily": "Bottlerocket", "amiSelectorTerms": [{"id": "ami-0123"}]}, BOTTLEROCKET),
+    ],
+    ids=["al2023", "al2", "bottlerocket", "bottlerocket-family"],
+)
+def test_karpenter_without_block_device_mappings_gets_the_families_default_volumes(
+    ami: dict[str, Any], expected: dict[str, tuple[int, int]]
+) -> None:
+    # Karpenter v1.12.1 amifamily DefaultEBS: 20Gi gp3; expected 2 nodes, at most 8 (the 8-GPU limit).
+    cost = price_resources(_karpenter(None, ami), US_EAST_1)
+    storage = [i for i in cost["items"] if i["pricing"] == "storage"]
+    got = {i["name"].split()[3]: (i["quantity"], i["max_quantity"]) for i in storage}
+    assert got == expected
+    assert {i["unit_price"] for i in storage} == {usd("us-east-1", "ebs:gp3")}
+    assert all(i["name"].endswith("default) (gp3)") for i in storage)
+    assert not [u for u in cost["unpriced"] if "blockDeviceMappings" in u["reason"]]
+
+
+def test_karpenter_custom_family_without_mappings_is_listed_with_the_reason() -> None:
+    ami = {"amiFamily": "Custom", "amiSelectorTerms": [{"id": "ami-0123"}]}
+    cost = price_resources(_karpenter(None, ami), US_EAST_1)
     assert [i for i in cost["items"] if i["pricing"] == "storage"] == []
-    assert any("sets no blockDeviceMappings" in u["reason"] for u in cost["unpriced"])
+    reasons = [u["reason"] for u in cost["unpriced"] if "sets no blockDeviceMappings" in u["reason"]]
+    assert len(reasons) == 1 and "the Custom family has none" in reasons[0]

@@ -4,17 +4,34 @@ the requirements admit; the expected cost from the pool's stated expected size."
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import replace
+from typing import Any, Final
 
 from gpucloud import fleet
 from gpucloud.catalog import InstanceSpec
 from gpucloud.cost.pricer import InstanceRates, Pricer, prices
+from gpucloud.fleet import BlockDevice, selection
 from gpucloud.fleet import labels as L
-from gpucloud.fleet import selection
 from gpucloud.fleet import types as T
 from gpucloud.prices import rates
 
 Admitted = Mapping[str, tuple[InstanceSpec | None, InstanceRates]]
+
+# What Karpenter launches an EC2NodeClass without blockDeviceMappings with: the AMI family's
+# DefaultBlockDeviceMappings (aws/karpenter-provider-aws v1.12.1 pkg/providers/amifamily: resolver.go DefaultEBS is
+# 20Gi gp3 encrypted; al2.go and al2023.go map it to /dev/xvda; bottlerocket.go adds a 4Gi copy on /dev/xvda for the
+# OS and puts DefaultEBS on /dev/xvdb; windows.go a 50Gi copy on /dev/sda1; custom.go returns nil, so EC2 uses the
+# AMI's mappings). Keys: the family lower-cased, as an alias spells it.
+_DEFAULT_EBS = BlockDevice(device_name="/dev/xvda", size_gib=20, volume_type="gp3", encrypted=True)
+_WINDOWS = (replace(_DEFAULT_EBS, device_name="/dev/sda1", size_gib=50),)
+DEFAULT_BLOCK_DEVICES: Final[Mapping[str, tuple[BlockDevice, ...]]] = {
+    "al2": (_DEFAULT_EBS,),
+    "al2023": (_DEFAULT_EBS,),
+    "bottlerocket": (replace(_DEFAULT_EBS, size_gib=4), replace(_DEFAULT_EBS, device_name="/dev/xvdb")),
+    "windows2019": _WINDOWS,
+    "windows2022": _WINDOWS,
+    "windows2025": _WINDOWS,
+}
 
 
 def _market_rate(found: InstanceRates, market: str) -> float | None:
@@ -24,7 +41,8 @@ def _market_rate(found: InstanceRates, market: str) -> float | None:
 
 @prices(*T.KARPENTER_NODEPOOLS)
 def karpenter_node_pool(pricer: Pricer, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
-    """The nodes (below), then their volumes: the EC2NodeClass's blockDeviceMappings x the node count bounds."""
+    """The nodes (below), then their volumes: the EC2NodeClass's blockDeviceMappings (or, without them, the AMI
+    family's default that Karpenter applies) x the node count bounds."""
     _nodes(pricer, r)
     _volumes(pricer, r)
 
@@ -38,15 +56,28 @@ def _volumes(pricer: Pricer, r: Mapping[str, Any]) -> None:
     bounds = [selection.limit_nodes(pool.limits, pricer.catalog.find(t)) for t in pool.instance_types]
     most = max((n for n in bounds if n is not None), default=expected) if bounds and None not in bounds else expected
     sized = [d for d in pool.block_devices if d.size_gib]
-    if not pool.block_devices:
+    if pool.block_devices:
+        pricer.root_volumes(r, sized, expected, max(most, expected), "node volumes")
+        return
+    family = pool.ami_family.lower()
+    defaults = DEFAULT_BLOCK_DEVICES.get(family)
+    if defaults is None:
+        why = (
+            "the Custom family has none: EC2 uses the AMI's own block device mappings, whose sizes the plan "
+            "does not show"
+            if family == "custom"
+            else f"the AMI family ({pool.ami_family or 'not stated'}) is not one whose default gpucloud knows"
+        )
         pricer.skip(
             r,
-            f"billed, not modelled: {r.get('name')} nodes' root volumes follow the AMI family's default block "
-            f"device mapping (EC2NodeClass {pool.node_class} sets no blockDeviceMappings): not modelled",
+            f"billed, not priced: {r.get('name')} nodes' volumes follow the AMI family's default block device mapping "
+            f"(EC2NodeClass {pool.node_class} sets no blockDeviceMappings) and {why}",
             "GiB-month",
         )
         return
-    pricer.root_volumes(r, sized, expected, max(most, expected), "node volumes")
+    for device in defaults:
+        label = f"node volumes {device.device_name} (Karpenter's {pool.ami_family} default)"
+        pricer.root_volumes(r, [device], expected, max(most, expected), label)
 
 
 def _nodes(pricer: Pricer, r: Mapping[str, Any]) -> None:

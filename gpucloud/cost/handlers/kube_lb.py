@@ -38,6 +38,7 @@ LBC_TYPES: Final = ("external", "nlb-ip")
 ALB_CLASS: Final = "alb"
 ALB_CONTROLLER: Final = "ingress.k8s.aws/alb"
 INGRESS_CLASS_ANNOTATION: Final = "kubernetes.io/ingress.class"
+DEFAULT_INGRESS_CLASS: Final = "ingressclass.kubernetes.io/is-default-class"
 GROUP_ANNOTATION: Final = "alb.ingress.kubernetes.io/group.name"
 LBC_CHART: Final = "aws-load-balancer-controller"
 ESTIMATE: Final = "estimate: one capacity unit each hour; capacity units are billed by traffic"
@@ -153,16 +154,24 @@ def service(pricer: Pricer, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> 
     _bill(pricer, r, kind, label)
 
 
-def _ingress_classes(pricer: Pricer) -> set[str]:
-    """Names of the plan's IngressClasses whose controller is the LBC's ALB controller."""
-    names = {ALB_CLASS}
-    for o in pricer.kube_objects():
-        m = o.get("inputs") or {}
-        if m.get("kind") == "IngressClass" and obj(m.get("spec")).get("controller") == ALB_CONTROLLER:
-            name = text(get(m, "metadata.name"))
-            if name:
-                names.add(name)
-    return names
+def _ingress_classes(pricer: Pricer) -> tuple[set[str], str | None]:
+    """Names of the plan's IngressClasses whose controller is the LBC's ALB controller, and the one of them marked
+    the cluster's default (an Ingress without a class gets it: Kubernetes docs, "Default IngressClass"; the LBC
+    chart marks its class so with ``ingressClassConfig.default``)."""
+    cached = pricer.shared.get("alb_ingress_classes")
+    if cached is None:
+        names, default = {ALB_CLASS}, None
+        for o in pricer.kube_objects():
+            m = o.get("inputs") or {}
+            if m.get("kind") == "IngressClass" and obj(m.get("spec")).get("controller") == ALB_CONTROLLER:
+                name = text(get(m, "metadata.name"))
+                if name:
+                    names.add(name)
+                    if str(obj(get(m, "metadata.annotations")).get(DEFAULT_INGRESS_CLASS)) == "true":
+                        default = name
+        cached = pricer.shared["alb_ingress_classes"] = (names, default)
+    names, default = cached
+    return set(names), default
 
 
 @prices(T.K8S_INGRESS)
@@ -173,7 +182,8 @@ def ingress(pricer: Pricer, r: Mapping[str, Any], inputs: Mapping[str, Any]) -> 
     if is_unknown(cls):
         pricer.skip(r, f"{label}: ingressClassName is unknown at preview, so which load balancer it gets is unknown")
         return
-    if cls not in _ingress_classes(pricer):
+    alb_classes, default = _ingress_classes(pricer)
+    if (cls or default) not in alb_classes:
         return  # another ingress controller (nginx, ...): its own Service of type LoadBalancer is what bills
     group = annotations.get(GROUP_ANNOTATION)
     if isinstance(group, str) and group:
