@@ -338,7 +338,8 @@ def test_a_force_new_field_of_the_asg_and_the_eks_cluster_names_what_forces_the_
     after["initialLifecycleHooks"][0]["heartbeatTimeout"] = 600
     after["maxSize"] = 8
     [c] = classify([resource(asg, before)], [resource(asg, after)])
-    assert (c.change, c.forced_by) == ("replace", ["initialLifecycleHooks", "initialLifecycleHooks.heartbeatTimeout"])
+    # The hook block's own ForceNew counts the hooks only; the nested heartbeatTimeout is ForceNew itself.
+    assert (c.change, c.forced_by) == ("replace", ["initialLifecycleHooks.heartbeatTimeout"])
     assert c.paths == ["initialLifecycleHooks[0].heartbeatTimeout", "maxSize"]
     assert c.source is not None and c.source["path"] == "internal/service/autoscaling/group.go"
     cluster = "urn:pulumi:dev::p::aws:eks/cluster:Cluster::gpu"
@@ -386,6 +387,56 @@ def test_a_change_inside_a_force_new_block_is_an_update_that_quotes_the_block_co
     assert len(c.replace_if) == 1 and c.replace_if[0].startswith(
         "autoScalingGroupProvider: replaced when a block is added or removed"
     )
+
+
+# The six blocks whose own ForceNew was once listed as a force-new path (re-read at each entry's commit): a change
+# inside an existing block replaces through the nested attribute's own ForceNew, and the block is quoted as
+# replaced when added or removed.
+@pytest.mark.parametrize(
+    ("type_", "block", "before", "after", "forced_by"),
+    [
+        ("aws:autoscaling/group:Group", "initialLifecycleHooks",
+         {"initialLifecycleHooks": [{"name": "drain", "lifecycleTransition": "autoscaling:EC2_INSTANCE_TERMINATING"}]},
+         {"initialLifecycleHooks": [{"name": "drain", "lifecycleTransition": "autoscaling:EC2_INSTANCE_LAUNCHING"}]},
+         ["initialLifecycleHooks.lifecycleTransition"]),
+        ("aws:ec2/flowLog:FlowLog", "destinationOptions",
+         {"destinationOptions": {"fileFormat": "plain-text"}}, {"destinationOptions": {"fileFormat": "parquet"}},
+         ["destinationOptions.fileFormat"]),
+        ("aws:eks/accessPolicyAssociation:AccessPolicyAssociation", "accessScope",
+         {"accessScope": {"type": "namespace", "namespaces": ["a"]}},
+         {"accessScope": {"type": "namespace", "namespaces": ["b"]}}, ["accessScope.namespaces"]),
+        ("aws:eks/cluster:Cluster", "remoteNetworkConfig",
+         {"remoteNetworkConfig": {"remoteNodeNetworks": {"cidrs": ["10.1.0.0/16"]}}},
+         {"remoteNetworkConfig": {"remoteNodeNetworks": {"cidrs": ["10.2.0.0/16"]}}},
+         ["remoteNetworkConfig.remoteNodeNetworks.cidrs"]),
+        ("aws:eks/nodeGroup:NodeGroup", "remoteAccess",
+         {"remoteAccess": {"ec2SshKey": "a"}}, {"remoteAccess": {"ec2SshKey": "b"}}, ["remoteAccess.ec2SshKey"]),
+        ("aws:kms/grant:Grant", "constraints",
+         {"constraints": [{"encryptionContextEquals": {"team": "a"}}]},
+         {"constraints": [{"encryptionContextEquals": {"team": "b"}}]}, ["constraints.encryptionContextEquals"]),
+    ],
+)  # fmt: skip
+def test_a_change_inside_a_once_listed_force_new_block_is_forced_by_the_nested_attribute(
+    type_: str, block: str, before: dict[str, Any], after: dict[str, Any], forced_by: list[str]
+) -> None:
+    urn = f"urn:pulumi:dev::p::{type_}::x"
+    [c] = classify([resource(urn, before)], [resource(urn, after)])
+    assert (c.change, c.forced_by, c.undecided) == ("replace", forced_by, None)
+    assert len(c.replace_if) == 1 and c.replace_if[0].startswith(f"{block}: replaced when a block is added or removed")
+
+
+def test_a_change_in_the_eks_cluster_remote_network_block_outside_its_cidrs_is_not_a_force_new_path() -> None:
+    # remoteNodeNetworks / remotePodNetworks are not ForceNew blocks themselves at the commit read; only the
+    # cidrs in them are, and the block's own ForceNew is quoted, not decided.
+    from gpucloud.impact.semantics import semantics_for
+
+    sem = semantics_for("aws:eks/cluster:Cluster")
+    assert sem is not None
+    assert "remoteNetworkConfig" not in sem.force_new
+    assert sem.forced_by(["remoteNetworkConfig.remotePodNetworks.cidrs[0]"]) == [
+        "remoteNetworkConfig.remotePodNetworks.cidrs"
+    ]
+    assert sem.conditions(["remoteNetworkConfig"])[0].startswith("remoteNetworkConfig: replaced when a block")
 
 
 def test_an_ssm_parameter_tier_change_quotes_the_downgrade_condition() -> None:
