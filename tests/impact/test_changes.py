@@ -439,6 +439,59 @@ def test_a_change_in_the_eks_cluster_remote_network_block_outside_its_cidrs_is_n
     assert sem.conditions(["remoteNetworkConfig"])[0].startswith("remoteNetworkConfig: replaced when a block")
 
 
+@pytest.mark.parametrize(
+    ("path", "before", "after", "change", "forced_by", "quoted"),
+    [
+        ("instanceType", "p4d.24xlarge", "p5.48xlarge", "update", [], None),
+        ("subnetId", "subnet-1", "subnet-2", "replace", ["subnetId"], None),
+        ("ami", "ami-1", "ami-2", "replace", ["ami"], None),
+        ("keyName", "a", "b", "replace", ["keyName"], None),
+        # userData replaces only with userDataReplaceOnChange (CustomizeDiff ForceNewIf): quoted, not decided.
+        ("userData", "#!/bin/sh\necho 1", "#!/bin/sh\necho 2", "update", [], "userData: replaced when"),
+        # An input the stored (older) schema does not have: quoted as undecided, never taken as an update silently.
+        ("instanceMarketOptions", {"marketType": "spot"}, {"marketType": "capacity-block"}, "update", [],
+         "instanceMarketOptions: not in the schema read"),
+    ],
+)  # fmt: skip
+def test_an_ec2_instance_change(
+    path: str, before: Any, after: Any, change: str, forced_by: list[str], quoted: str | None
+) -> None:
+    urn = "urn:pulumi:dev::p::aws:ec2/instance:Instance::bastion"
+    [c] = classify([resource(urn, {path: before})], [resource(urn, {path: after})])
+    assert (c.change, c.forced_by, c.undecided) == (change, forced_by, None)
+    if quoted is None:
+        assert c.replace_if == []
+    else:
+        assert len(c.replace_if) == 1 and c.replace_if[0].startswith(quoted)
+
+
+def test_an_ec2_instance_root_volume_resize_is_an_update_and_its_encryption_a_replace() -> None:
+    urn = "urn:pulumi:dev::p::aws:ec2/instance:Instance::bastion"
+    before: dict[str, Any] = {"rootBlockDevice": {"volumeSize": 100, "encrypted": False}}
+    [c] = classify(
+        [resource(urn, before)], [resource(urn, {"rootBlockDevice": {"volumeSize": 200, "encrypted": False}})]
+    )
+    assert (c.change, c.forced_by) == ("update", [])
+    [c] = classify(
+        [resource(urn, before)], [resource(urn, {"rootBlockDevice": {"volumeSize": 100, "encrypted": True}})]
+    )
+    assert (c.change, c.forced_by) == ("replace", ["rootBlockDevice.encrypted"])
+
+
+def test_a_launch_configuration_has_no_update_so_any_input_change_replaces_it() -> None:
+    urn = "urn:pulumi:dev::p::aws:ec2/launchConfiguration:LaunchConfiguration::lc"
+    before: dict[str, Any] = {
+        "imageId": "ami-1",
+        "instanceType": "g5.xlarge",
+        "ebsBlockDevices": [{"deviceName": "/dev/xvdb", "volumeSize": 100}],
+    }
+    after = copy.deepcopy(before)
+    after["ebsBlockDevices"][0]["volumeSize"] = 200
+    after["instanceType"] = "g6.xlarge"
+    [c] = classify([resource(urn, before)], [resource(urn, after)])
+    assert (c.change, c.forced_by) == ("replace", ["ebsBlockDevices.volumeSize", "instanceType"])
+
+
 def test_an_ssm_parameter_tier_change_quotes_the_downgrade_condition() -> None:
     urn = "urn:pulumi:dev::p::aws:ssm/parameter:Parameter::p"
     before = {"name": "/gpucloud/p", "type": "String", "tier": "Advanced"}
