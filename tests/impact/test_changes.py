@@ -492,6 +492,40 @@ def test_a_launch_configuration_has_no_update_so_any_input_change_replaces_it() 
     assert (c.change, c.forced_by) == ("replace", ["ebsBlockDevices.volumeSize", "instanceType"])
 
 
+@pytest.mark.parametrize(
+    ("type_", "path", "expected"),
+    [
+        # Transit gateway: routes, associations and propagations have no Update; a route table updates tags only.
+        ("aws:ec2transitgateway/route:Route", "destinationCidrBlock", "replace"),
+        ("aws:ec2transitgateway/route:Route", "blackhole", "replace"),
+        ("aws:ec2transitgateway/routeTable:RouteTable", "transitGatewayId", "replace"),
+        ("aws:ec2transitgateway/routeTable:RouteTable", "tags.Env", "update"),
+        ("aws:ec2transitgateway/routeTableAssociation:RouteTableAssociation", "transitGatewayRouteTableId", "replace"),
+        ("aws:ec2transitgateway/routeTablePropagation:RouteTablePropagation", "transitGatewayAttachmentId", "replace"),
+        # Redshift subnet group, Cloud Map namespace, EventBridge bus: the name replaces, the rest is in place.
+        ("aws:redshift/subnetGroup:SubnetGroup", "name", "replace"),
+        ("aws:redshift/subnetGroup:SubnetGroup", "subnetIds", "update"),
+        ("aws:servicediscovery/privateDnsNamespace:PrivateDnsNamespace", "vpc", "replace"),
+        ("aws:servicediscovery/privateDnsNamespace:PrivateDnsNamespace", "description", "update"),
+        ("aws:cloudwatch/eventBus:EventBus", "name", "replace"),
+        ("aws:cloudwatch/eventBus:EventBus", "eventSourceName", "replace"),
+        ("aws:cloudwatch/eventBus:EventBus", "kmsKeyIdentifier", "update"),
+    ],
+)
+def test_replace_semantics_of_network_and_messaging_corpus_types(type_: str, path: str, expected: str) -> None:
+    urn = f"urn:pulumi:dev::p::{type_}::x"
+    before: dict[str, Any] = {}
+    after: dict[str, Any] = {}
+    *parents, leaf = path.split(".")
+    b, a = before, after
+    for p in parents:
+        b, a = b.setdefault(p, {}), a.setdefault(p, {})
+    b[leaf], a[leaf] = "before", "after"
+    [c] = classify([resource(urn, before)], [resource(urn, after)])
+    assert (c.change, c.undecided) == (expected, None)
+    assert c.forced_by == ([path] if expected == "replace" else [])
+
+
 def test_an_ssm_parameter_tier_change_quotes_the_downgrade_condition() -> None:
     urn = "urn:pulumi:dev::p::aws:ssm/parameter:Parameter::p"
     before = {"name": "/gpucloud/p", "type": "String", "tier": "Advanced"}
