@@ -510,6 +510,11 @@ def test_a_launch_configuration_has_no_update_so_any_input_change_replaces_it() 
         ("aws:cloudwatch/eventBus:EventBus", "name", "replace"),
         ("aws:cloudwatch/eventBus:EventBus", "eventSourceName", "replace"),
         ("aws:cloudwatch/eventBus:EventBus", "kmsKeyIdentifier", "update"),
+        # ACM validation has no Update; a Glue database is replaced by its name or catalog only.
+        ("aws:acm/certificateValidation:CertificateValidation", "validationRecordFqdns", "replace"),
+        ("aws:glue/catalogDatabase:CatalogDatabase", "name", "replace"),
+        ("aws:glue/catalogDatabase:CatalogDatabase", "locationUri", "update"),
+        ("aws:glue/catalogDatabase:CatalogDatabase", "targetDatabase.databaseName", "update"),
     ],
 )
 def test_replace_semantics_of_network_and_messaging_corpus_types(type_: str, path: str, expected: str) -> None:
