@@ -338,7 +338,8 @@ def test_a_force_new_field_of_the_asg_and_the_eks_cluster_names_what_forces_the_
     after["initialLifecycleHooks"][0]["heartbeatTimeout"] = 600
     after["maxSize"] = 8
     [c] = classify([resource(asg, before)], [resource(asg, after)])
-    assert (c.change, c.forced_by) == ("replace", ["initialLifecycleHooks", "initialLifecycleHooks.heartbeatTimeout"])
+    # The hook block's own ForceNew counts the hooks only; the nested heartbeatTimeout is ForceNew itself.
+    assert (c.change, c.forced_by) == ("replace", ["initialLifecycleHooks.heartbeatTimeout"])
     assert c.paths == ["initialLifecycleHooks[0].heartbeatTimeout", "maxSize"]
     assert c.source is not None and c.source["path"] == "internal/service/autoscaling/group.go"
     cluster = "urn:pulumi:dev::p::aws:eks/cluster:Cluster::gpu"
@@ -386,6 +387,148 @@ def test_a_change_inside_a_force_new_block_is_an_update_that_quotes_the_block_co
     assert len(c.replace_if) == 1 and c.replace_if[0].startswith(
         "autoScalingGroupProvider: replaced when a block is added or removed"
     )
+
+
+# The six blocks whose own ForceNew was once listed as a force-new path (re-read at each entry's commit): a change
+# inside an existing block replaces through the nested attribute's own ForceNew, and the block is quoted as
+# replaced when added or removed.
+@pytest.mark.parametrize(
+    ("type_", "block", "before", "after", "forced_by"),
+    [
+        ("aws:autoscaling/group:Group", "initialLifecycleHooks",
+         {"initialLifecycleHooks": [{"name": "drain", "lifecycleTransition": "autoscaling:EC2_INSTANCE_TERMINATING"}]},
+         {"initialLifecycleHooks": [{"name": "drain", "lifecycleTransition": "autoscaling:EC2_INSTANCE_LAUNCHING"}]},
+         ["initialLifecycleHooks.lifecycleTransition"]),
+        ("aws:ec2/flowLog:FlowLog", "destinationOptions",
+         {"destinationOptions": {"fileFormat": "plain-text"}}, {"destinationOptions": {"fileFormat": "parquet"}},
+         ["destinationOptions.fileFormat"]),
+        ("aws:eks/accessPolicyAssociation:AccessPolicyAssociation", "accessScope",
+         {"accessScope": {"type": "namespace", "namespaces": ["a"]}},
+         {"accessScope": {"type": "namespace", "namespaces": ["b"]}}, ["accessScope.namespaces"]),
+        ("aws:eks/cluster:Cluster", "remoteNetworkConfig",
+         {"remoteNetworkConfig": {"remoteNodeNetworks": {"cidrs": ["10.1.0.0/16"]}}},
+         {"remoteNetworkConfig": {"remoteNodeNetworks": {"cidrs": ["10.2.0.0/16"]}}},
+         ["remoteNetworkConfig.remoteNodeNetworks.cidrs"]),
+        ("aws:eks/nodeGroup:NodeGroup", "remoteAccess",
+         {"remoteAccess": {"ec2SshKey": "a"}}, {"remoteAccess": {"ec2SshKey": "b"}}, ["remoteAccess.ec2SshKey"]),
+        ("aws:kms/grant:Grant", "constraints",
+         {"constraints": [{"encryptionContextEquals": {"team": "a"}}]},
+         {"constraints": [{"encryptionContextEquals": {"team": "b"}}]}, ["constraints.encryptionContextEquals"]),
+    ],
+)  # fmt: skip
+def test_a_change_inside_a_once_listed_force_new_block_is_forced_by_the_nested_attribute(
+    type_: str, block: str, before: dict[str, Any], after: dict[str, Any], forced_by: list[str]
+) -> None:
+    urn = f"urn:pulumi:dev::p::{type_}::x"
+    [c] = classify([resource(urn, before)], [resource(urn, after)])
+    assert (c.change, c.forced_by, c.undecided) == ("replace", forced_by, None)
+    assert len(c.replace_if) == 1 and c.replace_if[0].startswith(f"{block}: replaced when a block is added or removed")
+
+
+def test_a_change_in_the_eks_cluster_remote_network_block_outside_its_cidrs_is_not_a_force_new_path() -> None:
+    # remoteNodeNetworks / remotePodNetworks are not ForceNew blocks themselves at the commit read; only the
+    # cidrs in them are, and the block's own ForceNew is quoted, not decided.
+    from gpucloud.impact.semantics import semantics_for
+
+    sem = semantics_for("aws:eks/cluster:Cluster")
+    assert sem is not None
+    assert "remoteNetworkConfig" not in sem.force_new
+    assert sem.forced_by(["remoteNetworkConfig.remotePodNetworks.cidrs[0]"]) == [
+        "remoteNetworkConfig.remotePodNetworks.cidrs"
+    ]
+    assert sem.conditions(["remoteNetworkConfig"])[0].startswith("remoteNetworkConfig: replaced when a block")
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after", "change", "forced_by", "quoted"),
+    [
+        ("instanceType", "p4d.24xlarge", "p5.48xlarge", "update", [], None),
+        ("subnetId", "subnet-1", "subnet-2", "replace", ["subnetId"], None),
+        ("ami", "ami-1", "ami-2", "replace", ["ami"], None),
+        ("keyName", "a", "b", "replace", ["keyName"], None),
+        # userData replaces only with userDataReplaceOnChange (CustomizeDiff ForceNewIf): quoted, not decided.
+        ("userData", "#!/bin/sh\necho 1", "#!/bin/sh\necho 2", "update", [], "userData: replaced when"),
+        # An input the stored (older) schema does not have: quoted as undecided, never taken as an update silently.
+        ("instanceMarketOptions", {"marketType": "spot"}, {"marketType": "capacity-block"}, "update", [],
+         "instanceMarketOptions: not in the schema read"),
+    ],
+)  # fmt: skip
+def test_an_ec2_instance_change(
+    path: str, before: Any, after: Any, change: str, forced_by: list[str], quoted: str | None
+) -> None:
+    urn = "urn:pulumi:dev::p::aws:ec2/instance:Instance::bastion"
+    [c] = classify([resource(urn, {path: before})], [resource(urn, {path: after})])
+    assert (c.change, c.forced_by, c.undecided) == (change, forced_by, None)
+    if quoted is None:
+        assert c.replace_if == []
+    else:
+        assert len(c.replace_if) == 1 and c.replace_if[0].startswith(quoted)
+
+
+def test_an_ec2_instance_root_volume_resize_is_an_update_and_its_encryption_a_replace() -> None:
+    urn = "urn:pulumi:dev::p::aws:ec2/instance:Instance::bastion"
+    before: dict[str, Any] = {"rootBlockDevice": {"volumeSize": 100, "encrypted": False}}
+    [c] = classify(
+        [resource(urn, before)], [resource(urn, {"rootBlockDevice": {"volumeSize": 200, "encrypted": False}})]
+    )
+    assert (c.change, c.forced_by) == ("update", [])
+    [c] = classify(
+        [resource(urn, before)], [resource(urn, {"rootBlockDevice": {"volumeSize": 100, "encrypted": True}})]
+    )
+    assert (c.change, c.forced_by) == ("replace", ["rootBlockDevice.encrypted"])
+
+
+def test_a_launch_configuration_has_no_update_so_any_input_change_replaces_it() -> None:
+    urn = "urn:pulumi:dev::p::aws:ec2/launchConfiguration:LaunchConfiguration::lc"
+    before: dict[str, Any] = {
+        "imageId": "ami-1",
+        "instanceType": "g5.xlarge",
+        "ebsBlockDevices": [{"deviceName": "/dev/xvdb", "volumeSize": 100}],
+    }
+    after = copy.deepcopy(before)
+    after["ebsBlockDevices"][0]["volumeSize"] = 200
+    after["instanceType"] = "g6.xlarge"
+    [c] = classify([resource(urn, before)], [resource(urn, after)])
+    assert (c.change, c.forced_by) == ("replace", ["ebsBlockDevices.volumeSize", "instanceType"])
+
+
+@pytest.mark.parametrize(
+    ("type_", "path", "expected"),
+    [
+        # Transit gateway: routes, associations and propagations have no Update; a route table updates tags only.
+        ("aws:ec2transitgateway/route:Route", "destinationCidrBlock", "replace"),
+        ("aws:ec2transitgateway/route:Route", "blackhole", "replace"),
+        ("aws:ec2transitgateway/routeTable:RouteTable", "transitGatewayId", "replace"),
+        ("aws:ec2transitgateway/routeTable:RouteTable", "tags.Env", "update"),
+        ("aws:ec2transitgateway/routeTableAssociation:RouteTableAssociation", "transitGatewayRouteTableId", "replace"),
+        ("aws:ec2transitgateway/routeTablePropagation:RouteTablePropagation", "transitGatewayAttachmentId", "replace"),
+        # Redshift subnet group, Cloud Map namespace, EventBridge bus: the name replaces, the rest is in place.
+        ("aws:redshift/subnetGroup:SubnetGroup", "name", "replace"),
+        ("aws:redshift/subnetGroup:SubnetGroup", "subnetIds", "update"),
+        ("aws:servicediscovery/privateDnsNamespace:PrivateDnsNamespace", "vpc", "replace"),
+        ("aws:servicediscovery/privateDnsNamespace:PrivateDnsNamespace", "description", "update"),
+        ("aws:cloudwatch/eventBus:EventBus", "name", "replace"),
+        ("aws:cloudwatch/eventBus:EventBus", "eventSourceName", "replace"),
+        ("aws:cloudwatch/eventBus:EventBus", "kmsKeyIdentifier", "update"),
+        # ACM validation has no Update; a Glue database is replaced by its name or catalog only.
+        ("aws:acm/certificateValidation:CertificateValidation", "validationRecordFqdns", "replace"),
+        ("aws:glue/catalogDatabase:CatalogDatabase", "name", "replace"),
+        ("aws:glue/catalogDatabase:CatalogDatabase", "locationUri", "update"),
+        ("aws:glue/catalogDatabase:CatalogDatabase", "targetDatabase.databaseName", "update"),
+    ],
+)
+def test_replace_semantics_of_network_and_messaging_corpus_types(type_: str, path: str, expected: str) -> None:
+    urn = f"urn:pulumi:dev::p::{type_}::x"
+    before: dict[str, Any] = {}
+    after: dict[str, Any] = {}
+    *parents, leaf = path.split(".")
+    b, a = before, after
+    for p in parents:
+        b, a = b.setdefault(p, {}), a.setdefault(p, {})
+    b[leaf], a[leaf] = "before", "after"
+    [c] = classify([resource(urn, before)], [resource(urn, after)])
+    assert (c.change, c.undecided) == (expected, None)
+    assert c.forced_by == ([path] if expected == "replace" else [])
 
 
 def test_an_ssm_parameter_tier_change_quotes_the_downgrade_condition() -> None:

@@ -41,6 +41,18 @@ def test_every_entry_names_its_source(type_: str) -> None:
     assert entry["force_new"] or entry["update_note"]
 
 
+@pytest.mark.parametrize(
+    "type_", sorted(t for t, e in TABLE["types"].items() if e["source"]["repo"] == "hashicorp/terraform-provider-aws")
+)
+def test_no_terraform_force_new_path_is_a_block_with_force_new_paths_under_it(type_: str) -> None:
+    # A path with force-new paths under it is a block; terraform-plugin-sdk gives a block's own ForceNew to its
+    # item count only (diffList/diffSet), so it belongs in conditional_force_new, not in force_new.
+    entry = TABLE["types"][type_]
+    force_new = entry["force_new"]
+    blocks = [p for p in force_new if any(q.startswith(p + ".") for q in force_new)]
+    assert blocks == []
+
+
 def test_pinned_versions_say_what_is_not_established() -> None:
     pinned = TABLE["pinned"]
     assert pinned["pulumi_aws"].startswith("7.51.1")
