@@ -124,6 +124,8 @@ def test_provider_region_and_plan_region() -> None:
     index = Index([west, east, no_region, on_west, on_bare, on_other])
     assert index.region == "us-east-1"  # the default provider's
     assert index.provider_region(on_west) == "us-west-2"
+    # A provider reference without the "::<id>" suffix is the provider's URN as it is.
+    assert index.provider_region(rec(T.INSTANCE, "bare-ref", provider=west.urn)) == "us-west-2"
     assert index.provider_region(on_bare) == "us-east-1"
     assert index.provider_region(on_other) == "us-east-1"
     assert Index([west], region="eu-west-1").region == "eu-west-1"
