@@ -88,11 +88,13 @@ class Index:
     def launch_template(self, r: Record, prop: str, spec: Any) -> tuple[Record | None, str | None]:
         """The in-plan launch template ``spec`` ({id|name|launchTemplateId|launchTemplateName}) points at, or
         why there is none."""
-        if not isinstance(spec, Mapping):
-            return None, None
         candidates = self.referenced(r, prop, T.LAUNCH_TEMPLATE)
         if len(candidates) == 1:
+            # The property depends on exactly one template: that is the one, whatever shape the spec has in
+            # this view (a stack policy may see the whole block unknown, or only the dependency).
             return candidates[0], None
+        if not isinstance(spec, Mapping):
+            return None, None
         name = spec.get("name", spec.get("launchTemplateName"))
         if isinstance(name, str) and not is_unknown(name):
             for c in self.records:

@@ -90,6 +90,17 @@ class BlockDevice:
     root: bool = False  # an instance's or launch configuration's rootBlockDevice
 
 
+@dataclass(frozen=True)
+class Open:
+    """Where a value one pool field needs could not be read: the resource that holds it (the pool's own, or
+    the launch template or configuration it was read through), the exact input path, and why when it is not an
+    unknown value (a launch template outside the program)."""
+
+    source: str  # URN of the resource read
+    path: str  # input path on that resource ("instanceTypes.0", "scalingConfig.maxSize", "instanceType")
+    reason: str = ""
+
+
 @dataclass
 class Pool:
     """A set of nodes one resource starts, joined to what describes them (launch template or configuration,
@@ -142,6 +153,10 @@ class Pool:
     limits: Mapping[str, Any] = field(default_factory=dict)  # Karpenter NodePool limits
     # Input paths whose values are unknown at preview, per field they leave open ("instance_types": path).
     unknown: dict[str, str] = field(default_factory=dict)
+    # The same, one entry per value a reader may need on its own ("instance_types", "max_size", "desired",
+    # "markets", "subnet_ids"), with the resource each was read from: a policy that needs only the maximum
+    # size is not left undecided by an unknown desired size, and a finding names the template's field.
+    open: dict[str, Open] = field(default_factory=dict)
     specs: dict[str, InstanceSpec] = field(default_factory=dict, repr=False)
     accelerators: tuple[Accelerator, ...] = ()
 

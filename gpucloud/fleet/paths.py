@@ -35,6 +35,48 @@ _LT_MARKET: Final = {"spot": M.SPOT, "capacity-block": M.CAPACITY_BLOCK}
 _RESERVATION_TYPES: Final = (T.CAPACITY_RESERVATION, T.CAPACITY_BLOCK_RESERVATION)
 
 
+# ---- where a value could not be read -----------------------------------------------------------------------
+
+
+def unknown_at(inputs: Any, path: str) -> str | None:
+    """The part of dotted ``path`` whose value is unknown at preview ("scalingConfig" when the whole block is),
+    or None when the path is known or absent."""
+    value, walked = inputs, []
+    for part in path.split("."):
+        if isinstance(value, Mapping) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return None
+        walked.append(part)
+        if is_unknown(value):
+            return ".".join(walked)
+    return None
+
+
+def _open(pool: M.Pool, key: str, source: Record, *paths: str, reason: str = "") -> None:
+    """Record the first of ``paths`` on ``source`` that is unknown (or, with a reason, the first path as is)."""
+    if key in pool.open:
+        return
+    for path in paths:
+        found = path if reason else unknown_at(source.inputs, path)
+        if found:
+            pool.open[key] = M.Open(source.urn, found, reason)
+            return
+
+
+def _unknown_element(value: Any, path: str) -> str | None:
+    """``path.i`` of the first unknown element of a list, ``path`` when the list itself is unknown."""
+    if is_unknown(value):
+        return path
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            if is_unknown(v):
+                return f"{path}.{i}"
+    return None
+
+
 # ---- what a launch template or configuration says about its nodes -------------------------------------------
 
 
@@ -125,19 +167,27 @@ def node_group(fleet: Index, r: Record) -> M.Pool:
     lt, pool.launch_template_problem = fleet.launch_template(r, "launchTemplate", lt_spec)
     types = inputs.get("instanceTypes")
     lt_type = get(lt.inputs, "instanceType") if lt is not None else None
-    if isinstance(types, list) and types:
+    if known(lt_type) and not strings(types):
+        # EKS refuses instanceTypes beside a template that names the type, so the template decides; in a
+        # preview the group's instanceTypes output stays unknown until EKS copies it from the template.
+        pool.instance_types, pool.types_from = (str(lt_type),), "launchTemplate.instanceType"
+    elif isinstance(types, list) and types:
         pool.instance_types = tuple(strings(types))
         if len(pool.instance_types) < len(types):
             pool.unknown["instance_types"] = "instanceTypes"
-    elif known(lt_type):
-        # EKS refuses instanceTypes beside a template that names the type: the template decides.
-        pool.instance_types, pool.types_from = (str(lt_type),), "launchTemplate.instanceType"
-    elif is_unknown(types) or (lt is not None and is_unknown(lt_type)):
+            pool.open["instance_types"] = M.Open(r.urn, _unknown_element(types, "instanceTypes") or "instanceTypes")
+    elif lt is not None and is_unknown(lt_type):
         pool.unknown["instance_types"] = "instanceTypes"
+        pool.open["instance_types"] = M.Open(lt.urn, "instanceType")
+    elif is_unknown(types):
+        pool.unknown["instance_types"] = "instanceTypes"
+        pool.open["instance_types"] = M.Open(r.urn, "instanceTypes")
     elif lt_spec is None:
         pool.instance_types, pool.types_from = (EKS_DEFAULT_INSTANCE_TYPE,), "EKS default"
     else:
         pool.unknown["instance_types"] = "launchTemplate"
+        why = pool.launch_template_problem or "the launch template names no instance type"
+        pool.open["instance_types"] = M.Open(r.urn, "launchTemplate", why)
     scaling = obj(inputs.get("scalingConfig"))
     pool.counts = M.Counts(
         count(scaling.get("minSize")), count(scaling.get("desiredSize")), count(scaling.get("maxSize"))
@@ -145,11 +195,15 @@ def node_group(fleet: Index, r: Record) -> M.Pool:
     for size in ("desiredSize", "maxSize"):
         if count(scaling.get(size)) is None:
             pool.unknown.setdefault("counts", f"scalingConfig.{size}")
+    _open(pool, "desired", r, "scalingConfig.desiredSize")
+    _open(pool, "max_size", r, "scalingConfig.maxSize")
     capacity = inputs.get("capacityType", "ON_DEMAND")
     if isinstance(capacity, str) and capacity in _EKS_MARKET:
         pool.markets = (_EKS_MARKET[capacity],)
     else:
         pool.unknown["markets"] = "capacityType"
+        pool.open["markets"] = M.Open(r.urn, "capacityType", "" if is_unknown(capacity) else "not an EKS capacity type")
+    _open(pool, "subnet_ids", r, "subnetIds")
     pool.zones, pool.subnets = fleet.zones(r, "subnetIds")
     pool.subnet_ids = len(inputs["subnetIds"]) if isinstance(inputs.get("subnetIds"), list) else 0
     pool.tags = tag_map(inputs.get("tags"))
@@ -185,6 +239,9 @@ def autoscaling_group(fleet: Index, r: Record) -> M.Pool:
     )
     if pool.counts.desired is None or pool.counts.max is None:
         pool.unknown["counts"] = "desiredCapacity/minSize/maxSize"
+    _open(pool, "desired", r, "desiredCapacity", "minSize")
+    _open(pool, "max_size", r, "maxSize")
+    _open(pool, "subnet_ids", r, "vpcZoneIdentifiers")
     mip = inputs.get("mixedInstancesPolicy")
     lc: Record | None = None
     if isinstance(mip, Mapping):
@@ -200,6 +257,15 @@ def autoscaling_group(fleet: Index, r: Record) -> M.Pool:
         )
         if base is None or pct is None or pct > 100:
             pool.unknown["markets"] = "mixedInstancesPolicy.instancesDistribution"
+            dist_path = "mixedInstancesPolicy.instancesDistribution"
+            _open(
+                pool,
+                "markets",
+                r,
+                f"{dist_path}.onDemandBaseCapacity",
+                f"{dist_path}.onDemandPercentageAboveBaseCapacity",
+            )
+            _open(pool, "markets", r, dist_path, reason="not a valid instances distribution")
         else:
             pool.split = M.MarketSplit(
                 on_demand_base=base,
@@ -210,8 +276,9 @@ def autoscaling_group(fleet: Index, r: Record) -> M.Pool:
             pool.markets = tuple(m for m, on in ((M.ON_DEMAND, base > 0 or pct > 0), (M.SPOT, pct < 100)) if on)
         pool.counts = M.Counts(pool.counts.min, pool.counts.desired, pool.counts.max, weights)
         _choose(pool, named, admitted, reqs)
-        if unknown:
+        if unknown is not None:
             pool.unknown["instance_types"] = "mixedInstancesPolicy.launchTemplate.overrides"
+            pool.open["instance_types"] = M.Open(r.urn, f"mixedInstancesPolicy.launchTemplate.overrides.{unknown}")
     else:
         lt, pool.launch_template_problem = fleet.launch_template(r, "launchTemplate", inputs.get("launchTemplate"))
         if lt is None and pool.launch_template_problem is None:
@@ -222,6 +289,10 @@ def autoscaling_group(fleet: Index, r: Record) -> M.Pool:
         itype = get(source.inputs, "instanceType") if source is not None else None
         if text(itype):
             pool.instance_types = (str(itype),)
+        elif source is not None and is_unknown(itype):
+            pool.open["instance_types"] = M.Open(source.urn, "instanceType")
+        elif pool.launch_template_problem:
+            pool.open["instance_types"] = M.Open(r.urn, "launchTemplate", pool.launch_template_problem)
         if lc is not None:
             pool.launch_configuration = lc.urn
             pool.markets = (M.SPOT,) if get(lc.inputs, "spotPrice") not in (None, "") else (M.ON_DEMAND,)
@@ -229,6 +300,9 @@ def autoscaling_group(fleet: Index, r: Record) -> M.Pool:
             pool.markets = _lt_market(lt.inputs) or (M.ON_DEMAND,)
     if not pool.instance_types and not pool.requirements:
         pool.unknown.setdefault("instance_types", pool.types_from or "launchTemplate")
+        pool.open.setdefault(
+            "instance_types", M.Open(r.urn, "launchTemplate", "no launch template or configuration names the type")
+        )
     pool.zones, pool.subnets = fleet.zones(r, "vpcZoneIdentifiers")
     pool.subnet_ids = len(inputs["vpcZoneIdentifiers"]) if isinstance(inputs.get("vpcZoneIdentifiers"), list) else 0
     if pool.zones is None and not pool.subnets:
@@ -256,19 +330,21 @@ def autoscaling_group(fleet: Index, r: Record) -> M.Pool:
 
 def _overrides(
     fleet: Index, overrides: Sequence[Mapping[str, Any]], lt: Record | None
-) -> tuple[list[str], list[str], dict[str, float], tuple[Mapping[str, Any], ...], bool]:
-    """(named types in order, types only requirement sets admit, weight per type, the requirement sets, whether
-    an override's type is unknown) of launch template overrides. An override naming no type and no requirements
-    launches the template's type (EC2 Fleet and Auto Scaling semantics), as does the absence of overrides."""
+) -> tuple[list[str], list[str], dict[str, float], tuple[Mapping[str, Any], ...], str | None]:
+    """(named types in order, types only requirement sets admit, weight per type, the requirement sets, where
+    the first unknown type is ("2.instanceType", None when all are known)) of launch template overrides. An
+    override naming no type and no requirements launches the template's type (EC2 Fleet and Auto Scaling
+    semantics), as does the absence of overrides."""
     lt_type = text(get(lt.inputs, "instanceType")) if lt is not None else None
     named: list[str] = []
     weights: dict[str, float] = {}
     reqs: list[Mapping[str, Any]] = []
-    unknown = False
-    for o in overrides:
+    unknown: str | None = None
+    for i, o in enumerate(overrides):
         raw, req = o.get("instanceType"), o.get("instanceRequirements")
         itype = text(raw) if raw is not None else (lt_type if not isinstance(req, Mapping) else None)
-        unknown = unknown or is_unknown(raw)
+        if unknown is None and is_unknown(raw):
+            unknown = f"{i}.instanceType"
         if itype:
             named.append(itype)
             weight = number(o.get("weightedCapacity"))
@@ -294,22 +370,30 @@ def instance(fleet: Index, r: Record, spot: bool = False) -> M.Pool:
     path = M.SPOT_REQUEST if spot else M.INSTANCE
     pool = M.Pool(r.urn, r.name, r.type, path, types_from="instanceType", region=fleet.provider_region(r))
     lt, pool.launch_template_problem = fleet.launch_template(r, "launchTemplate", inputs.get("launchTemplate"))
-    itype = inputs.get("instanceType")
+    itype, source = inputs.get("instanceType"), r
     if itype is None and lt is not None:
-        itype, pool.types_from = get(lt.inputs, "instanceType"), "launchTemplate.instanceType"
+        itype, pool.types_from, source = get(lt.inputs, "instanceType"), "launchTemplate.instanceType", lt
     if text(itype):
         pool.instance_types = (str(itype),)
     else:
         pool.unknown["instance_types"] = pool.types_from
+        if is_unknown(itype):
+            pool.open["instance_types"] = M.Open(source.urn, "instanceType")
+        elif pool.launch_template_problem:
+            pool.open["instance_types"] = M.Open(r.urn, "launchTemplate", pool.launch_template_problem)
+        else:
+            pool.open["instance_types"] = M.Open(source.urn, "instanceType", "no instance type is given")
     pool.counts = M.Counts(1, 1, 1)
     boot = _describe(pool, fleet, lt)
-    market_type = get(
-        inputs, "instanceMarketOptions.marketType", get(lt.inputs, "instanceMarketOptions.marketType") if lt else None
-    )
+    # The instance's own market options, else (when it states none) its template's.
+    holder = r if inputs.get("instanceMarketOptions") is not None or lt is None else lt
+    market_type = get(holder.inputs, "instanceMarketOptions.marketType")
+    market_open = unknown_at(holder.inputs, "instanceMarketOptions.marketType")
     if spot:
         pool.markets = (M.SPOT,)
-    elif is_unknown(market_type):
+    elif market_open:
         pool.unknown["markets"] = "instanceMarketOptions.marketType"
+        pool.open["markets"] = M.Open(holder.urn, market_open)
     else:
         pool.markets = (_LT_MARKET.get(str(market_type), M.ON_DEMAND),)
     pool.capacity_reservations = (
@@ -356,11 +440,15 @@ def ec2_fleet(fleet: Index, r: Record) -> M.Pool:
     lt, pool.launch_template_problem = fleet.launch_template(r, "launchTemplateConfigs", {})
     named, admitted, weights, reqs, unknown = _overrides(fleet, overrides, lt)
     _choose(pool, named, admitted, reqs)
-    if unknown:
+    if unknown is not None:
         pool.unknown["instance_types"] = "launchTemplateConfigs"
+        pool.open["instance_types"] = M.Open(r.urn, "launchTemplateConfigs")
     pool.counts = M.Counts(None, total, total, weights)
     if total is None or od is None or spot is None:
         pool.unknown["counts"] = "targetCapacitySpecification"
+    tcs_path = "targetCapacitySpecification"
+    _open(pool, "max_size", r, f"{tcs_path}.totalTargetCapacity")
+    _open(pool, "markets", r, f"{tcs_path}.onDemandTargetCapacity", f"{tcs_path}.spotTargetCapacity")
     default = text(tcs.get("defaultTargetCapacityType"))
     pool.split = M.MarketSplit(on_demand_target=od, spot_target=spot, default_market=default)
     found = {_LT_MARKET.get(default or "", M.ON_DEMAND) if default != "on-demand" else M.ON_DEMAND}
@@ -385,11 +473,14 @@ def spot_fleet(fleet: Index, r: Record) -> M.Pool:
     lt, pool.launch_template_problem = fleet.launch_template(r, "launchTemplateConfigs", {})
     named, admitted, weights, reqs, unknown = _overrides(fleet, [*specs, *overrides], lt)
     _choose(pool, named, admitted, reqs)
-    if unknown:
+    if unknown is not None:
         pool.unknown["instance_types"] = "launchTemplateConfigs"
+        pool.open["instance_types"] = M.Open(r.urn, "launchTemplateConfigs")
     pool.counts = M.Counts(None, total, total, weights)
     if total is None or od is None:
         pool.unknown["counts"] = "targetCapacity"
+    _open(pool, "max_size", r, "targetCapacity")
+    _open(pool, "markets", r, "onDemandTargetCapacity")
     pool.split = M.MarketSplit(on_demand_target=od, spot_allocation=text(inputs.get("allocationStrategy")))
     pool.markets = (M.ON_DEMAND, M.SPOT) if od else (M.SPOT,)
     boot = _describe(pool, fleet, lt)
@@ -416,8 +507,10 @@ def capacity_reservation(fleet: Index, r: Record) -> M.Pool:
         pool.instance_types = (str(itype),)
     else:
         pool.unknown["instance_types"] = "instanceType"
+        pool.open["instance_types"] = M.Open(r.urn, "instanceType", "" if is_unknown(itype) else "no instance type")
     if n is None:
         pool.unknown["counts"] = "instanceCount"
+    _open(pool, "max_size", r, "instanceCount")
     # A reservation is billed whether instances run in it or not: its size is its desired and its ceiling.
     pool.counts = M.Counts(n, n, n)
     pool.markets = (M.ON_DEMAND,)

@@ -1,6 +1,8 @@
-"""A GPU pool as stack policies see it: anything that starts nodes (node group, ASG, EC2 Fleet, Spot Fleet,
-instance, spot request, capacity reservation) joined to its launch template or configuration and subnets by
-URN, with the instance types, size and purchase options of the one capacity reader (capacity.py)."""
+"""A GPU pool as stack policies see it: the fleet layer's one model of the plan (gpucloud.fleet), every launch
+path joined (node group, ASG, EC2 Fleet, Spot Fleet, instance, spot request, capacity reservation, to its launch
+template or configuration by URN or by the template's literal name, and to its subnets), with the GPU facts of
+the catalog. Where a value a pool policy needs is unknown at preview, the pool carries the fleet's record of it
+(``Pool.open``: the resource it was read from and the input path), so the finding names ``<template>.field``."""
 
 from __future__ import annotations
 
@@ -8,31 +10,31 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pulumi_policy import PolicyResource
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
+from gpucloud import fleet as F
+from gpucloud.fleet import model as M
 from gpucloud.fleet import types as T
 
-from .base import UnknownValueError, count, get, integer, maps, text, via
+from .base import UnknownValueError, get, integer, maps, plain, text
 from .capacity import (
     ASG,
     CAPACITY_RESERVATION,
     FLEET,
     INSTANCE,
-    LAUNCH_CONFIG,
-    LAUNCH_TEMPLATE,
     NODE_GROUP,
     SPOT_FLEET,
     SPOT_REQUEST,
-    choice_types,
     gpus,
     is_accelerated,
-    markets,
-    max_size,
     spec,
-    spot_nodes,
 )
-from .stack import linked, of_type
 
 SUBNET = T.SUBNET
+# The fleet's market names in the pack's spelling (capacity.markets); Karpenter's "reserved" is a block here.
+_MARKET = {M.ON_DEMAND: "on_demand", M.SPOT: "spot", M.CAPACITY_BLOCK: "capacity_block", M.RESERVED: "capacity_block"}
+# What a pool policy needs decided, in the order a finding names the first open one.
+_NEEDED = ("instance_types", "markets", "max_size", "subnet_ids")
 
 
 @dataclass
@@ -46,6 +48,11 @@ class Pool:
     markets: list[str] = field(default_factory=list)
     # What made this pool undecidable at preview (an unknown instance type, max size, ...), raised by known().
     error: UnknownValueError | None = None
+    # The fleet's pool, for what the fields above do not carry (market split, counts, where values are open).
+    model: M.Pool | None = field(default=None, repr=False)
+    # The purchase options on their own, and what keeps them open (known_markets).
+    pool_markets: list[str] = field(default_factory=list)
+    market_error: UnknownValueError | None = None
 
     def known(self) -> Pool:
         """The pool, or the UnknownValueError that keeps it from being judged (call inside ``deciding``)."""
@@ -54,11 +61,11 @@ class Pool:
         return self
 
     def known_markets(self) -> list[str]:
-        """The purchase options alone: decided even when the pool's types or size are unknown (they are
-        read again, so an unknown market raises inside ``deciding``)."""
-        if self.error is None:
-            return self.markets
-        return _markets(self.resource, _source(self.resource, self.launch_template)) or ["on_demand"]
+        """The purchase options alone: decided even when the pool's types or size are unknown (an unknown
+        market raises inside ``deciding``)."""
+        if self.market_error is not None:
+            raise self.market_error
+        return self.pool_markets
 
     @property
     def gpus_per_node(self) -> int:
@@ -74,11 +81,10 @@ class Pool:
 
     @property
     def spot_gpus(self) -> int:
-        r = self.resource
         # Bought only on spot (a spot node group, or a group whose template buys spot): all of it.
         if self.markets == ["spot"]:
             return self.max_gpus
-        return int(spot_nodes(r.resource_type, r.props, self.max_size or 0) * self.gpus_per_node)
+        return int(_spot_nodes(self.model, self.max_size or 0) * self.gpus_per_node)
 
     def efa_interfaces(self) -> list[Any]:
         if self.launch_template is None:
@@ -90,76 +96,85 @@ class Pool:
         ]
 
 
-_TEMPLATE_PROPS = ("launchTemplate", "mixedInstancesPolicy", "launchTemplateConfigs")
 POOL_RESOURCES = (NODE_GROUP, ASG, FLEET, SPOT_FLEET, INSTANCE, SPOT_REQUEST, CAPACITY_RESERVATION)
-_SUBNET_PROP = {NODE_GROUP: "subnetIds", ASG: "vpcZoneIdentifiers", INSTANCE: "subnetId", SPOT_REQUEST: "subnetId"}
 
 
-def _launch_template(r: PolicyResource) -> PolicyResource | None:
-    for prop in _TEMPLATE_PROPS:
-        found = linked(r, prop, LAUNCH_TEMPLATE)
-        if found:
-            return found[0]
-    return None
+def _spot_nodes(pool: M.Pool | None, nodes: int) -> float:
+    """How many of ``nodes`` (at maximum size) are bought on spot, from the fleet's market split."""
+    split = pool.split if pool is not None else None
+    if pool is None or split is None:
+        return 0
+    if pool.type == ASG:
+        return max(0, nodes - split.on_demand_base) * (100 - split.on_demand_percentage) / 100
+    if pool.type == FLEET:
+        if split.default_market == M.SPOT:
+            return max(0, nodes - (split.on_demand_target or 0))
+        return min(nodes, split.spot_target or 0)
+    if pool.type == SPOT_FLEET:
+        return max(0, nodes - (split.on_demand_target or 0))
+    return 0
+
+
+def _record(r: PolicyResource) -> F.Record:
+    """A stack policy's resource as the fleet reads it: plain inputs (unknown sentinels kept), joins by URN."""
+    props = plain(r.props)
+    return F.Record(
+        urn=r.urn,
+        type=r.resource_type,
+        name=r.name,
+        inputs=props if isinstance(props, dict) else {},
+        dependencies=tuple(d.urn for d in r.dependencies or ()),
+        property_dependencies={k: tuple(d.urn for d in v or ()) for k, v in (r.property_dependencies or {}).items()},
+    )
+
+
+def _error(opened: M.Open, by_urn: dict[str, PolicyResource], own: str) -> UnknownValueError:
+    """The unknown as the proxy would raise it, under the name of the resource it was read from (``via``)."""
+    props = opened.path.split(".")
+    source = by_urn.get(opened.source)
+    if opened.source != own and source is not None:
+        props = [source.name, *props]
+    exc = UnknownValueError(UNKNOWN_STRING_VALUE, props)
+    if opened.reason:
+        exc.message = opened.reason
+    return exc
 
 
 def pools(resources: list[PolicyResource]) -> list[Pool]:
     """Everything that starts nodes, with its effective instance types (the template's or launch
     configuration's when the pool names none) and purchase options (the template's when the pool has none)."""
+    by_urn = {r.urn: r for r in resources}
+    fleet = F.Fleet([_record(r) for r in resources])
     out = []
-    for r in of_type(resources, *POOL_RESOURCES):
-        lt = _launch_template(r)
-        try:
-            out.append(_pool(r, lt))
-        except UnknownValueError as exc:
-            # One pool's unknown value makes that pool undecided, never the others (policies call known()).
-            out.append(Pool(resource=r, instance_types=[], max_size=None, launch_template=lt, error=exc))
+    for p in fleet.pools():
+        r = by_urn.get(p.urn)
+        if r is None or p.type not in POOL_RESOURCES:
+            continue
+        opened = dict(p.open)
+        for key, path in p.unknown.items():
+            if key in ("instance_types", "markets"):
+                opened.setdefault(key, M.Open(p.urn, path))
+        errors = {k: _error(opened[k], by_urn, p.urn) for k in _NEEDED if k in opened}
+        error = next(iter(errors.values()), None)
+        lt = by_urn.get(p.launch_template) if p.launch_template else None
+        markets = sorted({_MARKET.get(m, "on_demand") for m in p.markets}) or ["on_demand"]
+        out.append(
+            Pool(
+                resource=r,
+                # One pool's unknown value makes that pool undecided, never the others (policies call known()).
+                instance_types=list(p.instance_types) if error is None else [],
+                max_size=p.counts.max if error is None else None,
+                launch_template=lt,
+                subnets=[by_urn[u] for u in p.subnets if u in by_urn],
+                subnet_count=p.subnet_ids if r.resource_type not in (INSTANCE, SPOT_REQUEST) else 0,
+                markets=markets if error is None else [],
+                error=error,
+                model=p,
+                pool_markets=markets,
+                market_error=errors.get("markets"),
+            )
+        )
     return out
-
-
-def _source(r: PolicyResource, lt: PolicyResource | None) -> PolicyResource | None:
-    """The launch template, or for an ASG without one its launch configuration."""
-    if lt is None and r.resource_type == ASG:
-        found = linked(r, "launchConfiguration", LAUNCH_CONFIG)
-        return found[0] if found else None
-    return lt
-
-
-def _markets(r: PolicyResource, source: PolicyResource | None) -> list[str]:
-    """The pool's purchase options (the template's or launch configuration's when the pool has none)."""
-    buys = markets(r.resource_type, r.props)
-    if source is not None and (not buys or (r.resource_type == INSTANCE and not get(r.props, "instanceMarketOptions"))):
-        with via(source):
-            buys = markets(source.resource_type, source.props) or buys
-    return buys
-
-
-def _pool(r: PolicyResource, lt: PolicyResource | None) -> Pool:
-    source = _source(r, lt)
-    source_types: list[str] = []
-    if source is not None:
-        with via(source):
-            source_types = choice_types(source.resource_type, source.props)
-    if r.resource_type == NODE_GROUP and lt is not None and source_types:
-        # EKS rejects instanceTypes on a node group whose launch template names the type, so the template
-        # decides; in a preview the node group's instanceTypes output is unknown until EKS copies it from
-        # the template, and reading it would make the pool undecided for nothing.
-        types = source_types
-    else:
-        types = choice_types(r.resource_type, r.props) or source_types
-    buys = _markets(r, source)
-    subnet_prop = _SUBNET_PROP.get(r.resource_type, "subnetIds")
-    return Pool(
-        resource=r,
-        instance_types=types,
-        max_size=max_size(r.resource_type, r.props),
-        launch_template=lt,
-        subnets=linked(r, subnet_prop, SUBNET),
-        # An instance's one subnetId is unknown at preview whenever its subnet is created alongside; reading it
-        # made every such instance undecided for every pool policy, and a single id is one zone anyway.
-        subnet_count=count(get(r.props, subnet_prop)) if subnet_prop != "subnetId" else 0,
-        markets=buys or ["on_demand"],
-    )
 
 
 def efa_capable(instance_type: str) -> bool:

@@ -434,7 +434,9 @@ def test_pool_objects():
     assert by["mixed"].max_gpus == 32 and by["mixed"].gpus_per_node == 8 and by["mixed"].is_gpu
     assert by["ng"].spot_gpus == 5 and by["ng"].max_gpus == 5
     assert by["on-lt"].spot_gpus == 16
-    assert by["bare"].markets == ["on_demand"] and by["bare"].instance_types == [] and not by["bare"].is_gpu
+    # Joined to no template or configuration: what it launches is unknown (the fleet fails closed), on-demand.
+    assert by["bare"].known_markets() == ["on_demand"] and by["bare"].instance_types == [] and not by["bare"].is_gpu
+    assert by["bare"].error is not None and by["bare"].error.props == ["launchTemplate"]
 
 
 # --- GPU rules through the reader ------------------------------------------------------------------------

@@ -147,11 +147,14 @@ def test_subnets_are_joined_by_the_property_each_path_uses() -> None:
         (res(ASG, "asg", {"maxSize": 1, "vpcZoneIdentifiers": [UNKNOWN]}, vpcZoneIdentifiers=a), 1),
         (res(INSTANCE, "i", {"instanceType": "g5.xlarge", "subnetId": UNKNOWN}, subnetId=a), 0),
         (res(SPOT_REQUEST, "sr", {"instanceType": "g5.xlarge"}, subnetId=a), 0),
-        (res(RESERVATION, "cr", {"instanceType": "g5.xlarge", "subnetIds": [UNKNOWN]}, subnetIds=a), 1),
     ]
     for r, literal in cases:
         pool = one([a, r])
         assert (r.name, [s.name for s in pool.subnets], pool.subnet_count) == (r.name, ["a"], literal)
+    # A capacity reservation has no subnets (CreateCapacityReservation takes an availability zone): nothing a
+    # reservation's resource might pass as subnetIds is joined.
+    pool = one([a, res(RESERVATION, "cr", {"instanceType": "g5.xlarge", "subnetIds": [UNKNOWN]}, subnetIds=a)])
+    assert (pool.subnets, pool.subnet_count) == ([], 0)
     # The wrong property for the path joins nothing.
     pool = one([a, res(ASG, "asg", {"maxSize": 1, "subnetIds": ["x"]}, subnetIds=a)])
     assert pool.subnets == [] and pool.subnet_count == 0
@@ -163,8 +166,9 @@ def test_gpu_figures_of_a_pool() -> None:
     assert (pool.gpus_per_node, pool.is_gpu, pool.max_gpus, pool.spot_gpus) == (4, True, 12, 0)
     cpu = one([res(NG, "cpu", {"instanceTypes": ["m5.large"], "scalingConfig": {"maxSize": 3}})])
     assert (cpu.gpus_per_node, cpu.is_gpu, cpu.max_gpus) == (0, False, 0)
+    # No instance types and no template: EKS launches its default, t3.medium (the fleet's reading).
     empty = one([res(NG, "empty", {"scalingConfig": {"maxSize": 3}})])
-    assert (empty.instance_types, empty.gpus_per_node, empty.is_gpu) == ([], 0, False)
+    assert (empty.instance_types, empty.gpus_per_node, empty.is_gpu) == (["t3.medium"], 0, False)
     spot_props = {"instanceTypes": ["p5.48xlarge"], "scalingConfig": {"maxSize": 2}, "capacityType": "SPOT"}
     spot = one([res(NG, "spot", spot_props)])
     assert (spot.markets, spot.max_gpus, spot.spot_gpus) == (["spot"], 16, 16)
@@ -262,11 +266,68 @@ def test_joins_keep_only_the_resource_type_each_property_names() -> None:
     ng = res(NG, "ng", {"instanceTypes": ["g5.xlarge"], "subnetIds": [UNKNOWN]}, launchTemplate=sg, subnetIds=vpc)
     pool = one([sg, vpc, ng])
     assert pool.launch_template is None and pool.subnets == [] and pool.subnet_count == 1
-    asg = res(ASG, "asg", {"maxSize": 1}, launchConfiguration=sg)
-    assert one([sg, asg]).instance_types == [] and one([sg, asg]).markets == ["on_demand"]
+    # An ASG joined to no template or configuration cannot say what it launches: undecided, on-demand.
+    asg = one([sg, res(ASG, "asg", {"maxSize": 1}, launchConfiguration=sg)])
+    assert asg.instance_types == [] and asg.markets == [] and asg.known_markets() == ["on_demand"]
+    assert asg.error is not None and asg.error.props == ["launchTemplate"]
 
 
 def test_an_instance_with_other_inputs_still_buys_as_its_template_says() -> None:
     spot_tpl = p5_template(instanceMarketOptions={"marketType": "spot"})
     instance = res(INSTANCE, "i", {"tags": {"Team": "ml"}, "ebsOptimized": True}, launchTemplate=spot_tpl)
     assert one([spot_tpl, instance]).markets == ["spot"]
+
+
+def test_a_node_group_joins_its_template_by_literal_name() -> None:
+    # Pulumi programs pass the template's name (launchTemplate={"name": tpl.name}); the fleet joins by it.
+    tpl = res(LT, "tpl", {"name": "gpu-nodes", "instanceType": "p5.48xlarge"})
+    ng = res(NG, "ng", {"launchTemplate": {"name": "gpu-nodes"}, "scalingConfig": {"maxSize": 2}})
+    pool = one([tpl, ng])
+    assert (pool.launch_template, pool.instance_types, pool.max_gpus) == (tpl, ["p5.48xlarge"], 16)
+
+
+def test_an_unknown_desired_size_leaves_the_max_size_decided() -> None:
+    ng = res(NG, "ng", {"instanceTypes": ["p5.48xlarge"], "scalingConfig": {"desiredSize": UNKNOWN, "maxSize": 3}})
+    pool = one([ng])
+    assert pool.known() is pool and (pool.max_size, pool.max_gpus) == (3, 24)
+
+
+def test_undecided_fields_name_where_they_were_read() -> None:
+    cases = [
+        (res(NG, "ng", {"instanceTypes": ["g5.xlarge", UNKNOWN]}), ["instanceTypes", "1"]),
+        (res(NG, "ng", {"instanceTypes": ["g5.xlarge"], "scalingConfig": {"maxSize": UNKNOWN}}),
+         ["scalingConfig", "maxSize"]),
+        (res(ASG, "asg", {"maxSize": 1, "vpcZoneIdentifiers": UNKNOWN}, launchTemplate=p5_template()),
+         ["vpcZoneIdentifiers"]),
+        (res(INSTANCE, "i", {"instanceMarketOptions": {"marketType": UNKNOWN}}, launchTemplate=p5_template()),
+         ["instanceMarketOptions", "marketType"]),
+    ]  # fmt: skip
+    for r, field_ in cases:
+        with pytest.raises(UnknownValueError) as caught:
+            one([d for d in r.dependencies] + [r]).known()
+        assert caught.value.props == field_
+    # Read through the template: named after it, as via() names it.
+    tpl = p5_template(name="spot-tpl", instanceMarketOptions={"marketType": UNKNOWN})
+    pool = one([tpl, res(INSTANCE, "i", {}, launchTemplate=tpl)])
+    with pytest.raises(UnknownValueError) as caught:
+        pool.known_markets()
+    assert caught.value.props == ["spot-tpl", "instanceMarketOptions", "marketType"]
+    # A template outside the program: the reason is the join's.
+    pool = one([res(NG, "ext", {"launchTemplate": {"id": "lt-0abc"}, "scalingConfig": {"maxSize": 2}})])
+    assert pool.error is not None and pool.error.props == ["launchTemplate"]
+    assert pool.error.message == "launch template lt-0abc is not in this program, so its instance type is unknown"
+
+
+def test_spot_share_of_fleets_from_the_market_split() -> None:
+    tpl = p5_template()
+    spot_default = {"totalTargetCapacity": 4, "onDemandTargetCapacity": 1, "defaultTargetCapacityType": "spot"}
+    fleet = one([tpl, res(FLEET, "f", {"targetCapacitySpecification": spot_default}, launchTemplateConfigs=tpl)])
+    assert (fleet.markets, fleet.max_gpus, fleet.spot_gpus) == (["on_demand", "spot"], 32, 24)
+    od_default = {"totalTargetCapacity": 4, "spotTargetCapacity": 1}
+    fleet = one([tpl, res(FLEET, "f", {"targetCapacitySpecification": od_default}, launchTemplateConfigs=tpl)])
+    assert (fleet.markets, fleet.spot_gpus) == (["on_demand", "spot"], 8)
+    sf = one(
+        [tpl, res(SPOT_FLEET, "sf", {"targetCapacity": 5, "onDemandTargetCapacity": 2}, launchTemplateConfigs=tpl)]
+    )
+    assert (sf.markets, sf.max_gpus, sf.spot_gpus) == (["on_demand", "spot"], 40, 24)
+    assert one([tpl, res(INSTANCE, "i", {}, launchTemplate=tpl)]).spot_gpus == 0
