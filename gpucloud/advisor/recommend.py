@@ -227,7 +227,7 @@ def capability(acc: Accelerator, job: Job) -> str | None:
         role = "serving" if serving else "training"
         return f"{acc.name} ({acc.architecture}) is not a {role} target: {acc.source}"
     if job.precision == "fp8" and not acc.fp8:
-        return f"no FP8 on {acc.name} ({acc.architecture}): FP8 needs Hopper, Ada or Blackwell"
+        return f"no FP8 on {acc.name} ({acc.architecture}): FP8 needs Hopper, Ada, Blackwell or Trainium2"
     if job.precision == "bf16" and not acc.bf16:
         return f"no BF16 on {acc.name} ({acc.architecture}): use --precision fp16"
     if (job.task == "qlora" or job.precision in ("int8", "int4")) and not acc.quantized_cuda:
