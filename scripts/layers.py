@@ -51,8 +51,7 @@ LAYERS: dict[str, frozenset[str]] = {
     "gpucloud.versions": FOUNDATION | frozenset({"gpucloud.aws"}),
     "gpucloud.spec": FOUNDATION | frozenset({"gpucloud.catalog", "gpucloud.charts", "gpucloud.versions"}),
     "gpucloud.fleet": FOUNDATION | frozenset({"gpucloud.catalog", "gpucloud.spec"}),
-    "gpucloud.prices": FOUNDATION
-    | frozenset({"gpucloud.catalog", "gpucloud.aws", "gpucloud.filecache", "gpucloud.versions"}),
+    "gpucloud.prices": FOUNDATION | frozenset({"gpucloud.catalog", "gpucloud.aws", "gpucloud.filecache"}),
     "gpucloud.plan": FOUNDATION | frozenset({"gpucloud.catalog", "gpucloud.charts", "gpucloud.spec", "gpucloud.tools"}),
     "gpucloud.components": FOUNDATION
     | frozenset(

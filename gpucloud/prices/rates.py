@@ -18,7 +18,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
 
-from gpucloud import versions
 from gpucloud.prices.cache import region_service_rates
 
 HOURS_PER_MONTH: Final = 730
@@ -199,31 +198,18 @@ EKS_DEFAULT_INSTANCE_TYPE: Final = "t3.medium"
 # mirrored by endoflife.date/amazon-eks): (EKS release, end of standard support, end of extended support).
 # Standard support lasts 14 months from the EKS release, extended support 12 more. Past the end of standard
 # support a cluster whose upgradePolicy.supportType is EXTENDED (the default) pays the extended-support rate.
-# The dates come from the versions data (gpucloud/versions/eks.json, refreshed with it), so the support tier the
-# plan bills and the one `gpucloud versions` reports come from one table; only minors older than that table
-# (it starts at 1.32) keep their dates here.
-EKS_CALENDAR_SOURCE: Final = (
-    "Amazon EKS Kubernetes release calendar (docs.aws.amazon.com/eks, kubernetes-versions) as recorded in "
-    "gpucloud/versions/eks.json"
-)
-_EKS_CALENDAR_BEFORE_VERSIONS: Final[dict[str, tuple[str, str, str]]] = {
+EKS_CALENDAR_SOURCE: Final = "Amazon EKS Kubernetes release calendar (docs.aws.amazon.com/eks, kubernetes-versions)"
+EKS_CALENDAR: Final[dict[str, tuple[str, str, str]]] = {
     "1.28": ("2023-09-26", "2024-11-26", "2025-11-26"),
     "1.29": ("2024-01-23", "2025-03-23", "2026-03-23"),
     "1.30": ("2024-05-23", "2025-07-23", "2026-07-23"),
     "1.31": ("2024-09-26", "2025-11-26", "2026-11-26"),
+    "1.32": ("2025-01-23", "2026-03-23", "2027-03-23"),
+    "1.33": ("2025-05-28", "2026-07-29", "2027-07-29"),
+    "1.34": ("2025-10-06", "2026-12-02", "2027-12-02"),
+    "1.35": ("2026-01-28", "2027-03-27", "2028-03-27"),
 }
-
-
-def eks_calendar() -> dict[str, tuple[str, str, str]]:
-    """(release, end of standard support, end of extended support) per minor: the versions data's dates over the
-    older minors above. A minor the versions data carries without dates (not released yet) is left out."""
-    out = dict(_EKS_CALENDAR_BEFORE_VERSIONS)
-    for minor, row in versions.table().items():
-        if row.released and row.end_of_standard_support and row.end_of_extended_support:
-            out[minor] = (row.released, row.end_of_standard_support, row.end_of_extended_support)
-    return out
-
-
+EKS_END_OF_STANDARD_SUPPORT: Final[dict[str, str]] = {v: dates[1] for v, dates in EKS_CALENDAR.items()}
 # CreateCluster without a version: "the default version available in Amazon EKS is used" (EKS API reference,
 # CreateCluster.version); a default version is always one in standard support on the day of creation.
 EKS_DEFAULT_VERSION_SOURCE: Final = "EKS CreateCluster API: without a version, the default version available in EKS"
@@ -240,17 +226,19 @@ def _major_minor(version: str) -> tuple[int, int] | None:
     return major, minor
 
 
+_EKS_OLDEST: Final = min(tuple(int(p) for p in v.split(".")) for v in EKS_CALENDAR)
+
+
 def eks_in_extended_support(version: str, as_of: date) -> bool | None:
     """True past the version's end of standard support, None for a version string that is not one."""
     parsed = _major_minor(version)
     if parsed is None:
         return None
-    calendar = eks_calendar()
-    dates = calendar.get(f"{parsed[0]}.{parsed[1]}")
-    if dates is None:
+    end = EKS_END_OF_STANDARD_SUPPORT.get(f"{parsed[0]}.{parsed[1]}")
+    if end is None:
         # Older than every listed version: long past standard support. Newer: assume standard.
-        return parsed < min(tuple(int(p) for p in v.split(".")) for v in calendar)
-    return as_of > date.fromisoformat(dates[1])
+        return parsed < _EKS_OLDEST
+    return as_of > date.fromisoformat(end)
 
 
 _NAMES: Final[dict[str, str]] = {

@@ -14,7 +14,7 @@ from botocore.stub import Stubber
 
 from gpucloud import versions
 from gpucloud.cli import main
-from gpucloud.prices.rates import eks_calendar
+from gpucloud.prices.rates import EKS_CALENDAR
 from gpucloud.versions.refresh import refresh
 
 CORE = {"vpc-cni", "kube-proxy", "coredns", "eks-pod-identity-agent", "eks-node-monitoring-agent"}
@@ -35,9 +35,7 @@ def test_the_support_dates_agree_with_the_calendar_the_cost_engine_bills_by() ->
         row = versions.for_minor(minor)
         if row.released is None:
             continue
-        assert eks_calendar()[minor] == (row.released, row.end_of_standard_support, row.end_of_extended_support)
-    # The cost engine reads its dates from this table: 1.34 per the EKS release calendar (kubernetes-versions page).
-    assert eks_calendar()["1.34"] == ("2025-10-06", "2026-12-02", "2027-12-02")
+        assert EKS_CALENDAR[minor] == (row.released, row.end_of_standard_support, row.end_of_extended_support)
 
 
 def test_support_tiers_on_the_day_1_34_leaves_standard_support() -> None:

@@ -94,7 +94,7 @@ def eks_cluster(pricer: Pricer, r: Mapping[str, Any], inputs: Mapping[str, Any])
         pricer.skip(r, "version is unknown at preview, so standard vs extended support is unknown")
         return
     rate = rates.EKS_STANDARD
-    calendar = rates.eks_calendar().get(version)
+    calendar = rates.EKS_CALENDAR.get(version)
     if support != "STANDARD" and rates.eks_in_extended_support(version, pricer.as_of):
         rate = rates.EKS_EXTENDED
     if calendar is not None:
