@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from gpucloud.advisor.network import LINK_EFFICIENCY, comm_to_compute, efficiency, node_network
-from gpucloud.advisor.rates import HOURS_PER_MONTH, capacity_block_hours, hourly_price
+from gpucloud.advisor.rates import HOURS_PER_MONTH, capacity_block_hours, hourly_price, price_provenance
 from gpucloud.catalog import Catalog, InstanceSpec, get_catalog
 from gpucloud.catalog.accelerators import Accelerator, accelerator
 
@@ -518,6 +518,8 @@ def recommend(job: Job, catalog: Catalog | None = None, top: int = 10) -> dict[s
                 "efa": spec.efa_supported,
                 "price_basis": basis,
                 "node_usd_hour": price,
+                # Each figure's own date and source (P-class block rates are dated apart from On-Demand ones).
+                **dict(zip(("price_date", "price_source"), price_provenance(spec, basis), strict=True)),
                 **sized,
                 "flags": flags,
                 # Steady serving needs capacity that outlives a block: block-only types rank last unless asked.

@@ -63,6 +63,11 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--no-mix-advice", action="store_true", help="leave out the per-pool capacity-mix advice")
     p.add_argument(
+        "--include-estimates",
+        action="store_true",
+        help="let the mix advice use estimated rates (planning spot and commitment discounts); marked as estimates",
+    )
+    p.add_argument(
         "--timeout",
         type=timeout_arg,
         metavar="SECONDS",
@@ -110,7 +115,13 @@ def run(args: argparse.Namespace) -> int:
     plan = run_program(program, stack, timeout=getattr(args, "timeout", None))
     if as_of is not None:
         plan.config[_PRICING_KEY] = {**(plan.config.get(_PRICING_KEY) or {}), "asOf": as_of}
-    report = build_report(plan, policy_config=policy_config, compare=compare, mix_horizon=horizon)
+    report = build_report(
+        plan,
+        policy_config=policy_config,
+        compare=compare,
+        mix_horizon=horizon,
+        include_estimates=bool(getattr(args, "include_estimates", False)),
+    )
     report["policy_config"] = policy_source
     if args.format == "json":
         text = json.dumps(report, indent=2, sort_keys=False) + "\n"
