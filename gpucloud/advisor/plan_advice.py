@@ -41,8 +41,10 @@ from gpucloud.advisor.mix import (
 )
 from gpucloud.advisor.rates import bucket_rate_per_hour
 from gpucloud.catalog import Catalog, get_catalog
+from gpucloud.catalog.capacity_blocks import capacity_block_offering
 from gpucloud.fleet import labels as L
 from gpucloud.prices.book import PriceBook, get_price_book, load_snapshot
+from gpucloud.prices.provenance import rate_basis
 
 DEFAULT_HORIZON_MONTHS: Final = 12.0
 POOL_KEY: Final = L.POOL
@@ -131,19 +133,39 @@ def _pools(
     ]
 
 
-def _node_rates(instance_type: str, region: str, book: PriceBook, catalog: Catalog) -> NodeRates | str:
-    """The optimiser's rates from the regional price book, or why the type has none in the region."""
+def estimated_kinds(instance_type: str, region: str, book: PriceBook) -> dict[str, str]:
+    """Optimiser kind -> the rule, for the kinds whose rate in the region is a planning estimate (a spot or
+    commitment rate derived from a family discount), not a published or refreshed price."""
+    found = book.rates(instance_type, region)
+    out: dict[str, str] = {}
+    for kind in ("spot", "reserved_1y", "reserved_3y"):
+        fig = getattr(found, kind)
+        if fig is not None and fig.estimated:
+            out[kind] = str(rate_basis(fig.source, fig.as_of)["rule"])
+    return out
+
+
+def _node_rates(
+    instance_type: str, region: str, book: PriceBook, catalog: Catalog, drop: frozenset[str] = frozenset()
+) -> NodeRates | str:
+    """The optimiser's rates from the regional price book, or why the type has none in the region. The kinds in
+    ``drop`` (estimated rates when estimates are not asked for) are left out, so no advice rests on them."""
     found = book.rates(instance_type, region)
     if found.on_demand is None and found.spot is None and found.capacity_block is None:
         return found.reason("on_demand")
     bucket = catalog.family_pricing(catalog.get(instance_type).family).spot_interruption_bucket
+
+    def usd(kind: str) -> float | None:
+        fig = getattr(found, kind)
+        return fig.usd if fig is not None and kind not in drop else None
+
     # Only the rates and the interruption rate: the optimiser reads nothing else, and the entry reports none of
     # NodeRates' sources (they stay at their defaults).
     return NodeRates(
         on_demand=found.on_demand.usd if found.on_demand else None,
-        spot=found.spot.usd if found.spot else None,
-        reserved_1y=found.reserved_1y.usd if found.reserved_1y else None,
-        reserved_3y=found.reserved_3y.usd if found.reserved_3y else None,
+        spot=usd("spot"),
+        reserved_1y=usd("reserved_1y"),
+        reserved_3y=usd("reserved_3y"),
         capacity_block=found.capacity_block.usd if found.capacity_block else None,
         interruption_rate_per_hour=bucket_rate_per_hour(bucket),
     )
@@ -207,6 +229,7 @@ def _pool_advice(
     horizon: float,
     book: PriceBook,
     catalog: Catalog,
+    include_estimates: bool = False,
 ) -> dict[str, Any]:
     workload = _mark(resources, WORKLOAD_KEY)
     coupling: Coupling = "independent" if workload in _INDEPENDENT_WORKLOADS else "synchronous"
@@ -240,7 +263,12 @@ def _pool_advice(
             "the optimiser advises a steady node count"
         )
         return entry
-    rates = _node_rates(pool.instance_type, region, book, catalog)
+    estimates = estimated_kinds(pool.instance_type, region, book)
+    # Kinds the pool holds today keep their rate (today must be priced); other estimated kinds are not offered
+    # to the optimiser unless estimates are asked for.
+    held = {k for k, n in split.items() if n}
+    drop = frozenset() if include_estimates else frozenset(set(estimates) - held)
+    rates = _node_rates(pool.instance_type, region, book, catalog, drop)
     if isinstance(rates, str):
         entry["reason"] = rates
         return entry
@@ -274,7 +302,23 @@ def _pool_advice(
             {k: round(v, 4) if isinstance(v, float) else v for k, v in c.items()} for c in best["commitments"]
         ],
     }
+    if best["split"].get("capacity_block"):
+        # Where AWS sells the blocks: listed by a source, or undecided (the sources are older lists).
+        offering = capacity_block_offering(pool.instance_type, region, sold_as_blocks=True)
+        entry["advice"]["capacity_block_offering"] = {"status": offering.status, "reason": offering.reason}
     over_tolerance = split["spot"] > result["max_spot"]
+    # A saving computed with an estimated rate (today's or the advice's) is an estimate: shown only when asked for.
+    used = {k for k in estimates if split.get(k) or best["split"].get(k)}
+    entry["saving_basis"] = "estimate" if used else "published"
+    entry["estimated_rates"] = {k: estimates[k] for k in sorted(used)}
+    if used and not include_estimates and best["split"] != split and not over_tolerance:
+        entry["reason"] = (
+            "the saving would rest on estimated rates ("
+            + "; ".join(f"{KIND_LABEL[k]}: {estimates[k]}" for k in sorted(used))
+            + "): pass --include-estimates to see it"
+        )
+        entry["advice"] = None
+        return entry
     if best["split"] == split or (saving < _CENT and not over_tolerance):
         entry["status"] = "already-optimal"
         entry["saving_usd"] = 0.0
@@ -298,8 +342,13 @@ def mix_advice(
     *,
     catalog: Catalog | None = None,
     book: PriceBook | None = None,
+    include_estimates: bool = False,
 ) -> dict[str, Any]:
-    """The plan report's ``mix_advice`` section for a plan's resources and its priced ``cost`` section."""
+    """The plan report's ``mix_advice`` section for a plan's resources and its priced ``cost`` section.
+
+    Savings come from published or refreshed rates; advice that rests on an estimated rate (planning spot or
+    commitment discounts) is given only with ``include_estimates``, marked ``saving_basis: estimate`` and summed
+    apart (``estimated_saving_usd``)."""
     horizon = validate_horizon(horizon_months)
     catalog = catalog or get_catalog()
     if book is None:
@@ -311,8 +360,9 @@ def mix_advice(
     pools = []
     for pool in _pools(cost, by_urn, marks, catalog):
         members = [marks.get(u, ()) for u in pool.urns if u in by_urn]
-        pools.append(_pool_advice(pool, members, region, horizon, book, catalog))
+        pools.append(_pool_advice(pool, members, region, horizon, book, catalog, include_estimates))
     advised = [p for p in pools if p["status"] == "advice"]
+    published = [p for p in advised if p.get("saving_basis") != "estimate"]
     return {
         "horizon_months": horizon,
         "region": region,
@@ -321,5 +371,11 @@ def mix_advice(
         "advised": len(advised),
         "already_optimal": sum(p["status"] == "already-optimal" for p in pools),
         "not_advised": sum(p["status"] == "no-advice" for p in pools),
-        "saving_usd": _money(sum(p["saving_usd"] for p in advised)),
+        "saving_usd": _money(sum(p["saving_usd"] for p in published)),
+        "include_estimates": include_estimates,
+        "estimated_saving_usd": (
+            _money(sum(p["saving_usd"] for p in advised if p.get("saving_basis") == "estimate"))
+            if include_estimates
+            else None
+        ),
     }

@@ -114,6 +114,17 @@ def _book_on_demand(instance_type: str, region: str) -> tuple[float | None, str 
     return (figure.usd, figure.as_of) if figure is not None else (None, None)
 
 
+def interruption_source(bucket: int, family: str, notes: str) -> str:
+    """How the interruption rate is labelled: the catalog calls every family's bucket a planning assumption
+    (families[].notes: 'a planning assumption ..., not Spot Advisor data'), so it is one unless it says otherwise."""
+    if "planning assumption" in notes:
+        return (
+            f"assumed interruption bucket {bucket} ({BUCKET_LABEL[bucket]} a month) for family {family}: a "
+            "planning assumption, not Spot Advisor data"
+        )
+    return f"Spot Advisor bucket {bucket} ({BUCKET_LABEL[bucket]} a month) for family {family}"
+
+
 def node_rates(spec: InstanceSpec, catalog: Catalog, region: str = "us-east-1") -> NodeRates:
     fam = catalog.family_pricing(spec.family)
     od = spec.on_demand_usd if spec.on_demand else None
@@ -144,7 +155,7 @@ def node_rates(spec: InstanceSpec, catalog: Catalog, region: str = "us-east-1") 
         capacity_block=cb,
         interruption_rate_per_hour=bucket_rate_per_hour(bucket),
         spot_source=spot_source,
-        interruption_source=f"Spot Advisor bucket {bucket} ({BUCKET_LABEL[bucket]} a month) for family {spec.family}",
+        interruption_source=interruption_source(bucket, spec.family, fam.notes),
         price_date=price_date,
     )
 
@@ -157,3 +168,13 @@ def hourly_price(spec: InstanceSpec, catalog: Catalog) -> tuple[float | None, st
     if rates.capacity_block is not None:
         return rates.capacity_block, "capacity-block"
     return None, "no price"
+
+
+def price_provenance(spec: InstanceSpec, basis: str) -> tuple[str | None, str | None]:
+    """(date, source) of the rate `hourly_price` chose: the Capacity Block rate's own, else the On-Demand one's."""
+    if basis == "capacity-block":
+        return spec.capacity_block_price_date, spec.capacity_block_source
+    if spec.on_demand_usd is None:
+        # Sizes the catalog holds no price for: the regional price book's figure (see node_rates).
+        return _book_on_demand(spec.instance_type, "us-east-1")[1], "price book"
+    return spec.price_date, spec.price_source

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from gpucloud.advisor.network import LINK_EFFICIENCY, comm_to_compute, efficiency, node_network
-from gpucloud.advisor.rates import HOURS_PER_MONTH, capacity_block_hours, hourly_price
+from gpucloud.advisor.rates import HOURS_PER_MONTH, capacity_block_hours, hourly_price, price_provenance
 from gpucloud.catalog import Catalog, InstanceSpec, get_catalog
 from gpucloud.catalog.accelerators import Accelerator, accelerator
 
@@ -227,7 +227,7 @@ def capability(acc: Accelerator, job: Job) -> str | None:
         role = "serving" if serving else "training"
         return f"{acc.name} ({acc.architecture}) is not a {role} target: {acc.source}"
     if job.precision == "fp8" and not acc.fp8:
-        return f"no FP8 on {acc.name} ({acc.architecture}): FP8 needs Hopper, Ada or Blackwell"
+        return f"no FP8 on {acc.name} ({acc.architecture}): FP8 needs Hopper, Ada, Blackwell or Trainium2"
     if job.precision == "bf16" and not acc.bf16:
         return f"no BF16 on {acc.name} ({acc.architecture}): use --precision fp16"
     if (job.task == "qlora" or job.precision in ("int8", "int4")) and not acc.quantized_cuda:
@@ -518,6 +518,8 @@ def recommend(job: Job, catalog: Catalog | None = None, top: int = 10) -> dict[s
                 "efa": spec.efa_supported,
                 "price_basis": basis,
                 "node_usd_hour": price,
+                # Each figure's own date and source (P-class block rates are dated apart from On-Demand ones).
+                **dict(zip(("price_date", "price_source"), price_provenance(spec, basis), strict=True)),
                 **sized,
                 "flags": flags,
                 # Steady serving needs capacity that outlives a block: block-only types rank last unless asked.

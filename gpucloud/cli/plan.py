@@ -69,6 +69,11 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--no-mix-advice", action="store_true", help="leave out the per-pool capacity-mix advice")
     p.add_argument(
+        "--include-estimates",
+        action="store_true",
+        help="let the mix advice use estimated rates (planning spot and commitment discounts); marked as estimates",
+    )
+    p.add_argument(
         "--timeout",
         type=timeout_arg,
         metavar="SECONDS",
@@ -119,7 +124,13 @@ def run(args: argparse.Namespace) -> int:
     from gpucloud.impact import ImpactConfigError
 
     try:
-        report = build_report(plan, policy_config=policy_config, compare=compare, mix_horizon=horizon)
+        report = build_report(
+            plan,
+            policy_config=policy_config,
+            compare=compare,
+            mix_horizon=horizon,
+            include_estimates=bool(getattr(args, "include_estimates", False)),
+        )
     except ImpactConfigError as exc:
         raise CliError(f"stack {stack}: {exc}") from None
     report["policy_config"] = policy_source

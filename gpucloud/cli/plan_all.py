@@ -130,7 +130,12 @@ def plan_stack(root: Path, info: Any, args: argparse.Namespace) -> StackResult:
     try:
         policy_config, source = resolve_policy_config(args, program, info.stack)
         plan = run_program(program, info.stack, timeout=getattr(args, "timeout", None))
-        report = build_report(plan, policy_config=policy_config, mix_horizon=mix_horizon(args))
+        report = build_report(
+            plan,
+            policy_config=policy_config,
+            mix_horizon=mix_horizon(args),
+            include_estimates=bool(getattr(args, "include_estimates", False)),
+        )
         report["policy_config"] = source
         return StackResult(info, exit_code(report), time.perf_counter() - started, source, report=report)
     except CliError as exc:

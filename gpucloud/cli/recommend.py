@@ -164,7 +164,8 @@ def _text(result: dict[str, Any], console: Any, table: Any) -> None:
     else:
         deadline = f", deadline {job['deadline_days']:g} days" if job["deadline_days"] else ""
         console.print(f"{job['tokens']:.3g} tokens{deadline}, seq {job['seq_len']}, micro-batch {job['micro_batch']}")
-    t = table(f"Ranked by {'cost per month' if serving else 'cost to finish'} ({result['price_date']} prices)")
+    # Each row names its price's date: block and On-Demand rates are dated apart.
+    t = table(f"Ranked by {'cost per month' if serving else 'cost to finish'} (oldest price {result['price_date']})")
     t.add_column("type")
     t.add_column("nodes x accel", justify="right")
     t.add_column("GiB/acc", justify="right")
@@ -183,6 +184,13 @@ def _text(result: dict[str, Any], console: Any, table: Any) -> None:
             f"{c['cost_usd']:,.0f}",
         )
     console.print(t)
+    if result["candidates"]:
+        dated = ", ".join(
+            f"{c['instance_type']} {'block' if c['price_basis'] == 'capacity-block' else 'on-demand'} "
+            f"{c.get('price_date') or 'undated'}"
+            for c in result["candidates"]
+        )
+        console.print(f"price dates: {dated}")
     for c in result["candidates"]:
         for flag in c["flags"]:
             console.print(f"* {c['instance_type']}: {flag}")

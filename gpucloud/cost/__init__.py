@@ -15,6 +15,8 @@ from typing import Any
 from gpucloud.cost.diff import base_cost, cost_diff
 from gpucloud.cost.engine import USAGE_BILLED, InstanceRates, price_resources
 from gpucloud.cost.options import CONFIG_KEY, Commitment, PricingConfigError, PricingOptions
+from gpucloud.prices.provenance import label as rate_label
+from gpucloud.prices.provenance import rate_basis
 from gpucloud.prices.rates import CURRENCY, HOURS_PER_MONTH
 
 __all__ = [
@@ -31,6 +33,8 @@ __all__ = [
     "plan_resources",
     "price_plan",
     "price_resources",
+    "rate_basis",
+    "rate_label",
 ]
 
 

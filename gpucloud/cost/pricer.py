@@ -23,6 +23,7 @@ from gpucloud.prices import rates
 from gpucloud.prices.book import PriceBook, get_price_book, load_snapshot
 from gpucloud.prices.instance_rates import InstanceRates, RateResolver
 from gpucloud.prices.offerings import offering
+from gpucloud.prices.provenance import rate_basis
 
 __all__ = ["UNKNOWN", "Handler", "InstanceRates", "Pricer", "handler_for", "prices"]
 
@@ -235,8 +236,11 @@ class Pricer:
         source: str | None = None,
         as_of: str | None = None,
         commitment: Commitment | None = None,
+        basis: dict[str, Any] | None = None,
     ) -> None:
         factor = rates.HOURS_PER_MONTH if unit == "hour" else 1
+        rate_source = rate.source if rate is not None else source
+        rate_as_of = rate.as_of if rate is not None else as_of
         extra: dict[str, Any] = {}
         if commitment is not None:
             # What the reserved item stands for, as data: the mix advice prices today's split by its term.
@@ -255,8 +259,10 @@ class Pricer:
                 "monthly": round(quantity * unit_price * factor, 2),
                 "monthly_ceiling": round(max_quantity * unit_price * factor, 2),
                 "region": self.region,
-                "rate_source": rate.source if rate is not None else source,
-                "rate_as_of": rate.as_of if rate is not None else as_of,
+                "rate_source": rate_source,
+                "rate_as_of": rate_as_of,
+                # Published (source + date), refreshed from AWS's APIs (date), or an estimate with its rule.
+                "rate_basis": basis or rate_basis(rate_source, rate_as_of),
                 **extra,
             }
         )
@@ -280,6 +286,23 @@ class Pricer:
         if commitment.kind == "compute-savings-plan":
             discount = max(0.0, discount - COMPUTE_SAVINGS_PLAN_GAP)
         return discount
+
+    def _commitment_basis(self, commitment: Commitment, instance_type: str, found: InstanceRates) -> dict[str, Any]:
+        """A reserved rate is published where the discount is given or the region's 1-year RI rate is listed;
+        otherwise it is the family's planning discount: an estimate."""
+        if commitment.discount is not None:
+            return rate_basis("commitment discount given in gpucloud:pricing", found.as_of)
+        if commitment.term == "1y" and found.reserved_1y is not None and commitment.kind != "compute-savings-plan":
+            return rate_basis(found.source, found.as_of)
+        spec = self.catalog.find(instance_type)
+        family = spec.family if spec is not None else instance_type
+        return {
+            "kind": "estimate",
+            "source": f"{found.source}+{commitment.term} {commitment.kind}",
+            "as_of": found.as_of,
+            "rule": f"commitment estimate: On-Demand x (1 - family {family}'s planning {commitment.term} discount, "
+            "gpucloud/catalog/instances.json families)",
+        }
 
     # ---- fleets ------------------------------------------------------------------------------------------
     def fleet(
@@ -383,6 +406,7 @@ class Pricer:
                     ),
                     as_of=found.as_of,
                     commitment=commitment,
+                    basis=self._commitment_basis(commitment, instance_type, found),
                 )
             desired -= covered_desired
             maximum -= covered_max

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from gpucloud.catalog import Catalog, get_catalog
+from gpucloud.catalog.capacity_blocks import capacity_block_offering
 from gpucloud.prices.cache import region_prices
 
 SNAPSHOT_SCHEMA: Final = "gpucloud.prices.snapshot/v1"
@@ -186,8 +187,15 @@ class PriceBook:
             if spec is not None and not spec.capacity_block:
                 reasons["capacity_block"] = f"{instance_type} is not offered through Capacity Blocks"
             else:
+                offering = capacity_block_offering(instance_type, region, sold_as_blocks=True)
+                # Listed in the region but unpriced, or undecided there: say which, with the sources' regions.
+                where = (
+                    f"AWS lists {instance_type} Capacity Blocks in {region}"
+                    if offering.status == "offered"
+                    else offering.reason.split(" (gpucloud/catalog")[0]
+                )
                 reasons["capacity_block"] = (
-                    f"no Capacity Block rate for {instance_type} in {region} in the shipped snapshot; "
+                    f"no Capacity Block rate for {instance_type} in {region} in the shipped snapshot ({where}); "
                     f"run `gpucloud prices refresh --region {region}` (DescribeCapacityBlockOfferings)"
                 )
         reserved_1y = from_cache("reserved_1y_usd") or self._figure(entry.get("reserved_1y"))

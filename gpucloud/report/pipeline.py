@@ -40,11 +40,13 @@ def build_report(
     compare: Mapping[str, Any] | None = None,
     conformance: bool = True,
     mix_horizon: float | None = None,
+    include_estimates: bool = False,
 ) -> dict[str, Any]:
     """The `gpucloud.plan/v1` object (plus `outputs`, `warnings`, `log` and `conformance`).
 
     Conformance runs first: the objects it derives (rendered charts) are part of what the plan describes.
-    With `mix_horizon` (months) the report also carries `mix_advice`, the capacity-mix optimum per GPU pool.
+    With `mix_horizon` (months) the report also carries `mix_advice`, the capacity-mix optimum per GPU pool; its
+    savings use published or refreshed rates only unless `include_estimates` (then estimate-based advice is marked).
     """
     checked = run_conformance(plan, base_kubernetes_version=base_kubernetes_version(compare)) if conformance else None
     if checked is not None:
@@ -69,7 +71,7 @@ def build_report(
         # What the change does beside its cost: replaces, drained GPU nodes, data replaced (docs/change-impact.md).
         report["change_impact"] = change_impact(compare, report["resources"], plan.config)
     if mix_horizon is not None:
-        report["mix_advice"] = mix_advice(report["resources"], cost, mix_horizon)
+        report["mix_advice"] = mix_advice(report["resources"], cost, mix_horizon, include_estimates=include_estimates)
     return report
 
 

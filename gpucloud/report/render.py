@@ -21,6 +21,7 @@ from gpucloud.report.visual import (
     mermaid_cost,
     mermaid_platform,
     platform_model,
+    provenance_groups,
     shorten_names,
 )
 
@@ -127,6 +128,10 @@ def render_text(report: Mapping[str, Any], width: int = 80, color: bool = False)
     return buf.getvalue()
 
 
+def provenance_lines(items: list[Mapping[str, Any]]) -> list[str]:
+    return ["Rates by provenance:"] + [f"  {label}: {', '.join(names)}" for label, names in provenance_groups(items)]
+
+
 def _cost_text(console: Console, cost: Mapping[str, Any], width: int = 80) -> None:
     items = cost.get("items") or []
     if items:
@@ -158,6 +163,8 @@ def _cost_text(console: Console, cost: Mapping[str, Any], width: int = 80) -> No
                 _money(item.get("monthly_ceiling", 0.0)),
             )
         console.print(table)
+        for line in provenance_lines(items):
+            console.print(line, markup=False, highlight=False)
     console.print(
         f"[bold]Cost:[/bold] {_money(cost.get('monthly', 0.0))}/month at desired sizes, "
         f"{_money(cost.get('monthly_ceiling', 0.0))}/month at maximum sizes "
@@ -198,9 +205,12 @@ def mix_summary(advice: Mapping[str, Any]) -> str:
     """One line: what the capacity-mix advice would save, over which horizon, and how many pools it covers."""
     horizon = f"{float(advice.get('horizon_months', 0)):g}"
     advised = int(advice.get("advised", 0))
+    estimated = advice.get("estimated_saving_usd")
+    # Savings from published or refreshed rates; what rests on estimates only when asked for, and said so.
+    extra = f" (+ {_money(float(estimated))} on estimated rates)" if estimated else ""
     return (
-        f"{advised} pool{'' if advised == 1 else 's'} could save {_money(float(advice.get('saving_usd', 0.0)))} over "
-        f"{horizon} months; {int(advice.get('already_optimal', 0))} already optimal, "
+        f"{advised} pool{'' if advised == 1 else 's'} could save {_money(float(advice.get('saving_usd', 0.0)))}"
+        f"{extra} over {horizon} months; {int(advice.get('already_optimal', 0))} already optimal, "
         f"{int(advice.get('not_advised', 0))} without advice ({advice.get('region')} rates)"
     )
 
@@ -214,6 +224,8 @@ def _mix_cells(pool: Mapping[str, Any]) -> tuple[str, str, str]:
         return str(current.get("describe")), "already optimal", ""
     saving = float(pool.get("saving_usd") or 0.0)
     shown = f"{_signed(saving)} ({pool.get('saving_percent')}%)"
+    if pool.get("saving_basis") == "estimate":
+        shown += " estimate"
     return str(current.get("describe")), str(advice.get("describe")), shown
 
 
@@ -513,6 +525,8 @@ def render_markdown(report: Mapping[str, Any]) -> str:
                 f"{item.get('quantity', 0):g} | {item.get('max_quantity', 0):g} | {_money(item.get('monthly', 0.0))} | "
                 f"{_money(item.get('monthly_ceiling', 0.0))} |"
             )
+        body += ["", "| rate provenance | items |", "|---|---|"]
+        body += [f"| {_cell(label)} | {_cell(', '.join(names))} |" for label, names in provenance_groups(items)]
         lines += _details(f"Cost (USD per month): {len(items)} priced items", body)
     groups = cost_by_component(report)
     if groups and _has_components(report):

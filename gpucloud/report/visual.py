@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpucloud.cost import rate_basis, rate_label
 from gpucloud.fleet import types as T
 from gpucloud.report.impact_render import impact_html
 
@@ -317,6 +318,15 @@ def svg_cost(model: PlatformModel) -> str:
     return "".join(parts)
 
 
+def provenance_groups(items: list[Mapping[str, Any]]) -> list[tuple[str, list[str]]]:
+    """(provenance label, item names) per distinct rate provenance, estimates last: every figure's source."""
+    groups: dict[str, list[str]] = {}
+    for item in items:
+        basis = item.get("rate_basis") or rate_basis(item.get("rate_source"), item.get("rate_as_of"))
+        groups.setdefault(rate_label(basis), []).append(str(item.get("name")))
+    return sorted(groups.items(), key=lambda kv: (kv[0].startswith("estimate"), kv[0]))
+
+
 def _table(headers: list[str], rows: list[list[Any]], numeric: set[int] | None = None) -> str:
     numeric = numeric or set()
     head = "".join(f"<th>{_esc(h)}</th>" for h in headers)
@@ -377,6 +387,10 @@ def render_html(report: Mapping[str, Any]) -> str:
         svg_cost(model),
         "<h2>Pools</h2>",
         _table(["component", "pool", "kind", "instance types", "nodes", "max GPUs", "mix", "monthly"], pool_rows, {7}),
+        "<h2>Rates by provenance</h2>",
+        _table(["rate provenance", "items"], [[label, ", ".join(names)] for label, names in provenance_groups(items)])
+        if (items := cost.get("items") or [])
+        else "<p>None.</p>",
         *_mix_html(report.get("mix_advice")),
         *impact_html(report.get("change_impact")),
         "<h2>Guardrail findings</h2>",

@@ -168,11 +168,12 @@ CASES: tuple[Case, ...] = (
         {"nodes": 1},
     ),
     Case(
-        "70b-full-finetune-fp8-blackwell",
+        "70b-full-finetune-fp8-trainium2-block",
         Job("full-finetune", model="llama-3-70b", tokens=1e9, precision="fp8"),
-        "p6-b200.48xlarge",
-        "FP8 training needs Hopper/Blackwell tensor cores (NVIDIA Transformer Engine); B200 dense FP8 4500 TFLOPS "
-        "(NVIDIA HGX B200 datasheet, half the sparse figure) at $113.93/h beats H100's 1979 at $55.04/h.",
+        "trn2.48xlarge",
+        "FP8 on Trainium2 (AWS Neuron trainium2.rst: 1,287 dense FP8 TFLOPS per device): 16 devices at the $35.76/h "
+        "block rate ($858 for 1e9 tokens) undercut B200 on demand, 4500 dense FP8 TFLOPS (NVIDIA HGX B200 datasheet) "
+        "at $113.93/h ($930), which FP8 led before Trainium2's FP8 was counted.",
         {"nodes": 1},
     ),
     Case(
@@ -189,11 +190,12 @@ CASES: tuple[Case, ...] = (
         "4.8e22 FLOPs in 30 days on the cheapest per TFLOP-hour node with the network to scale (Trn2: 3200 Gbps).",
     ),
     Case(
-        "8b-pretrain-fp8-h200-blocks",
+        "8b-pretrain-fp8-trainium2-blocks",
         Job("pretrain", model="llama-3-8b", tokens=1e12, deadline_days=30, precision="fp8"),
-        "p5e.48xlarge",
-        "FP8 (no FP8 counted for Trainium2 in the catalog): H200 1979 dense FP8 TFLOPS at the $47.76/h block rate "
-        "(AWS Capacity Blocks page) is the lowest $/FP8-TFLOP-hour (0.0030; H100 on demand 0.0035).",
+        "trn2.48xlarge",
+        "FP8 on Trainium2 (AWS Neuron trainium2.rst: 1,287 dense FP8 TFLOPS per device): 16 x 1,287 at the $35.76/h "
+        "block rate is $0.0017 per FP8-TFLOP-hour, below H200's 1979 at the $47.76/h block (0.0030; AWS Capacity "
+        "Blocks page).",
     ),
     Case(
         "405b-pretrain-60-days",

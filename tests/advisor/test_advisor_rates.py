@@ -123,7 +123,10 @@ def test_node_rates_from_the_catalog_and_the_family_discounts() -> None:
     assert rates.reserved_3y == pytest.approx(3.8298136)  # 10.49264 * 0.365
     assert rates.capacity_block is None
     assert rates.interruption_rate_per_hour == pytest.approx(1.067966e-4, rel=1e-6)
-    assert rates.interruption_source == "Spot Advisor bucket 1 (5-10% a month) for family g6e"
+    # instances.json families.g6e.notes calls bucket 1 "a planning assumption for G-class ..., not Spot Advisor data".
+    assert rates.interruption_source == (
+        "assumed interruption bucket 1 (5-10% a month) for family g6e: a planning assumption, not Spot Advisor data"
+    )
     assert BUCKET_LABEL[1] == "5-10%"
 
 

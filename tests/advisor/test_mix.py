@@ -552,7 +552,10 @@ def test_plan_mix_json_matches_the_schema_and_states_its_model() -> None:
     jsonschema.validate(result, schema)
     model = result["model"]
     assert model["interruptions_per_instance_hour"] == pytest.approx(-math.log(1 - 0.175) / 730)
-    assert model["interruption_source"] == "Spot Advisor bucket 3 (15-20% a month) for family p5"
+    # instances.json families.p5.notes: "Interruption bucket 3 ... is a planning assumption ..., not Spot Advisor data".
+    assert model["interruption_source"] == (
+        "assumed interruption bucket 3 (15-20% a month) for family p5: a planning assumption, not Spot Advisor data"
+    )
     assert (model["max_spot_share"], model["max_spot_nodes"], model["job_rate"]) == (1.0, 8, "spot_nodes * lambda")
     assert model["time_per_work"] == "(exp(lambda*(tau+C)) - 1) * (1/lambda + R) / tau"
     assert model["optimal_interval"] == "(1 - lambda*tau) * exp(lambda*tau) = exp(-lambda*C)"

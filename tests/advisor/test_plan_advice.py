@@ -89,6 +89,8 @@ def node_group(name: str, itype: str, desired: int, capacity: str = "ON_DEMAND",
 
 def advise(resources_: list[dict[str, Any]], region: str = "us-east-1", **kw: Any) -> dict[str, Any]:
     cost = price_resources(resources_, PricingOptions(region=region, commitments=kw.pop("commitments", ())))
+    # The optimiser's arithmetic with every rate, estimates included (the default leaves estimate-based advice out).
+    kw.setdefault("include_estimates", True)
     return mix_advice(resources_, cost, **kw)
 
 
@@ -325,7 +327,7 @@ def report() -> dict[str, Any]:
         "resources": resources_,
         "cost": cost,
         "policies": empty_policies(),
-        "mix_advice": mix_advice(resources_, cost),
+        "mix_advice": mix_advice(resources_, cost, include_estimates=True),
     }
 
 
@@ -429,6 +431,11 @@ def test_whole_entry_of_an_advised_and_an_idle_pool() -> None:
         },
         "saving_usd": round(2 * (od - r1) * HOURS, 2),
         "saving_percent": round(100 * (od - r1) / od, 1),
+        # p5 has no published 1-year RI rate in the snapshot: the 1y rate is the family's planning discount.
+        "saving_basis": "estimate",
+        "estimated_rates": {
+            "reserved_1y": "commitment estimate: On-Demand x (1 - the family's planning Reserved Instance discount)"
+        },
     }
     (idle,) = advise([node_group("idle", "g6e.12xlarge", 0)])["pools"]
     assert idle == {
@@ -460,5 +467,27 @@ def test_section_totals() -> None:
         "advised": 1,
         "already_optimal": 0,
         "not_advised": 1,
-        "saving_usd": advice["pools"][0]["saving_usd"],
+        # The 24-month optimum for p5.48xlarge rests on a planning (estimated) commitment rate: apart from the
+        # published-rate total.
+        "saving_usd": 0.0,
+        "include_estimates": True,
+        "estimated_saving_usd": advice["pools"][0]["saving_usd"],
     }
+    assert advice["pools"][0]["saving_basis"] == "estimate"
+
+
+def test_without_estimates_no_saving_rests_on_an_estimated_rate() -> None:
+    # The same pool as above without --include-estimates: p5's 1y and 3y rates and spot are planning estimates, so
+    # the optimiser is left On-Demand and Capacity Blocks (published), and no saving is claimed from estimates.
+    marks = {"gpucloud.io/interruptible": "false", "gpucloud.io/workload": "hpc"}
+    advice = advise([node_group("a", "p5.48xlarge", 2, **marks)], include_estimates=False)
+    (entry,) = advice["pools"]
+    assert entry["status"] in ("no-advice", "already-optimal", "advice")
+    assert entry.get("saving_basis") != "estimate" or entry["status"] == "no-advice"
+    assert advice["include_estimates"] is False and advice["estimated_saving_usd"] is None
+    published = sum(p["saving_usd"] for p in advice["pools"] if p["status"] == "advice")
+    assert advice["saving_usd"] == round(published, 2)
+    # g6e has a published 1-year RI rate in the snapshot (Vantage, 2026-01): that advice stands without estimates.
+    (g6e,) = advise([node_group("g", "g6e.12xlarge", 1, **marks)], include_estimates=False)["pools"]
+    assert g6e["status"] == "advice" and g6e["saving_basis"] == "published"
+    assert g6e["advice"]["split"]["reserved_1y"] == 1

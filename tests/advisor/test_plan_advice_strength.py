@@ -185,7 +185,7 @@ def test_plan_without_a_region_is_advised_at_us_east_1() -> None:
     resources_ = [node_group("g", "g5.12xlarge", 3, **NO_SPOT)]
     cost = price_resources(resources_, PricingOptions(region="us-east-1"))
     del cost["region"]
-    advice = mix_advice(resources_, cost)
+    advice = mix_advice(resources_, cost, include_estimates=True)
     assert advice["region"] == "us-east-1"
     assert advice["pools"][0]["advice"]["total_usd"] == 93907.90  # 3 * 3.57336 * 8760, as above
 
@@ -249,7 +249,7 @@ def test_price_book_without_the_type_gives_the_books_reason() -> None:
     cost = price_resources(resources_, PricingOptions(region="us-east-1"))
     snapshot = copy.deepcopy(load_snapshot())
     del snapshot["regions"]["us-east-1"]["g6e.12xlarge"]
-    (entry,) = mix_advice(resources_, cost, book=PriceBook(snapshot, CATALOG))["pools"]
+    (entry,) = mix_advice(resources_, cost, book=PriceBook(snapshot, CATALOG), include_estimates=True)["pools"]
     assert (entry["status"], entry["advice"], entry["current"]) == ("no-advice", None, None)
     assert entry["reason"] == (
         "g6e.12xlarge has no price in us-east-1 in the shipped snapshot (not sold there per its sources); run "
@@ -265,7 +265,7 @@ def test_a_catalog_given_prices_the_advice_with_its_own_discounts() -> None:
     marks = {"gpucloud.io/workload": "inference", "gpucloud.io/interruptible": "true"}
     resources_ = [node_group("inf", "g6e.12xlarge", 4, **marks), node_group("cpu", "g5.xlarge", 1)]
     cost = price_resources(resources_, PricingOptions(region="us-east-1"))
-    advice = mix_advice(resources_, cost, catalog=catalog)
+    advice = mix_advice(resources_, cost, catalog=catalog, include_estimates=True)
     (entry,) = advice["pools"]  # a type without accelerators is no GPU pool
     _, stretch = daly(G6E_LAMBDA, 1 / 12, 1 / 6)
     # 4 * 3.147792 * 8760 * 1.0042487 = 110,767.26

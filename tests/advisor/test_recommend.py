@@ -94,11 +94,13 @@ def test_llama3_70b_fp8_serving_picks_l40s_and_never_a100_or_t4() -> None:
     assert c["cost_usd"] == pytest.approx(10.49264 * 730) and c["usd_per_hour"] == pytest.approx(10.49264)
     assert c["memory_gib"]["total"] == pytest.approx((P_LLAMA3_70B + kv) / GIB / 4)
     names = {x["instance_type"] for x in result["candidates"]}
-    assert {x["architecture"] for x in result["candidates"]} <= {"Ada", "Hopper", "Blackwell"}
+    # Trainium2 is the one Neuron chip with FP8 (trainium2.rst: 1,287 dense FP8 TFLOPS per device).
+    assert {x["architecture"] for x in result["candidates"]} <= {"Ada", "Hopper", "Blackwell", "Neuron"}
+    assert {x["accelerator"] for x in result["candidates"] if x["architecture"] == "Neuron"} <= {"Trainium2"}
     assert not names & {"p4d.24xlarge", "p4de.24xlarge", "g4dn.xlarge", "g5.48xlarge"}
     why = excluded(result)
-    assert why["p4d.24xlarge"] == "no FP8 on A100-40GB (Ampere): FP8 needs Hopper, Ada or Blackwell"
-    assert why["g4dn.12xlarge"] == "no FP8 on T4 (Turing): FP8 needs Hopper, Ada or Blackwell"
+    assert why["p4d.24xlarge"] == "no FP8 on A100-40GB (Ampere): FP8 needs Hopper, Ada, Blackwell or Trainium2"
+    assert why["g4dn.12xlarge"] == "no FP8 on T4 (Turing): FP8 needs Hopper, Ada, Blackwell or Trainium2"
 
 
 # ---- 3. 70B pre-training on 1T tokens in 30 days ------------------------------------------------------------------
@@ -157,10 +159,13 @@ def test_405b_fp8_serving_prefers_on_demand_h100_over_a_cheaper_capacity_block_h
     )
 
 
-def test_405b_fp8_serving_with_capacity_blocks_allowed_takes_the_h200_block() -> None:
+def test_405b_fp8_serving_with_capacity_blocks_allowed_takes_the_trn2_block() -> None:
+    # FP8 on Trainium2 (trainium2.rst): 405 GB of FP8 weights on 8 of trn2's 16 x 96 GiB devices, at the $35.7608/h
+    # block rate, below the H200 block (p5e.48xlarge, $47.76/h) that led before Trainium2's FP8 was counted.
     c, result = first(Job("serve", model="llama-3.1-405b", precision="fp8", concurrency=8, allow_capacity_blocks=True))
-    assert (c["instance_type"], c["tensor_parallel"], c["price_basis"]) == ("p5e.48xlarge", 4, "capacity-block")
-    assert c["cost_usd"] == pytest.approx(47.76 * 730)
+    assert (c["instance_type"], c["tensor_parallel"], c["price_basis"]) == ("trn2.48xlarge", 8, "capacity-block")
+    assert c["cost_usd"] == pytest.approx(35.7608 * 730)
+    assert result["candidates"][1]["instance_type"] == "p5e.48xlarge"
     assert result["assumptions"]["capacity_blocks"] == "allowed first"
 
 
@@ -438,8 +443,13 @@ def test_types_without_figures_or_records_are_excluded_with_the_reason() -> None
     why = excluded(result)
     assert why["p3.2xlarge"] == "deprecated"
     assert why["g4ad.xlarge"].startswith("Radeon-Pro-V520 (RDNA) is not a serving target")
-    _, b300 = first(Job("pretrain", model="llama-3-8b", tokens=1e9))
-    assert excluded(b300)["p6-b300.48xlarge"] == "no dense BF16 figure for B300"
+    # B300's dense BF16 (2,250 TFLOPS, NVIDIA HGX B300) is now in the catalog: it is ranked, no longer excluded.
+    _, pretrain = first(Job("pretrain", model="llama-3-8b", tokens=1e9))
+    assert "p6-b300.48xlarge" not in excluded(pretrain)
+    b300 = next(c for c in pretrain["candidates"] if c["instance_type"] == "p6-b300.48xlarge")
+    assert b300["dense_tflops"] == 2250
+    # g7e's RTX PRO 6000 has no sourced dense figure: excluded with the reason.
+    assert excluded(pretrain)["g7e.2xlarge"] == "no dense BF16 figure for RTX-PRO-6000-Server"
 
 
 def test_config_defaults_follow_llama_conventions() -> None:

@@ -132,7 +132,17 @@ REQUIRED_FAMILIES = {
     "trn1",
     "trn1n",
     "trn2",
+    # Issue 27: Blackwell RTX PRO (g7e, g7), memory-rich L4 (gr6, gr6f), fractional L4 (g6f), T4G + Graviton2 (g5g).
+    "g7e",
+    "g7",
+    "gr6",
+    "gr6f",
+    "g6f",
+    "g5g",
 }
+
+# The issue 27 families (tests/catalog/test_added_families.py checks their figures).
+ISSUE_27_SIZES = 25
 
 CAPACITY_BLOCK_TYPES = {
     "p4d.24xlarge",
@@ -439,7 +449,8 @@ def test_find_contains_iter_len(catalog: Catalog) -> None:
     assert 42 not in catalog
     names = [s.instance_type for s in catalog]
     assert names == sorted(names)
-    assert len(catalog) == len(names) == len(REFERENCE_ROWS) + len(INTERMEDIATE_SIZES) + len(ADDED_SIZES) == 56
+    listed = len(REFERENCE_ROWS) + len(INTERMEDIATE_SIZES) + len(ADDED_SIZES) + ISSUE_27_SIZES
+    assert len(catalog) == len(names) == listed == 81
 
 
 @pytest.mark.parametrize(("name", "expected"), sorted(ADDED_SIZES.items()))
@@ -736,11 +747,12 @@ def test_every_size_matches_describe_instance_types_in_moto(catalog: Catalog) ->
         if record is None:
             continue  # p3.* and g4ad.*: not in moto (reference section 6.7)
         devices = (record.get("GpuInfo") or {}).get("Gpus") or (record.get("NeuronInfo") or {}).get("NeuronDevices")
-        count = sum(d["Count"] for d in devices or [])
+        # A fractional GPU (g6f, gr6f) reports Count 0 and LogicalGpuCount 1: one vGPU device to the node.
+        count = sum(d["Count"] or d.get("LogicalGpuCount", 0) for d in devices or [])
         assert (spec.vcpu, spec.memory_gib, spec.accelerator_count) == (
             record["VCpuInfo"]["DefaultVCpus"],
             record["MemoryInfo"]["SizeInMiB"] / 1024,
             count,
         ), spec.instance_type
         checked += 1
-    assert checked == 48
+    assert checked == 48 + ISSUE_27_SIZES

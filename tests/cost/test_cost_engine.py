@@ -51,7 +51,7 @@ def test_contract_keys_exactly() -> None:
     ]
     assert list(cost["items"][0]) == [
         "urn", "name", "type", "instance_type", "pricing", "quantity", "max_quantity", "unit_price", "unit", "monthly",
-        "monthly_ceiling", "region", "rate_source", "rate_as_of",
+        "monthly_ceiling", "region", "rate_source", "rate_as_of", "rate_basis",
     ]  # fmt: skip
     assert cost["currency"] == "USD" and cost["hours_per_month"] == 730
 

@@ -613,7 +613,9 @@ def test_capacity_block_only_type_is_priced_on_its_block_rate_with_its_source() 
     assert cost["monthly"] == round(2 * block["usd"] * 730, 2)
     eu = price_resources([ng("cb", "p5e.48xlarge", capacityType="CAPACITY_BLOCK")], PricingOptions(region="eu-west-1"))
     assert reasons(eu) == [
-        "no Capacity Block rate for p5e.48xlarge in eu-west-1 in the shipped snapshot; run `gpucloud prices refresh "
+        # The older Capacity Blocks pricing page lists p5e.48xlarge blocks in us-east-2 only (capacity_blocks.json).
+        "no Capacity Block rate for p5e.48xlarge in eu-west-1 in the shipped snapshot (p5e.48xlarge Capacity Blocks "
+        "in eu-west-1 are undecided: the sources list it in us-east-2); run `gpucloud prices refresh "
         "--region eu-west-1` (DescribeCapacityBlockOfferings)"
     ]
 
@@ -760,6 +762,13 @@ def test_reservations_are_known_before_any_group_is_priced() -> None:
     assert [(i["name"], i["quantity"], i["max_quantity"]) for i in cost["items"]] == [("ng", 0, 1), ("cr", 1, 1)]
 
 
+# Issue 27 provenance: the spot rate is the family's planning spot discount, the 3-year rate its planning RI discount.
+SPOT_RULE = "spot estimate: On-Demand x (1 - the family's planning spot discount), not a price"
+G5_3Y_RULE = (
+    "commitment estimate: On-Demand x (1 - family g5's planning 3y discount, gpucloud/catalog/instances.json families)"
+)
+
+
 def test_a_priced_item_in_full() -> None:
     options = PricingOptions.from_config({"commitments": [{"match": "g5", "term": "3y", "count": 1}]})
     group = ng("gpu", "g5.xlarge", 3.0, 5.0, capacityType="SPOT")
@@ -771,14 +780,18 @@ def test_a_priced_item_in_full() -> None:
     assert cost["items"] == [
         {**base, "urn": group["urn"], "name": "gpu", "pricing": "spot", "quantity": 3, "max_quantity": 5,
          "unit_price": s, "monthly": round(3 * s * 730, 2), "monthly_ceiling": round(5 * s * 730, 2),
-         "rate_source": "vantage+family-spot-discount", "rate_as_of": "2026-01-21"},
+         "rate_source": "vantage+family-spot-discount", "rate_as_of": "2026-01-21",
+         "rate_basis": {"kind": "estimate", "source": "vantage+family-spot-discount", "as_of": "2026-01-21",
+                        "rule": SPOT_RULE}},
         {**base, "urn": reserved["urn"], "name": "res", "pricing": "reserved", "quantity": 1, "max_quantity": 1,
          "unit_price": three_y, "monthly": round(three_y * 730, 2), "monthly_ceiling": round(three_y * 730, 2),
          "rate_source": "vantage+3y ri", "rate_as_of": "2026-01-21",
+         "rate_basis": {"kind": "estimate", "source": "vantage+3y ri", "as_of": "2026-01-21", "rule": G5_3Y_RULE},
          "commitment": {"kind": "ri", "term": "3y", "match": "g5"}},
         {**base, "urn": reserved["urn"], "name": "res", "pricing": "on-demand", "quantity": 1, "max_quantity": 1,
          "unit_price": od("g5.xlarge"), "monthly": 734.38, "monthly_ceiling": 734.38,
-         "rate_source": "vantage", "rate_as_of": "2026-01-21"},
+         "rate_source": "vantage", "rate_as_of": "2026-01-21",
+         "rate_basis": {"kind": "published", "source": "vantage", "as_of": "2026-01-21", "rule": None}},
     ]  # fmt: skip
     # 3 x 0.41749 x 730 = 914.3031 and 5 x 0.41749 x 730 = 1523.8385, rounded to cents.
     assert (cost["items"][0]["monthly"], cost["items"][0]["monthly_ceiling"]) == (914.3, 1523.84)

@@ -511,6 +511,11 @@ def test_eks_log_types_reason_in_each_region() -> None:
 # --- NAT, EIP, endpoints, KMS ------------------------------------------------------------------------------------
 
 
+def published(source: str, as_of: str) -> dict[str, str | None]:
+    """A published rate's provenance (issue 27): its source and date, no estimate rule."""
+    return {"kind": "published", "source": source, "as_of": as_of, "rule": None}
+
+
 def test_network_items_in_full() -> None:
     cost = price_resources(
         [
@@ -526,14 +531,15 @@ def test_network_items_in_full() -> None:
     assert cost["items"] == [
         {**base, "urn": f"{STACK}${NAT}::nat", "name": "nat", "type": NAT, "quantity": 1, "max_quantity": 1,
          "unit_price": 0.045, "monthly": 32.85, "monthly_ceiling": 32.85, "rate_source": PAGES,
-         "rate_as_of": "2025-06-01"},
+         "rate_as_of": "2025-06-01", "rate_basis": published(PAGES, "2025-06-01")},
         {**base, "urn": f"{STACK}$aws:ec2/eip:Eip::ip", "name": "ip", "type": "aws:ec2/eip:Eip", "quantity": 1,
          "max_quantity": 1, "unit_price": 0.005, "monthly": 3.65, "monthly_ceiling": 3.65,
-         "rate_source": rates.PUBLIC_IPV4_HOUR.source, "rate_as_of": "2024-02-01"},
+         "rate_source": rates.PUBLIC_IPV4_HOUR.source, "rate_as_of": "2024-02-01",
+         "rate_basis": published(rates.PUBLIC_IPV4_HOUR.source, "2024-02-01")},
         # $0.01 per AZ-hour x 3 subnets x 730 = $21.90
         {**base, "urn": f"{STACK}${ENDPOINT}::ep", "name": "ep", "type": ENDPOINT, "quantity": 3, "max_quantity": 3,
          "unit_price": 0.01, "monthly": 21.9, "monthly_ceiling": 21.9, "rate_source": PAGES,
-         "rate_as_of": "2025-06-01"},
+         "rate_as_of": "2025-06-01", "rate_basis": published(PAGES, "2025-06-01")},
     ]  # fmt: skip
     assert cost["unpriced"] == [
         {"urn": f"{STACK}${NAT}::nat", "reason": "usage-billed: NAT data processing ($0.045/GB in us-east-1) depends "

@@ -162,7 +162,8 @@ def test_attribute_based_requirements_without_accelerator_bounds_admit_every_acc
         ([(c.KEY_GPU_NAME, "In", ["a100"])], ["p4d", "p4de"]),
         ([("karpenter.k8s.aws/instance-gpu-manufacturer", "In", ["amd"])], ["g4ad"]),
         ([(c.KEY_GPU_COUNT, "Gt", ["8"])], []),
-        ([(c.KEY_GPU_COUNT, "Exists", []), (CAT, "NotIn", ["g", "p"])], []),
+        # gr6/gr6f's Karpenter instance-category is "gr", not "g": NotIn g, p leaves them admitted.
+        ([(c.KEY_GPU_COUNT, "Exists", []), (CAT, "NotIn", ["g", "p"])], ["gr6", "gr6f"]),
         ([(c.KEY_GPU_COUNT, "DoesNotExist", [])], ["inf2", "trn1", "trn1n", "trn2"]),
         # Karpenter labels EC2's name (karpenter-provider-aws instance-types reference: inf2 "inferentia2").
         ([("karpenter.k8s.aws/instance-accelerator-name", "In", ["inferentia2"])], ["inf2"]),
@@ -188,7 +189,7 @@ def test_nodepool_families_and_gpu_detection():
     # Requirements that narrow nothing leave the NodePool unbounded.
     assert c.nodepool_families(nodepool((c.KEY_FAMILY, "NotIn", ["c7i"]))) == (None, "")
     fams, via = c.nodepool_families(nodepool((CAT, "In", ["g"])))
-    assert fams == {"g4ad", "g4dn", "g5", "g6", "g6e"}
+    assert fams == {"g4ad", "g4dn", "g5", "g5g", "g6", "g6e", "g6f", "g7", "g7e"}
     assert via == "requirements karpenter.k8s.aws/instance-category In ['g']"
     _, via = c.nodepool_families(nodepool((c.KEY_GPU_COUNT, "Exists", []), (c.KEY_FAMILY, "In", ["p5"])))
     assert via == f"requirements {c.KEY_GPU_COUNT} Exists and {c.KEY_FAMILY} In ['p5']"
@@ -462,7 +463,8 @@ def test_family_allowlist_reads_requirement_sets():
         "'g4dn', which is not allowed here (allowed: g6e, p5). Fix: narrow the requirements to allowed families, "
         "or allow it in allowedFamilies."
     ]
-    assert len(resource_messages("gpu-family-allowlist", resources[2], allowed)) == 4
+    # Category g admits g4ad, g4dn, g5, g5g, g6, g6f, g7 and g7e outside the allowed g6e.
+    assert len(resource_messages("gpu-family-allowlist", resources[2], allowed)) == 8
 
 
 def test_deprecated_min_memory_and_market_read_requirement_sets():

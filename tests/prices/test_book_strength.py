@@ -159,8 +159,10 @@ def test_snapshot_figures_their_sources_and_dates() -> None:
     assert p5.reserved_3y == Figure(18.25, "unlisted+family-discount", None, True)
     assert p5.spot == Figure(23.25, "unlisted+family-spot-discount", None, True)
     assert p5.reasons == {
-        "capacity_block": "no Capacity Block rate for p5.48xlarge in us-east-1 in the shipped snapshot; "
-        "run `gpucloud prices refresh --region us-east-1` (DescribeCapacityBlockOfferings)"
+        # The EC2 user guide lists p5.48xlarge Capacity Blocks in us-east-1 (gpucloud/catalog/capacity_blocks.json).
+        "capacity_block": "no Capacity Block rate for p5.48xlarge in us-east-1 in the shipped snapshot (AWS lists "
+        "p5.48xlarge Capacity Blocks in us-east-1); run `gpucloud prices refresh --region us-east-1` "
+        "(DescribeCapacityBlockOfferings)"
     }
     assert (p5.spot_stats, p5.availability_zones) == (None, None)
 
