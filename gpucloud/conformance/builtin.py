@@ -21,6 +21,7 @@ RUN_ORDER = (
     "queueing",  # Kueue: queued workloads have a LocalQueue and fit their ClusterQueue's quota
     "kueue_config",  # Kueue: the manager configuration decodes under Kueue's strict decoder
     "upgrades",  # versions: kubelet skew, control-plane step, add-on and chart support, removed APIs
+    "drain_timing",  # rollouts: a pool's checkpointed drain against spot's notice and EKS's drain limit
 )
 
 for _module in RUN_ORDER:
