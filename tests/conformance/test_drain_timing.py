@@ -32,9 +32,11 @@ def groups(found: list[Finding], check: str) -> list[str]:
     return sorted(f.urn.rsplit("::", 1)[1] for f in found if f.check == check)
 
 
-def test_the_check_is_registered_after_the_upgrade_checks() -> None:
-    checks = registered_checks()
-    assert checks.index("rollout") == checks.index("upgrade") + 1
+def test_the_check_is_registered_and_runs_after_the_upgrade_checks() -> None:
+    from gpucloud.conformance.builtin import RUN_ORDER
+
+    assert "rollout" in registered_checks()
+    assert RUN_ORDER.index("drain_timing") == RUN_ORDER.index("upgrades") + 1
 
 
 def test_prods_120_second_drain_fits_the_spot_notice() -> None:
