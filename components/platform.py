@@ -33,7 +33,7 @@ from gpucloud.components.termination_handler import (
     GpuNodeTerminationHandler,
     GpuNodeTerminationHandlerConfig,
 )
-from gpucloud.components.workloads import DcgmDiag, DcgmDiagConfig, NcclTest, NcclTestConfig
+from gpucloud.components.workloads import DRAIN_GRACE_EXPORT, DcgmDiag, DcgmDiagConfig, NcclTest, NcclTestConfig
 from gpucloud.spec import PlatformSpec
 
 
@@ -332,6 +332,7 @@ def _build_addons(spec: PlatformSpec, platform: Platform) -> None:
             "availability_zones": pool.availability_zones,
             "karpenter": pool.backend == "karpenter",
             "use_efa": pool.efa.enabled,
+            "termination_grace_period_seconds": pool.rollout.drain_grace_seconds,
         }
         # The MPIJob kind exists only once the MPI operator's CRD does.
         deps = [ns, *addons.releases.values(), *addons.mpi_operator.values()]
@@ -383,6 +384,11 @@ def build(spec: PlatformSpec) -> Platform:
             "environment": spec.environment,
             "region": spec.region,
             "availabilityZones": list(spec.availability_zones),
+            # Team stacks give their training pods the drain grace of the pool they run on; a pool without a
+            # checkpoint model is left out (the team's workload default applies).
+            DRAIN_GRACE_EXPORT: {
+                p.name: g for p in spec.node_pools if (g := p.rollout.drain_grace_seconds) is not None
+            },
         }
     )
     _build_network_and_cluster(spec, platform)

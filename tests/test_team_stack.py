@@ -199,8 +199,11 @@ def test_offline_references_carry_every_platform_export() -> None:
         "kueueFlavours",
         "loadBalancerAllowInternetFacing",
     }
-    assert read <= set(REFS)
-    assert read <= exported
+    # Read with get_output: a platform older than the export still serves the team stack (defaults apply).
+    optional = set(re.findall(r'get_output\("(\w+)"\)', (TEAM_DIR / "__main__.py").read_text()))
+    assert optional == {"poolDrainGraceSeconds"}
+    assert read | optional <= set(REFS)
+    assert read | optional <= exported
     assert set(REFS) <= exported
     kubeconfig = json.loads(REFS["kubeconfig"])
     assert kubeconfig["clusters"][0]["cluster"]["server"] == REFS["clusterEndpoint"]
@@ -298,3 +301,24 @@ def test_cost_center_label_values_are_valid_kubernetes_labels() -> None:
     assert _label_value("-x-") == "x"
     assert len(_label_value("a" * 80)) == 63
     assert _label_value("***") == ""
+
+
+def _finetune_pod(plan: Plan) -> dict[str, Any]:
+    return plan.find("kubernetes:batch/v1:Job", "vision-finetune-job").get("spec.template.spec")
+
+
+def test_training_pods_take_the_drain_grace_the_platform_exports_for_their_pool() -> None:
+    refs = {**REFS, "poolDrainGraceSeconds": {"dev-l4": 150, "infer-l40s": 60}}
+    plan = run_program(TEAM_DIR, "dev", config_overrides={"gpucloud:offlineStackReferences": {"gpucloud/dev": refs}})
+    pod = _finetune_pod(plan)
+    assert pod["terminationGracePeriodSeconds"] == 150
+    assert "[ $i -lt 140 ]" in pod["containers"][0]["lifecycle"]["preStop"]["exec"]["command"][2]
+
+
+def test_training_pods_keep_110_seconds_on_an_older_platform_or_an_undeclared_pool(plan: Plan) -> None:
+    # dev's platform exports an empty map (no dev pool declares a checkpoint model).
+    assert REFS["poolDrainGraceSeconds"] == {}
+    assert _finetune_pod(plan)["terminationGracePeriodSeconds"] == 110
+    older = {k: v for k, v in REFS.items() if k != "poolDrainGraceSeconds"}
+    plan = run_program(TEAM_DIR, "dev", config_overrides={"gpucloud:offlineStackReferences": {"gpucloud/dev": older}})
+    assert _finetune_pod(plan)["terminationGracePeriodSeconds"] == 110

@@ -6,15 +6,19 @@ Kubernetes objects are written in the API's own camelCase so they read like the 
 """
 
 from gpucloud.components.workloads.common import (
+    DEFAULT_DRAIN_GRACE_SECONDS,
     DO_NOT_DISRUPT,
+    DRAIN_GRACE_EXPORT,
     JOB_LABEL_KEY,
     POD_SOCKET_IFNAME,
     POOL_LABEL_KEY,
     PREEMPT_FILE,
     RDZV_PORT,
     SPOT_NOTICE_SECONDS,
+    DrainedWorkloadConfig,
     GpuWorkloadConfig,
     nccl_env,
+    pool_drain_grace,
 )
 from gpucloud.components.workloads.dcgm_diag import DcgmDiag, DcgmDiagConfig
 from gpucloud.components.workloads.inference import InferenceDeployment, InferenceDeploymentConfig
@@ -23,7 +27,9 @@ from gpucloud.components.workloads.training import TrainingJob, TrainingJobConfi
 from gpucloud.components.workloads.vllm import VllmServer, VllmServerConfig
 
 __all__ = [
+    "DEFAULT_DRAIN_GRACE_SECONDS",
     "DO_NOT_DISRUPT",
+    "DRAIN_GRACE_EXPORT",
     "JOB_LABEL_KEY",
     "POD_SOCKET_IFNAME",
     "POOL_LABEL_KEY",
@@ -32,6 +38,7 @@ __all__ = [
     "SPOT_NOTICE_SECONDS",
     "DcgmDiag",
     "DcgmDiagConfig",
+    "DrainedWorkloadConfig",
     "GpuWorkloadConfig",
     "InferenceDeployment",
     "InferenceDeploymentConfig",
@@ -42,5 +49,6 @@ __all__ = [
     "VllmServer",
     "VllmServerConfig",
     "nccl_env",
+    "pool_drain_grace",
     "training_pdb_policy",
 ]

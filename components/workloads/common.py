@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -23,6 +23,18 @@ RDZV_PORT = 29500
 POD_SOCKET_IFNAME = "eth0"
 # The spot interruption notice comes two minutes ahead; the drain that follows leaves a bit less than that.
 SPOT_NOTICE_SECONDS = 120
+# A drained GPU pod's grace when its pool declares no checkpoint model, or the platform stack predates the
+# poolDrainGraceSeconds export: what TrainingJob always used (the emergency write inside spot's notice).
+DEFAULT_DRAIN_GRACE_SECONDS = 110
+# The platform export mapping each pool with a checkpoint model to its drain grace (components/platform.py);
+# team stacks read it through their StackReference.
+DRAIN_GRACE_EXPORT = "poolDrainGraceSeconds"
+# The longest drain grace a checkpoint model gives: writeSeconds at most 3600 plus the 30 s margin
+# (gpucloud/spec/pools.py CheckpointSpec, DRAIN_MARGIN_SECONDS).
+MAX_DRAIN_GRACE_SECONDS = 3630
+
+# A grace period in seconds, or an Output of one (a StackReference read resolves only at deployment).
+GraceSeconds = Annotated[int, Field(ge=1, le=MAX_DRAIN_GRACE_SECONDS)] | pulumi.Output
 
 
 class GpuWorkloadConfig(ComponentConfig):
@@ -67,6 +79,53 @@ class GpuWorkloadConfig(ComponentConfig):
         if problems:
             raise ValueError("; ".join(problems))
         return self
+
+
+class DrainedWorkloadConfig(GpuWorkloadConfig):
+    """A GPU job whose pods a node drain stops: their grace comes from the pool's checkpoint model."""
+
+    termination_grace_period_seconds: GraceSeconds | None = Field(
+        default=None,
+        description="Seconds between SIGTERM and SIGKILL of a drained pod: the pool's drain grace "
+        "(rollout.checkpoint, the platform's poolDrainGraceSeconds). Unset: the Kubernetes default (30 s).",
+    )
+
+
+def _grace(config: DrainedWorkloadConfig) -> dict[str, Any]:
+    """The pod spec's terminationGracePeriodSeconds, when the config sets one.
+
+    An acceptance pod writes no checkpoint and exits on SIGTERM; the pool's grace is only its ceiling, so a drain
+    sized for the pool (NTH's hook, Karpenter's node grace) holds for every pod on the node.
+    """
+    grace = config.termination_grace_period_seconds
+    return {} if grace is None else {"terminationGracePeriodSeconds": grace}
+
+
+def pool_drain_grace(exported: Any, pool: str, default: int = DEFAULT_DRAIN_GRACE_SECONDS) -> pulumi.Output[int]:
+    """The drain grace of `pool` from the platform's poolDrainGraceSeconds export (a StackReference output).
+
+    `default` when the pool declares no checkpoint model (it is then not in the map) or the platform is older
+    than the export (the output resolves to None). A malformed value also gives `default`, with a warning naming
+    the output: the job still deploys, with the grace it had before the export existed.
+    """
+
+    def pick(graces: Any) -> int:
+        if graces is None:
+            return default
+        value = graces.get(pool) if isinstance(graces, dict) else graces
+        if value is None:
+            return default
+        # Numbers cross a StackReference as floats (protobuf Struct): 120.0 is 120 s.
+        whole = isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer()
+        if not whole or not 1 <= value <= MAX_DRAIN_GRACE_SECONDS:
+            pulumi.log.warn(
+                f"platform output {DRAIN_GRACE_EXPORT}: expected {{pool: seconds 1-{MAX_DRAIN_GRACE_SECONDS}}}, "
+                f"got {value!r} for {pool}; its pods keep {default} s (re-run the platform stack to refresh it)"
+            )
+            return default
+        return int(value)
+
+    return pulumi.Output.from_input(exported).apply(pick)
 
 
 def nccl_env(instance_type: str, use_efa: bool) -> dict[str, str]:

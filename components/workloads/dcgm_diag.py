@@ -12,14 +12,15 @@ from gpucloud.components.addons.common import GPU_TOLERATION
 from gpucloud.components.base import child
 from gpucloud.components.workloads.common import (
     JOB_LABEL_KEY,
-    GpuWorkloadConfig,
+    DrainedWorkloadConfig,
     _env_list,
+    _grace,
     _node_affinity,
     _pod_metadata,
 )
 
 
-class DcgmDiagConfig(GpuWorkloadConfig):
+class DcgmDiagConfig(DrainedWorkloadConfig):
     """Inputs of DcgmDiag."""
 
     nodes: int = Field(default=1, ge=1, le=1000, description="Nodes to test (one pod per node, all its GPUs).")
@@ -78,6 +79,7 @@ class DcgmDiag(pulumi.ComponentResource):
                 "template": {
                     "metadata": _pod_metadata(config, labels),
                     "spec": {
+                        **_grace(config),
                         "restartPolicy": "Never",
                         "tolerations": [GPU_TOLERATION],
                         "affinity": affinity,

@@ -13,9 +13,10 @@ from gpucloud.components.addons.common import GPU_TOLERATION
 from gpucloud.components.base import child
 from gpucloud.components.workloads.common import (
     JOB_LABEL_KEY,
-    GpuWorkloadConfig,
+    DrainedWorkloadConfig,
     _device_resources,
     _env_list,
+    _grace,
     _node_affinity,
     _pod_metadata,
     _shm_volume,
@@ -24,7 +25,7 @@ from gpucloud.components.workloads.common import (
 )
 
 
-class NcclTestConfig(GpuWorkloadConfig):
+class NcclTestConfig(DrainedWorkloadConfig):
     """Inputs of NcclTest."""
 
     nodes: int = Field(default=2, ge=2, le=1000, description="Worker nodes (all_reduce_perf runs one rank per GPU).")
@@ -105,6 +106,7 @@ class NcclTest(pulumi.ComponentResource):
                 "template": {
                     "metadata": _pod_metadata(config, labels),
                     "spec": {
+                        **_grace(config),
                         "tolerations": [GPU_TOLERATION],
                         "affinity": _node_affinity(config),
                         "containers": [worker],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -12,10 +12,12 @@ from gpucloud.components.addons.common import GPU_TOLERATION
 from gpucloud.components.addons.kueue import QUEUE_NAME_LABEL
 from gpucloud.components.base import child
 from gpucloud.components.workloads.common import (
+    DEFAULT_DRAIN_GRACE_SECONDS,
     JOB_LABEL_KEY,
+    MAX_DRAIN_GRACE_SECONDS,
     PREEMPT_FILE,
     RDZV_PORT,
-    GpuWorkloadConfig,
+    DrainedWorkloadConfig,
     _device_resources,
     _env_list,
     _node_affinity,
@@ -45,7 +47,7 @@ def training_pdb_policy(nodes: int) -> dict[str, Any]:
     return {"minAvailable": nodes - 1, "unhealthyPodEvictionPolicy": "AlwaysAllow"}
 
 
-class TrainingJobConfig(GpuWorkloadConfig):
+class TrainingJobConfig(DrainedWorkloadConfig):
     """Inputs of TrainingJob."""
 
     nodes: int = Field(ge=1, le=1000, description="Nodes (pods); each runs torchrun over all its GPUs.")
@@ -67,11 +69,11 @@ class TrainingJobConfig(GpuWorkloadConfig):
         description="Kueue LocalQueue to submit through: the job is created suspended with the "
         "kueue.x-k8s.io/queue-name label and starts only when Kueue admits all its pods at once.",
     )
-    termination_grace_period_seconds: int = Field(
-        default=110,
-        ge=30,
-        le=3600,
-        description="Time to write an emergency checkpoint after the preStop/SIGTERM; keep below 120 on spot.",
+    # At least 30 s: the preStop hook waits grace - 10 s for the emergency checkpoint.
+    termination_grace_period_seconds: Annotated[int, Field(ge=30, le=MAX_DRAIN_GRACE_SECONDS)] | pulumi.Output = Field(
+        default=DEFAULT_DRAIN_GRACE_SECONDS,
+        description="Time to write an emergency checkpoint after the preStop/SIGTERM: the pool's drain grace "
+        "(team stacks: pool_drain_grace of the platform's poolDrainGraceSeconds); keep within 120 on spot.",
     )
     max_restarts: int = Field(default=3, ge=0, le=100, description="torchrun restarts and Job retries per node.")
     hugepages_2mi: str = Field(default="5120Mi", description="2 MiB huge pages per pod for EFA (libfabric).")
@@ -142,13 +144,18 @@ class TrainingJob(pulumi.ComponentResource):
             "PYTHONUNBUFFERED": "1",
             **config.env,
         }
+
         # preStop runs before SIGTERM: flag the script, then wait (within the grace period) until it reports
         # the emergency checkpoint written.
-        wait = max(1, config.termination_grace_period_seconds - 10)
-        pre_stop = (
-            f"touch {PREEMPT_FILE}; i=0; while [ ! -f {PREEMPT_FILE}.done ] && [ $i -lt {wait} ]; "
-            "do sleep 1; i=$((i+1)); done"
-        )
+        def _pre_stop(seconds: int) -> str:
+            wait = max(1, seconds - 10)
+            return (
+                f"touch {PREEMPT_FILE}; i=0; while [ ! -f {PREEMPT_FILE}.done ] && [ $i -lt {wait} ]; "
+                "do sleep 1; i=$((i+1)); done"
+            )
+
+        grace: pulumi.Output[int] = pulumi.Output.from_input(config.termination_grace_period_seconds)
+        pre_stop = grace.apply(_pre_stop)
         container = {
             "name": "pytorch" if config.use_pytorch_job else "trainer",
             "image": config.image,

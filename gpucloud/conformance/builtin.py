@@ -24,6 +24,7 @@ RUN_ORDER = (
     "kueue_config",  # Kueue: the manager configuration decodes under Kueue's strict decoder
     "upgrades",  # versions: kubelet skew, control-plane step, add-on and chart support, removed APIs
     "support_windows",  # each release inside its project's published Kubernetes support window
+    "drain_timing",  # rollouts: a pool's checkpointed drain against spot's notice and EKS's drain limit
 )
 
 for _module in RUN_ORDER:

@@ -250,7 +250,8 @@ def eks_in_extended_support(version: str, as_of: date) -> bool | None:
     if end is None:
         # Older than every listed version: long past standard support. Newer: assume standard.
         return parsed < _EKS_OLDEST
-    return as_of > date.fromisoformat(end)
+    # The calendar's one boundary rule: the end date itself is still standard support.
+    return versions.past_support_end(end, as_of)
 
 
 _NAMES: Final[dict[str, str]] = {

@@ -69,11 +69,26 @@ class MinorVersions:
         """standard | extended | unsupported | unknown (a minor whose dates are not in the sources)."""
         if self.end_of_standard_support is None:
             return "unknown"
-        if day < date.fromisoformat(self.end_of_standard_support):
+        if not past_support_end(self.end_of_standard_support, day):
             return "standard"
-        if self.end_of_extended_support and day < date.fromisoformat(self.end_of_extended_support):
+        if self.end_of_extended_support and not past_support_end(self.end_of_extended_support, day):
             return "extended"
         return "unsupported"
+
+
+# "Once a version is past the end of standard support date, it enters extended support" (EKS User Guide,
+# "Understand the Kubernetes version lifecycle on EKS", docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions):
+# the calendar's end date is the period's last day; the next period (and its price) starts the day after.
+SUPPORT_END_SOURCE = "EKS User Guide, Kubernetes version lifecycle: a version past the end of standard support date"
+
+
+def past_support_end(end: str, day: date) -> bool:
+    """Whether `day` is past a support period that ends on `end` (ISO date): the end date itself is still inside.
+
+    The one boundary rule for the calendar: support tiers (`MinorVersions.support_on`) and the extended-support
+    price (gpucloud/prices/rates.py `eks_in_extended_support`) both call it.
+    """
+    return day > date.fromisoformat(end)
 
 
 def snapshot_path() -> Path:

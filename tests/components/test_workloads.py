@@ -448,3 +448,109 @@ def test_inference_takes_the_prometheus_url_as_an_output() -> None:
     plan = run(program)
     (trigger,) = plan.find("kubernetes:keda.sh/v1alpha1:ScaledObject", "chat-scaledobject").inputs["spec"]["triggers"]
     assert trigger["metadata"]["serverAddress"] == "http://prom.monitoring:9090"
+
+
+# -- drain grace from the pool's checkpoint model ------------------------------------------------------------
+
+
+def pre_stop_wait(container: dict[str, Any]) -> str:
+    return str(container["lifecycle"]["preStop"]["exec"]["command"][2])
+
+
+def test_the_training_pod_takes_its_pools_drain_grace_from_the_platform_export() -> None:
+    from gpucloud.components.workloads import pool_drain_grace
+
+    def program() -> None:
+        # What the platform exports for prod's checkpointed pools (writeSeconds 90 + 30 s margin).
+        # Numbers cross a StackReference as floats.
+        graces = pulumi_output({"train-h100": 120.0, "train-h200": 120.0})
+        TrainingJob("pretrain", training(termination_grace_period_seconds=pool_drain_grace(graces, "train-h100")))
+
+    job = run(program).find("kubernetes:batch/v1:Job", "pretrain-job")
+    pod = pod_spec(job)
+    assert pod["terminationGracePeriodSeconds"] == 120
+    # The preStop hook waits for the emergency checkpoint until 10 s before SIGKILL.
+    assert "[ $i -lt 110 ]" in pre_stop_wait(pod["containers"][0])
+
+
+@pytest.mark.parametrize(
+    "graces",
+    [
+        None,  # a platform stack older than the poolDrainGraceSeconds export
+        {"train-h200": 300},  # the pool declares no checkpoint model: not in the map
+    ],
+)
+def test_without_the_pools_grace_the_training_pod_keeps_110_seconds(graces: Any) -> None:
+    from gpucloud.components.workloads import pool_drain_grace
+
+    def program() -> None:
+        grace = pool_drain_grace(pulumi_output(graces), "train-h100")
+        TrainingJob("pretrain", training(termination_grace_period_seconds=grace))
+
+    pod = pod_spec(run(program).find("kubernetes:batch/v1:Job", "pretrain-job"))
+    assert pod["terminationGracePeriodSeconds"] == 110
+    assert "[ $i -lt 100 ]" in pre_stop_wait(pod["containers"][0])
+
+
+def test_a_pytorchjob_takes_the_drain_grace_on_every_replica() -> None:
+    from gpucloud.components.workloads import pool_drain_grace
+
+    def program() -> None:
+        grace = pool_drain_grace(pulumi_output({"train-h100": 270}), "train-h100")
+        TrainingJob("pretrain", training(use_pytorch_job=True, nodes=3, termination_grace_period_seconds=grace))
+
+    spec = run(program).find("kubernetes:kubeflow.org/v1:PyTorchJob", "pretrain-pytorchjob").inputs["spec"]
+    replicas = spec["pytorchReplicaSpecs"]
+    assert [replicas[r]["template"]["spec"]["terminationGracePeriodSeconds"] for r in ("Master", "Worker")] == [
+        270,
+        270,
+    ]
+
+
+@pytest.mark.parametrize("graces", [{"train-h100": "2m"}, {"train-h100": 0}, {"train-h100": 120.5}, ["train-h100"]])
+def test_a_malformed_drain_grace_export_warns_and_keeps_110_seconds(
+    graces: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pulumi
+
+    from gpucloud.components.workloads import pool_drain_grace
+
+    warned: list[str] = []
+    monkeypatch.setattr(pulumi.log, "warn", lambda msg, *args, **kwargs: warned.append(msg))
+
+    def program() -> None:
+        grace = pool_drain_grace(pulumi_output(graces), "train-h100")
+        TrainingJob("pretrain", training(termination_grace_period_seconds=grace))
+
+    plan = run(program)
+    assert pod_spec(plan.find("kubernetes:batch/v1:Job", "pretrain-job"))["terminationGracePeriodSeconds"] == 110
+    (warning,) = warned
+    assert warning.startswith("platform output poolDrainGraceSeconds: expected {pool: seconds 1-3630}")
+    assert "for train-h100; its pods keep 110 s" in warning
+
+
+def test_acceptance_worker_pods_take_the_pools_drain_grace() -> None:
+    nccl = NcclTestConfig(**base(job_name="nccl-h100", image="nccl:1", termination_grace_period_seconds=120))
+    diag = DcgmDiagConfig(**base(job_name="dcgm-h100", image="dcgm:4", termination_grace_period_seconds=120))
+
+    def program() -> None:
+        NcclTest("nccl", nccl)
+        DcgmDiag("diag", diag)
+
+    plan = run(program)
+    replicas = plan.find("kubernetes:kubeflow.org/v2beta1:MPIJob", "nccl-mpijob").inputs["spec"]["mpiReplicaSpecs"]
+    assert replicas["Worker"]["template"]["spec"]["terminationGracePeriodSeconds"] == 120
+    # The launcher holds no GPU and runs on no GPU pool: it keeps the Kubernetes default.
+    assert "terminationGracePeriodSeconds" not in replicas["Launcher"]["template"]["spec"]
+    assert pod_spec(plan.find("kubernetes:batch/v1:Job", "diag-job"))["terminationGracePeriodSeconds"] == 120
+
+
+def test_acceptance_pods_of_a_pool_without_a_checkpoint_model_keep_the_kubernetes_default() -> None:
+    plan = run(lambda: DcgmDiag("diag", DcgmDiagConfig(**base(job_name="dcgm-h100", image="dcgm:4"))))
+    assert "terminationGracePeriodSeconds" not in pod_spec(plan.find("kubernetes:batch/v1:Job", "diag-job"))
+
+
+def pulumi_output(value: Any) -> Any:
+    import pulumi
+
+    return pulumi.Output.from_input(value)

@@ -50,15 +50,35 @@ def test_the_cost_engine_bills_by_the_versions_tables_calendar() -> None:
     assert "no source consulted" in doc["calendar"]["1.36"]["unsourced"]
 
 
-def test_support_tiers_on_the_day_1_34_leaves_standard_support() -> None:
+def test_support_tiers_on_1_34s_last_day_of_standard_support() -> None:
+    # 2026-12-02 is 1.34's end of standard support date: still standard (extended starts past it).
     day = date(2026, 12, 2)
     assert [versions.for_minor(m).support_on(day) for m in versions.minors()] == [
         "extended",
         "extended",
-        "extended",
+        "standard",
         "standard",
         "unknown",  # 1.36: no sourced dates
     ]
+
+
+@pytest.mark.parametrize(
+    ("day", "tier", "extended_price"),
+    [
+        (date(2026, 12, 1), "standard", False),  # the day before the end of standard support
+        (date(2026, 12, 2), "standard", False),  # the end of standard support date itself
+        (date(2026, 12, 3), "extended", True),  # the day after
+        (date(2027, 12, 2), "extended", True),  # the end of extended support date itself
+        (date(2027, 12, 3), "unsupported", True),
+    ],
+)
+def test_the_calendar_boundary_day_is_one_rule_for_tiers_and_prices(day: date, tier: str, extended_price: bool) -> None:
+    from gpucloud.prices import rates
+
+    row = versions.for_minor("1.34")
+    assert (row.end_of_standard_support, row.end_of_extended_support) == ("2026-12-02", "2027-12-02")
+    assert row.support_on(day) == tier
+    assert rates.eks_in_extended_support("1.34", day) is extended_price
 
 
 def page(addon: str, builds: list[tuple[str, list[tuple[str, bool]]]]) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from gpucloud.components.workloads import (
     TrainingJobConfig,
     VllmServer,
     VllmServerConfig,
+    pool_drain_grace,
 )
 from gpucloud.spec.team import load_team
 
@@ -107,6 +108,9 @@ if team.training is not None:
             script_args=t.script_args,
             claim_name=lustre.claim_name,
             queue_name=queue_name,
+            # The pool's drain grace from its checkpoint model; get_output: a platform older than the export
+            # (or a pool without a checkpoint model) leaves the workload default of 110 s.
+            termination_grace_period_seconds=pool_drain_grace(platform.get_output("poolDrainGraceSeconds"), t.pool),
         ),
         k8s_provider=k8s_provider,
         opts=pulumi.ResourceOptions(depends_on=[tenant, lustre]),
