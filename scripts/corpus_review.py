@@ -3,7 +3,8 @@
 Plans every program of tests/fixtures/corpus as tests/plan/test_foreign_corpus.py does (the CLI, pack defaults, no
 policy config), lists each mandatory violation as "policy resource", and scores them against the reviewed verdicts
 in tests/fixtures/corpus/policy_review.json (a verdict per policy, and the violations reviewed as false, each with
-why). `--write` records the lists in expected.json ("violations"), which the corpus test then holds.
+why). `--write` records the lists in expected.json ("violations", with the count and the exit code), which the
+corpus test then holds.
 
     PYTHONPATH=. python scripts/corpus_review.py [--write] [--jobs 2]
 """
@@ -35,7 +36,7 @@ def mandatory(report: dict[str, Any]) -> list[str]:
     return sorted(out)
 
 
-def plan(program: str, env: dict[str, str]) -> dict[str, Any]:
+def plan(program: str, env: dict[str, str]) -> tuple[int, dict[str, Any]]:
     cmd = [sys.executable, "-m", "gpucloud", "plan", "--program", str(CORPUS / program), "--stack", "corpus"]
     cmd += ["--no-policy-config", "--format", "json", "--no-mix-advice"]
     done = subprocess.run(
@@ -45,7 +46,7 @@ def plan(program: str, env: dict[str, str]) -> dict[str, Any]:
         report: dict[str, Any] = json.loads(done.stdout)
     except json.JSONDecodeError:
         sys.exit(f"{program}: exit {done.returncode} without a JSON report:\n{done.stderr[-2000:]}")
-    return report
+    return done.returncode, report
 
 
 def score(found: dict[str, list[str]], review: dict[str, Any]) -> tuple[int, list[str], list[str]]:
@@ -63,15 +64,17 @@ def main() -> int:
     args = parser.parse_args()
     expected: dict[str, dict[str, Any]] = json.loads(EXPECTED.read_text())
     with ThreadPoolExecutor(args.jobs) as pool:
-        reports = dict(zip(expected, pool.map(lambda p: plan(p, expected[p].get("env", {})), expected), strict=True))
-    found = {p: mandatory(r) for p, r in reports.items()}
+        runs = dict(zip(expected, pool.map(lambda p: plan(p, expected[p].get("env", {})), expected), strict=True))
+    found = {p: mandatory(r) for p, (_, r) in runs.items()}
     review = json.loads(REVIEW.read_text())
     total, false, unreviewed = score(found, review)
     per_policy = Counter(v.split(" ", 1)[0] for vs in found.values() for v in vs)
     for policy, n in per_policy.most_common():
         print(f"{n:4d}  {policy}")
-    print(f"{total} mandatory violations on {len(found)} programs; {len(false)} reviewed false "
-          f"({100 * len(false) / max(total, 1):.1f} %)")
+    print(
+        f"{total} mandatory violations on {len(found)} programs; {len(false)} reviewed false "
+        f"({100 * len(false) / max(total, 1):.1f} %)"
+    )
     for item in false:
         print(f"  false: {item}: {review['false'][item]}")
     if unreviewed:
@@ -80,7 +83,11 @@ def main() -> int:
         from gpucloud.fileio import write_atomic
 
         for program, items in found.items():
+            # The count and the exit code follow the reviewed list (exit 1 with mandatory violations, 5 with
+            # conformance errors, which the corpus test holds separately).
             expected[program]["violations"] = items
+            expected[program]["mandatory"] = len(items)
+            expected[program]["exit"] = runs[program][0]
         write_atomic(EXPECTED, json.dumps(expected, indent=1, sort_keys=True) + "\n")
     return 1 if unreviewed else 0
 
