@@ -1,4 +1,5 @@
-"""A v1 EC2NodeClass without blockDeviceMappings: Karpenter's default volume is encrypted with the account's default key."""
+"""A v1 EC2NodeClass without blockDeviceMappings: Karpenter's default volume is encrypted with the account's
+default key."""
 
 import pulumi_kubernetes as k8s
 
