@@ -4,8 +4,10 @@ instance requirements (InstanceRequirements), each against the catalog's facts."
 from __future__ import annotations
 
 import fnmatch
+import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, Final
 
 from gpucloud.catalog import Catalog, InstanceSpec
@@ -46,10 +48,17 @@ def narrows(key: str) -> bool:
     return key in L.INSTANCE_LABELS
 
 
+@functools.lru_cache(maxsize=8192)
+def _labels(instance_type: str, spec: InstanceSpec | None) -> Mapping[str, str]:
+    # A NodePool's requirements are matched against every catalog type, for every NodePool of every plan: the
+    # labels of a type are a pure function of its spec, so they are built once (read-only, shared).
+    return MappingProxyType(L.instance_labels(spec) if spec is not None else L.type_labels(instance_type))
+
+
 def type_admits(instance_type: str, spec: InstanceSpec | None, reqs: Iterable[tuple[str, str, list[str]]]) -> bool:
     """Whether a NodePool's requirements admit one type. A type outside the catalog has the labels its name
     gives, no accelerator labels, and undecided CPU / memory labels (which admit it)."""
-    have = L.instance_labels(spec) if spec is not None else L.type_labels(instance_type)
+    have = _labels(instance_type, spec)
     for raw_key, op, values in reqs:
         key = L.normalize(raw_key)
         if not narrows(key):
