@@ -12,12 +12,12 @@ plugin/pkg/admission/limitranger, k8s.io/component-helpers/resource PodRequests)
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from gpucloud.fleet.model import Taint
+from gpucloud.fleet.values import quantity as quantity
 from gpucloud.plan.model import is_unknown
 
 Tri = bool | None  # True: certainly; False: certainly not; None: cannot tell before deploy
@@ -206,38 +206,6 @@ def untolerated(tolerations: Iterable[Mapping[str, Any]], taints: Iterable[Taint
 
 
 # -- quantities and requests ---------------------------------------------------------------------------------
-
-_SUFFIX = {
-    "Ki": 2**10,
-    "Mi": 2**20,
-    "Gi": 2**30,
-    "Ti": 2**40,
-    "Pi": 2**50,
-    "Ei": 2**60,
-    "n": 1e-9,
-    "u": 1e-6,
-    "m": 1e-3,
-    "": 1,
-    "k": 1e3,
-    "M": 1e6,
-    "G": 1e9,
-    "T": 1e12,
-    "P": 1e15,
-    "E": 1e18,
-}
-_QUANTITY = re.compile(r"^([+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$")
-
-
-def quantity(value: Any) -> float | None:
-    """A resource.Quantity as a float (cores, bytes, devices); None when unknown or not a quantity."""
-    if isinstance(value, bool) or value is None or is_unknown(value):
-        return None
-    if isinstance(value, int | float):
-        return float(value)
-    m = _QUANTITY.match(str(value).strip())
-    if not m:
-        return None
-    return float(m.group(1)) * _SUFFIX[m.group(2) or ""]
 
 
 def container_requests(container: Mapping[str, Any]) -> dict[str, float | None]:

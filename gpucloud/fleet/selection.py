@@ -13,6 +13,7 @@ from typing import Any, Final
 from gpucloud.catalog import Catalog, InstanceSpec
 from gpucloud.fleet import labels as L
 from gpucloud.fleet.values import get, is_list, number, strings, text
+from gpucloud.fleet.values import quantity as parse_quantity
 
 # Labels every EC2 type has whose value only a catalog record gives: for a type outside the catalog a
 # requirement on them is undecided, and admits the type (a ceiling errs high, never low).
@@ -154,44 +155,12 @@ def abs_types(catalog: Catalog, req: Any) -> tuple[str, ...]:
 
 # ---- Karpenter limits ----------------------------------------------------------------------------------------
 
-_QUANTITY_SUFFIX: Final = {
-    "Ki": 2**10,
-    "Mi": 2**20,
-    "Gi": 2**30,
-    "Ti": 2**40,
-    "Pi": 2**50,
-    "k": 10**3,
-    "M": 10**6,
-    "G": 10**9,
-    "T": 10**12,
-    "P": 10**15,
-    "m": 10**-3,
-}
-
 
 def quantity(value: Any) -> float | None:
-    """A Kubernetes resource quantity ("8", "1000m", "512Gi") as a number, or None when it is not one."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int | float):
-        return float(value) if math.isfinite(value) and value >= 0 else None
-    raw = text(value)
-    if raw is None:
-        return None
-    raw = raw.strip()
-    # No suffix ends another ("Gi" and "G" differ in their last letter), so the order they are tried in is free.
-    for suffix, factor in _QUANTITY_SUFFIX.items():
-        if raw.endswith(suffix):
-            try:
-                n = float(raw[: -len(suffix)])
-            except ValueError:
-                return None
-            return n * factor if n >= 0 else None
-    try:
-        n = float(raw)
-    except ValueError:
-        return None
-    return n if n >= 0 and math.isfinite(n) else None
+    """A Kubernetes resource quantity as a non-negative number (gpucloud.fleet.values.quantity, apimachinery's
+    grammar), or None when it is not one: a negative size or limit bounds nothing."""
+    n = parse_quantity(value)
+    return n if n is not None and n >= 0 else None
 
 
 def limit_nodes(limits: Mapping[str, Any], spec: InstanceSpec | None) -> int | None:

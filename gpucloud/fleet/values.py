@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -67,6 +68,48 @@ def number(value: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return out if math.isfinite(out) else None
+
+
+# resource.Quantity's grammar (k8s.io/apimachinery/pkg/api/resource/quantity.go): a signed decimal number, then a
+# binary SI suffix (Ki..Ei), a decimal SI suffix (n, u, m, "", k, M, G, T, P, E) or a decimal exponent (e3, E-2).
+# "E" alone is exa; "E" followed by digits is an exponent, which the regex's order decides.
+_QUANTITY_SUFFIX: Final[dict[str, float]] = {
+    "Ki": 2.0**10,
+    "Mi": 2.0**20,
+    "Gi": 2.0**30,
+    "Ti": 2.0**40,
+    "Pi": 2.0**50,
+    "Ei": 2.0**60,
+    "n": 1e-9,
+    "u": 1e-6,
+    "m": 1e-3,
+    "": 1.0,
+    "k": 1e3,
+    "M": 1e6,
+    "G": 1e9,
+    "T": 1e12,
+    "P": 1e15,
+    "E": 1e18,
+}
+_QUANTITY: Final = re.compile(
+    r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:([eE][+-]?[0-9]+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$"
+)
+
+
+def quantity(value: Any) -> float | None:
+    """A Kubernetes resource quantity ("8", "1k", "500m", "512Gi", "1e3") as a number, by apimachinery's grammar;
+    None when unknown or not a quantity. Every reader of requests, limits and sizes parses with this one."""
+    if isinstance(value, bool) or value is None or is_unknown(value):
+        return None
+    if isinstance(value, int | float):
+        return float(value) if math.isfinite(value) else None
+    match = _QUANTITY.match(str(value).strip())
+    if match is None:
+        return None
+    number_part, exponent, suffix = match.groups()
+    if exponent is not None:
+        return float(number_part + exponent)
+    return float(number_part) * _QUANTITY_SUFFIX[suffix or ""]
 
 
 def text(value: Any) -> str | None:

@@ -130,3 +130,22 @@ def test_nodepool_limits_in_nodes_of_one_type() -> None:
     assert nodes({"pods": "10", "cpu": "lots"}, g5) is None and nodes({}, g5) is None
     assert nodes({"cpu": "8"}, None) is None and nodes({"nvidia.com/gpu": "0.5"}, g5) == 0
     assert str(Taint("k", "v", "NoSchedule")) == "k=v:NoSchedule" and str(Taint("k", "", "NoExecute")) == "k:NoExecute"
+
+
+def test_quantities_follow_apimachinerys_grammar() -> None:
+    from gpucloud.fleet.values import quantity
+
+    assert [quantity(q) for q in ("8", "1k", "500m", "1.5", ".5", "+2", "-1")] == [8, 1000, 0.5, 1.5, 0.5, 2, -1]
+    assert [quantity(q) for q in ("1Ki", "2Gi", "1Ei", "3M", "1E", "1e3", "2E-2", "5n", "7u")] == [
+        1024,
+        2 * 2**30,
+        2**60,
+        3e6,
+        1e18,
+        1000,
+        0.02,
+        5e-9,
+        7e-6,
+    ]
+    # Not quantities: a unit Kubernetes does not know, two suffixes, a bare suffix, a boolean, nothing.
+    assert [quantity(q) for q in ("1kb", "1Kim", "Gi", "", True, None, float("inf"))] == [None] * 7

@@ -7,7 +7,10 @@ EMR, Image Builder, infrastructure templates); a requirement set counts with the
 
 from __future__ import annotations
 
+import math
 from typing import Any
+
+from gpucloud.fleet.values import quantity
 
 from ..base import (
     Config,
@@ -17,7 +20,6 @@ from ..base import (
     StackReport,
     deciding,
     get,
-    integer,
     keys,
     mark_undecided,
 )
@@ -76,7 +78,10 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
                         f'bound. Fix: set spec.limits["{GPU_RESOURCE}"] (at most {per_pool}).',
                     )
                 continue
-            n = integer(limits[GPU_RESOURCE], 0) or 0
+            # A quantity, by apimachinery's grammar: "1k" is 1,000 GPUs, not 0.
+            raw = limits[GPU_RESOURCE]
+            parsed = quantity(raw)
+            n = math.ceil(parsed) if parsed is not None and parsed > 0 else 0
             total += n
             if n > biggest:
                 largest, biggest = np.urn, n
