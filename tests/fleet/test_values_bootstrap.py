@@ -130,3 +130,9 @@ def test_nodepool_limits_in_nodes_of_one_type() -> None:
     assert nodes({"pods": "10", "cpu": "lots"}, g5) is None and nodes({}, g5) is None
     assert nodes({"cpu": "8"}, None) is None and nodes({"nvidia.com/gpu": "0.5"}, g5) == 0
     assert str(Taint("k", "v", "NoSchedule")) == "k=v:NoSchedule" and str(Taint("k", "", "NoExecute")) == "k:NoExecute"
+
+
+def test_user_data_with_spaces_is_plain_text_not_base64() -> None:
+    # Only strict base64 is decoded: "YWJj ZGVm" would decode to "abcdef" if non-alphabet characters were skipped.
+    assert decode_user_data("YWJj ZGVm") == "YWJj ZGVm"
+    assert decode_user_data("YWJjZGVm") == "abcdef"
