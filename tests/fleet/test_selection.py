@@ -95,3 +95,11 @@ def test_quantities_and_limits() -> None:
     assert S.limit_nodes({"aws.amazon.com/neuron": 1, "pods": 10, "cpu": "x"}, P5) is None
     assert S.limit_nodes({"cpu": 8}, None) is None
     assert S.limit_nodes({"nvidia.com/gpu": 3}, G5) == 3
+
+
+def test_any_accelerator_requirement_closes_the_pool_to_types_outside_the_catalog() -> None:
+    # A type outside the catalog has no accelerator labels, so any positive accelerator requirement excludes it.
+    for op, values in (("Exists", []), ("Gt", ["0"]), ("Lt", ["9"]), ("Gte", ["1"]), ("Lte", ["8"])):
+        assert S.nodepool_types(CAT, [{"key": L.INSTANCE_GPU_COUNT, "operator": op, "values": values}])[1] is False
+    every_family = sorted({s.family for s in CAT})
+    assert S.nodepool_types(CAT, [{"key": L.INSTANCE_FAMILY, "operator": "In", "values": every_family}])[1] is False
