@@ -141,8 +141,9 @@ def _error(opened: M.Open, by_urn: dict[str, PolicyResource], own: str) -> Unkno
 
 
 def pools(resources: list[PolicyResource]) -> list[Pool]:
-    """Everything that starts nodes, with its effective instance types (the template's or launch
-    configuration's when the pool names none) and purchase options (the template's when the pool has none)."""
+    """Everything that starts nodes, as the fleet layer reads it: effective instance types (the template's or
+    launch configuration's when the pool names none), maximum size and purchase options (the template's when
+    the pool has none); a pool with an open value carries its error, raised by known() / known_markets()."""
     by_urn = {r.urn: r for r in resources}
     fleet = F.Fleet([_record(r) for r in resources])
     out = []

@@ -112,3 +112,24 @@ def test_node_classes_by_name_records_first_then_objects() -> None:
         for p in Fleet([by_meta], [nodepool("np", "gpu"), nodepool("np2", "obj"), objects[1]], region="x").pools()
     }
     assert (pools["np"].ami_family, pools["np2"].ami_family, pools["np"].region) == ("AL2023", "AL2", "x")
+
+
+def test_one_gpu_types_region_and_requirement_only_pools() -> None:
+    (pool,) = fleet.pools([res(T.NODE_GROUP, "ng", {"instanceTypes": ["g5.xlarge"]})], region="eu-west-1")
+    assert [a.count for a in pool.accelerators] == [1] and pool.region == "eu-west-1"
+    # Types only a requirement set admits are not "named": named_types stays empty.
+    lt = res(T.LAUNCH_TEMPLATE, "lt", {})
+    mip = {
+        "launchTemplate": {
+            "launchTemplateSpecification": {"launchTemplateName": "lt"},
+            "overrides": [{"instanceRequirements": {"acceleratorCount": {"min": 8.0}, "acceleratorNames": ["h100"]}}],
+        }
+    }
+    asg = res(T.AUTOSCALING_GROUP, "asg", {"maxSize": 1.0, "mixedInstancesPolicy": mip})
+    pool = {p.name: p for p in fleet.pools([lt, asg])}["asg"]
+    assert pool.named_types == () and "p5.48xlarge" in pool.instance_types
+
+
+def test_a_rendered_node_class_is_recorded_under_its_index() -> None:
+    f = Fleet([], [nodepool("np", "gpu"), node_class("gpu", "AL2")])
+    assert f._node_classes()["gpu"].urn == "object:EC2NodeClass/gpu#1"

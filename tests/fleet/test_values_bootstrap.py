@@ -149,3 +149,9 @@ def test_quantities_follow_apimachinerys_grammar() -> None:
     ]
     # Not quantities: a unit Kubernetes does not know, two suffixes, a bare suffix, a boolean, nothing.
     assert [quantity(q) for q in ("1kb", "1Kim", "Gi", "", True, None, float("inf"))] == [None] * 7
+
+
+def test_user_data_with_spaces_is_plain_text_not_base64() -> None:
+    # Only strict base64 is decoded: "YWJj ZGVm" would decode to "abcdef" if non-alphabet characters were skipped.
+    assert decode_user_data("YWJj ZGVm") == "YWJj ZGVm"
+    assert decode_user_data("YWJjZGVm") == "abcdef"
