@@ -144,6 +144,21 @@ def pools(resources: list[PolicyResource]) -> list[Pool]:
     """Everything that starts nodes, as the fleet layer reads it: effective instance types (the template's or
     launch configuration's when the pool names none), maximum size and purchase options (the template's when
     the pool has none); a pool with an open value carries its error, raised by known() / known_markets()."""
+    # A dozen stack policies ask for the pools of the same plan: read the fleet once per resource list.
+    key = (id(resources), len(resources))
+    hit = _POOLS.get(key)
+    if hit is not None and hit[0] is resources:
+        return list(hit[1])
+    found = _pools(resources)
+    _POOLS.clear()
+    _POOLS[key] = (resources, found)
+    return list(found)
+
+
+_POOLS: dict[tuple[int, int], tuple[list[PolicyResource], list[Pool]]] = {}
+
+
+def _pools(resources: list[PolicyResource]) -> list[Pool]:
     by_urn = {r.urn: r for r in resources}
     fleet = F.Fleet([_record(r) for r in resources])
     out = []
