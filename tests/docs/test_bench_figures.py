@@ -106,7 +106,7 @@ def test_refresh_rewrites_a_stale_block(tmp_path: Path, monkeypatch: pytest.Monk
     assert "999" in doc.read_text()
     bench_record.refresh(write=True)
     text = doc.read_text()
-    assert "**60 resource-policy checks/s** (target at least 20,000/s), **NOT met**." in text
+    assert "**60 resource-policy checks/s** (target at least 30,000/s), **NOT met**." in text
     assert text.startswith("intro\n<!-- bench:policies -->\n_Recorded 2026-12-01 00:00 UTC")
     assert text.endswith("<!-- /bench:policies -->\nend\n")
     assert bench_record.refresh(write=False) == []
