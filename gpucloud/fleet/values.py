@@ -107,9 +107,9 @@ def quantity(value: Any) -> float | None:
     if match is None:
         return None
     number_part, exponent, suffix = match.groups()
-    if exponent is not None:
-        return float(number_part + exponent)
-    return float(number_part) * _QUANTITY_SUFFIX[suffix or ""]
+    n = float(number_part + exponent) if exponent is not None else float(number_part) * _QUANTITY_SUFFIX[suffix or ""]
+    # "1e999" parses to infinity, which bounds nothing a reader could use: not a quantity.
+    return n if math.isfinite(n) else None
 
 
 def text(value: Any) -> str | None:

@@ -148,7 +148,7 @@ def test_quantities_follow_apimachinerys_grammar() -> None:
         7e-6,
     ]
     # Not quantities: a unit Kubernetes does not know, two suffixes, a bare suffix, a boolean, nothing.
-    assert [quantity(q) for q in ("1kb", "1Kim", "Gi", "", True, None, float("inf"))] == [None] * 7
+    assert [quantity(q) for q in ("1kb", "1Kim", "Gi", "", True, None, float("inf"), "1e999")] == [None] * 8
 
 
 def test_user_data_with_spaces_is_plain_text_not_base64() -> None:
