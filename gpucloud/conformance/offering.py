@@ -4,8 +4,9 @@ For each pool of the fleet layer, the types it names (node group ``instanceTypes
 template's type, a NodePool's ``node.kubernetes.io/instance-type`` list) are looked up in the offering data
 (gpucloud.prices.offerings: a refresh of EC2 DescribeInstanceTypeOfferings, else the shipped price snapshot):
 
-* every named type not offered: the pool never starts a node (an **error** when the data is fresh, at most
-  ``FRESH_DAYS`` old; a **warning naming the data's date** when older, since AWS adds types to regions);
+* every named type not offered: the pool never starts a node (an **error** when EC2's own offering list, refreshed
+  at most ``FRESH_DAYS`` ago, says so; a **warning naming the source and its date** when only a price list lacks
+  the type, or EC2's list is older, since AWS adds types to regions and a price list may not price all it sells);
 * some named types not offered: a warning (the pool launches only the others); types a NodePool's requirements
   admit without naming them are only reported when none is offered (Karpenter picks among the offered ones);
 * no data for the type or region: nothing is said (unknown is not a defect).
@@ -46,13 +47,18 @@ def check_offering(ctx: ConformanceContext) -> Iterator[Finding]:
         missing = [o for o in found if o.offered is False]
         if not missing:
             continue
-        fresh = all(o.fresh(today) for o in missing)
+        fresh = all(o.proves_absence(today) for o in missing)
         names = ", ".join(o.instance_type for o in missing)
         refresh = REFRESH.format(region=region)
         severity: Severity
         if len(missing) == len(found):
             severity = "error" if fresh else "warning"
-            age = "" if fresh else f"; the data is older than {FRESH_DAYS} days: confirm with `{refresh}`"
+            age = (
+                ""
+                if fresh
+                else f"; not proven (a price list, or EC2's list older than {FRESH_DAYS} days): confirm with "
+                f"`{refresh}`"
+            )
             message = (
                 f"pool {pool.name}: {names} {'is' if len(missing) == 1 else 'are'} not offered in {region}, so the "
                 f"pool never launches a node there and its cost is missing from the total{age}"

@@ -9,8 +9,9 @@ Two sources, the fresher first:
   (On-Demand, reserved or Capacity Block, or a Capacity-Blocks-only note) is sold there per that figure's source; a
   catalog type absent from a region the snapshot holds is not sold there per the region's sources, at their date.
 
-Absence from data older than ``FRESH_DAYS`` is not proof (AWS adds types to regions): the verdict carries its age
-so a reader can make it a warning naming the date, and an error only when the data is fresh.
+Absence is proof only from EC2's own list refreshed within ``FRESH_DAYS`` (AWS adds types to regions, and a price
+list may simply not price a type it sells): ``proves_absence`` says when a reader may make it an error; otherwise a
+warning naming the source and its date.
 """
 
 from __future__ import annotations
@@ -51,6 +52,12 @@ class Offering:
     def fresh(self, today: date) -> bool:
         age = self.age_days(today)
         return age is not None and age <= FRESH_DAYS
+
+    def proves_absence(self, today: date) -> bool:
+        """Only EC2's own offering list, refreshed within FRESH_DAYS, proves a type is not sold in a region: a price
+        list that lacks a type may just not price it (the shipped snapshot has no figure for types AWS does sell,
+        g7e in eu-central-1 for one)."""
+        return self.offered is False and self.source == API and self.fresh(today)
 
     def describe(self) -> str:
         dated = f", {self.as_of}" if self.as_of else ", undated"

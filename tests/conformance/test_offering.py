@@ -44,7 +44,8 @@ def test_stale_snapshot_data_makes_a_warning_naming_its_date(dev_in_eu_west_1: P
     assert infer.severity == "warning"
     assert infer.message.startswith(
         f"pool {INFER}: g6e.xlarge, g6e.2xlarge, g6e.4xlarge are not offered in eu-west-1, so the pool never launches "
-        "a node there and its cost is missing from the total; the data is older than 90 days"
+        "a node there and its cost is missing from the total; not proven (a price list, or EC2's list older than "
+        "90 days)"
     )
     assert infer.source == "absent from the price snapshot's eu-west-1 table (vantage) (2026-01-21)"
     # dev-l4 still has g5.12xlarge there: a warning that it launches only that.
@@ -84,3 +85,18 @@ def test_the_cost_section_names_the_drop_from_shipped_data_too(dev_in_eu_west_1:
         f"{INFER}: g6e.xlarge is not offered in eu-west-1 (absent from the price snapshot's eu-west-1 table (vantage), "
         "2026-01-21): its nodes (1 expected, 4 at most) are not in the total"
     ) in cost["warnings"]
+
+
+def test_a_price_list_lacking_a_type_never_proves_it_is_not_offered() -> None:
+    from datetime import date
+
+    from gpucloud.prices.offerings import API, Offering
+
+    today = date(2026, 12, 2)
+    # A price snapshot dated yesterday that lacks the type: a warning's worth, not proof.
+    snapshot = Offering("g7e.2xlarge", "eu-central-1", False, "absent from the price snapshot", "2026-12-01")
+    assert (snapshot.fresh(today), snapshot.proves_absence(today)) == (True, False)
+    # EC2's own list: proof while at most 90 days old, not after.
+    assert Offering("g7e.2xlarge", "eu-central-1", False, API, "2026-09-03").proves_absence(today) is True
+    assert Offering("g7e.2xlarge", "eu-central-1", False, API, "2026-09-02").proves_absence(today) is False
+    assert Offering("g7e.2xlarge", "eu-central-1", True, API, "2026-12-01").proves_absence(today) is False
