@@ -18,6 +18,7 @@ segment, as the ARN would resolve at apply time (the resource's own ARN shape is
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -27,6 +28,7 @@ from typing import Any
 from policy_sentry.querying.actions import get_action_data, get_actions_for_service
 from policy_sentry.util.arns import does_arn_match
 
+from gpucloud.plan import run_program
 from gpucloud.plan.model import UNKNOWN, Plan
 
 PLACEHOLDER = "placeholder0123"
@@ -151,3 +153,11 @@ def documents(stack: str, plan: Plan) -> Iterable[Document]:
                 continue
             if isinstance(parsed, dict) and "Statement" in parsed:
                 yield Document(stack, record.type, record.name, field, text)
+
+
+@functools.cache
+def update_plan(stack: str, program: str) -> Plan:
+    """A shipped program planned with update semantics, once per test session for every linter that reads it:
+    documents built in apply() from ARNs only the provider knows exist here too (their unknown ARNs read as None);
+    in a preview they are unknown as a whole."""
+    return run_program(program, stack, preview=False)
