@@ -36,9 +36,10 @@ _TLS_DENY = (
     '{"NumericLessThanEquals": {"s3:max-keys": "10"}}), and actions without the key are not denied by it'
 )
 _LBC = (
-    "the AWS Load Balancer Controller's own IAM policy (components/lb_controller, copied from the controller's "
-    "docs/install/iam_policy.json at its release tag): upstream scopes these with aws:ResourceTag / "
-    "aws:RequestTag conditions rather than ARNs, since the controller creates the resources it later modifies"
+    "the AWS Load Balancer Controller's own IAM policy (components/addons/lb_controller.py reads the vendored "
+    "vendor/upstream/manifests/aws-load-balancer-controller-iam-policy-v3.5.0/iam_policy.json): upstream "
+    "scopes these with aws:ResourceTag / aws:RequestTag conditions rather than ARNs, since the controller "
+    "creates the resources it later modifies"
 )
 
 
