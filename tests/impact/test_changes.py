@@ -644,3 +644,53 @@ def test_a_dynamodb_key_change_is_data_replaced_and_blocks() -> None:
     ci = change_impact({"project": "p", "stack": "dev", "resources": [*base(), old]}, [*base(), new], None)
     [finding] = ci["data"]
     assert (finding["name"], finding["change"], finding["blocking"], ci["blocking"]) == ("events", "replace", True, 1)
+
+
+@pytest.mark.parametrize(
+    ("type_", "path", "before", "after", "change", "forced_by", "quoted"),
+    [
+        # A Kinesis stream reshards, re-encrypts and changes retention in place; only its name replaces it.
+        ("aws:kinesis/stream:Stream", "name", "events", "events-v2", "replace", ["name"], None),
+        ("aws:kinesis/stream:Stream", "shardCount", 2, 4, "update", [], None),
+        ("aws:kinesis/stream:Stream", "streamModeDetails", {"streamMode": "PROVISIONED"}, {"streamMode": "ON_DEMAND"},
+         "update", [], "streamModeDetails: not in the schema read"),
+        # An ECS task definition revision is immutable: any input but tags replaces it.
+        ("aws:ecs/taskDefinition:TaskDefinition", "containerDefinitions", "[]", "[{}]", "replace",
+         ["containerDefinitions"], None),
+        ("aws:ecs/taskDefinition:TaskDefinition", "volumes", [{"name": "data", "hostPath": "/a"}],
+         [{"name": "data", "hostPath": "/b"}], "replace", ["volumes.hostPath"],
+         "volumes: replaced when a block is added or removed"),
+        ("aws:ecs/taskDefinition:TaskDefinition", "tags", {"team": "a"}, {"team": "b"}, "update", [], None),
+        ("aws:ecs/taskDefinition:TaskDefinition", "skipDestroy", False, True, "update", [], None),
+    ],
+)  # fmt: skip
+def test_replace_semantics_of_the_stream_and_task_definition(
+    type_: str, path: str, before: Any, after: Any, change: str, forced_by: list[str], quoted: str | None
+) -> None:
+    urn = f"urn:pulumi:dev::p::{type_}::x"
+    [c] = classify([resource(urn, {path: before})], [resource(urn, {path: after})])
+    assert (c.change, c.forced_by, c.undecided) == (change, forced_by, None)
+    if quoted is None:
+        assert c.replace_if == []
+    else:
+        assert any(q.startswith(quoted) for q in c.replace_if), c.replace_if
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after", "change", "forced_by", "quoted"),
+    [
+        ("port", 80, 8080, "replace", ["port"], None),
+        ("vpcId", "vpc-1", "vpc-2", "replace", ["vpcId"], None),
+        ("deregistrationDelay", "300", "30", "update", [], None),
+        # On a TCP target group the CustomizeDiff forces a new group for a health-check interval change: quoted.
+        ("healthCheck", {"interval": 30}, {"interval": 10}, "update", [], "healthCheck.interval: replaced when"),
+        ("healthCheck", {"path": "/a"}, {"path": "/b"}, "update", [], None),
+    ],
+)  # fmt: skip
+def test_a_target_group_change(
+    path: str, before: Any, after: Any, change: str, forced_by: list[str], quoted: str | None
+) -> None:
+    urn = "urn:pulumi:dev::p::aws:lb/targetGroup:TargetGroup::api"
+    [c] = classify([resource(urn, {path: before})], [resource(urn, {path: after})])
+    assert (c.change, c.forced_by, c.undecided) == (change, forced_by, None)
+    assert c.replace_if == [] if quoted is None else c.replace_if[0].startswith(quoted)
