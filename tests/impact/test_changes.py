@@ -694,3 +694,25 @@ def test_a_target_group_change(
     [c] = classify([resource(urn, {path: before})], [resource(urn, {path: after})])
     assert (c.change, c.forced_by, c.undecided) == (change, forced_by, None)
     assert c.replace_if == [] if quoted is None else c.replace_if[0].startswith(quoted)
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after", "change", "forced_by", "quoted"),
+    [
+        ("internal", False, True, "replace", ["internal"], None),
+        ("loadBalancerType", "application", "network", "replace", ["loadBalancerType"], None),
+        ("securityGroups", ["sg-1"], ["sg-2"], "update", [], None),
+        ("idleTimeout", 60, 120, "update", [], None),
+        # A network load balancer's subnet change replaces it (the provider's CustomizeDiff): quoted, not decided.
+        ("subnets", ["subnet-1"], ["subnet-1", "subnet-2"], "update", [], "subnets: replaced when"),
+        ("subnetMappings", [{"subnetId": "subnet-1"}], [{"subnetId": "subnet-2"}], "replace",
+         ["subnetMappings.subnetId"], "subnetMappings: replaced when a block is added or removed"),
+    ],
+)  # fmt: skip
+def test_a_load_balancer_change(
+    path: str, before: Any, after: Any, change: str, forced_by: list[str], quoted: str | None
+) -> None:
+    urn = "urn:pulumi:dev::p::aws:lb/loadBalancer:LoadBalancer::ingress"
+    [c] = classify([resource(urn, {path: before})], [resource(urn, {path: after})])
+    assert (c.change, c.forced_by, c.undecided) == (change, forced_by, None)
+    assert c.replace_if == [] if quoted is None else c.replace_if[0].startswith(quoted)
