@@ -716,3 +716,23 @@ def test_a_load_balancer_change(
     [c] = classify([resource(urn, {path: before})], [resource(urn, {path: after})])
     assert (c.change, c.forced_by, c.undecided) == (change, forced_by, None)
     assert c.replace_if == [] if quoted is None else c.replace_if[0].startswith(quoted)
+
+
+@pytest.mark.parametrize(
+    ("type_", "path", "before", "after", "change", "forced_by"),
+    [
+        ("aws:sfn/stateMachine:StateMachine", "name", "etl", "etl-v2", "replace", ["name"]),
+        ("aws:sfn/stateMachine:StateMachine", "type", "STANDARD", "EXPRESS", "replace", ["type"]),
+        ("aws:sfn/stateMachine:StateMachine", "definition", "{}", '{"StartAt": "A"}', "update", []),
+        ("aws:route53/record:Record", "zoneId", "Z1", "Z2", "replace", ["zoneId"]),
+        # A record type change is a delete-and-create inside one Update (one batch), not a resource replace.
+        ("aws:route53/record:Record", "type", "A", "CNAME", "update", []),
+        ("aws:route53/record:Record", "records", ["10.0.0.1"], ["10.0.0.2"], "update", []),
+    ],
+)
+def test_a_state_machine_and_a_dns_record_change(
+    type_: str, path: str, before: Any, after: Any, change: str, forced_by: list[str]
+) -> None:
+    urn = f"urn:pulumi:dev::p::{type_}::x"
+    [c] = classify([resource(urn, {path: before})], [resource(urn, {path: after})])
+    assert (c.change, c.forced_by, c.undecided, c.replace_if) == (change, forced_by, None, [])
