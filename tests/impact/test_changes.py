@@ -736,3 +736,19 @@ def test_a_state_machine_and_a_dns_record_change(
     urn = f"urn:pulumi:dev::p::{type_}::x"
     [c] = classify([resource(urn, {path: before})], [resource(urn, {path: after})])
     assert (c.change, c.forced_by, c.undecided, c.replace_if) == (change, forced_by, None, [])
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after", "change", "forced_by"),
+    [
+        ("key", "models/a.bin", "models/b.bin", "replace", ["key"]),
+        ("bucket", "weights-a", "weights-b", "replace", ["bucket"]),
+        # New content is uploaded in place as a new object version.
+        ("content", "v1", "v2", "update", []),
+        ("storageClass", "STANDARD", "GLACIER_IR", "update", []),
+    ],
+)
+def test_a_bucket_object_change(path: str, before: Any, after: Any, change: str, forced_by: list[str]) -> None:
+    urn = "urn:pulumi:dev::p::aws:s3/bucketObject:BucketObject::manifest"
+    [c] = classify([resource(urn, {path: before})], [resource(urn, {path: after})])
+    assert (c.change, c.forced_by, c.undecided, c.replace_if) == (change, forced_by, None, [])
