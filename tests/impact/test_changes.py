@@ -595,3 +595,160 @@ def test_property_dependencies_narrow_what_may_change() -> None:
     ci = change_impact({"project": "p", "stack": "dev", "resources": before}, head)
     assert by_name(ci, "node-role")["change"] == "replace"
     assert by_name(ci, "train")["may_change"] == ["nodeRoleArn"]  # clusterName reads nothing that changed
+
+
+@pytest.mark.parametrize(
+    ("type_", "path", "before", "after", "change", "forced_by", "quoted"),
+    [
+        # DynamoDB: the key schema, the name and the restore source replace; a GSI is created in place.
+        ("aws:dynamodb/table:Table", "hashKey", "pk", "id", "replace", ["hashKey"], None),
+        ("aws:dynamodb/table:Table", "rangeKey", "sk", "ts", "replace", ["rangeKey"], None),
+        ("aws:dynamodb/table:Table", "billingMode", "PROVISIONED", "PAY_PER_REQUEST", "update", [], None),
+        ("aws:dynamodb/table:Table", "globalSecondaryIndexes", [{"name": "a", "hashKey": "x"}],
+         [{"name": "a", "hashKey": "x"}, {"name": "b", "hashKey": "y"}], "update", [], None),
+        # An LSI's own attributes are ForceNew; adding or removing a whole index is quoted (the block's count).
+        ("aws:dynamodb/table:Table", "localSecondaryIndexes", [{"name": "l", "rangeKey": "a", "projectionType": "ALL"}],
+         [{"name": "l", "rangeKey": "a", "projectionType": "KEYS_ONLY"}], "replace",
+         ["localSecondaryIndexes.projectionType"], "localSecondaryIndexes: replaced when a block is added or removed"),
+        # Inputs the stored (older) table.go lacks: quoted as undecided.
+        ("aws:dynamodb/table:Table", "importTable", {"inputFormat": "CSV"}, {"inputFormat": "ION"}, "update", [],
+         "importTable: not in the schema read"),
+        # Redshift: the identifier, subnet group, admin user and snapshot source replace; a resize is an update.
+        ("aws:redshift/cluster:Cluster", "clusterIdentifier", "dw", "dw2", "replace", ["clusterIdentifier"], None),
+        ("aws:redshift/cluster:Cluster", "masterUsername", "admin", "root", "replace", ["masterUsername"], None),
+        ("aws:redshift/cluster:Cluster", "nodeType", "ra3.xlplus", "ra3.4xlarge", "update", [], None),
+        ("aws:redshift/cluster:Cluster", "snapshotArn", "arn:a", "arn:b", "update", [],
+         "snapshotArn: not in the schema read"),
+    ],
+)  # fmt: skip
+def test_replace_semantics_of_the_data_holding_corpus_types(
+    type_: str, path: str, before: Any, after: Any, change: str, forced_by: list[str], quoted: str | None
+) -> None:
+    urn = f"urn:pulumi:dev::p::{type_}::store"
+    [c] = classify([resource(urn, {path: before})], [resource(urn, {path: after})])
+    assert (c.change, c.forced_by, c.undecided) == (change, forced_by, None)
+    if quoted is None:
+        assert c.replace_if == []
+    else:
+        assert any(q.startswith(quoted) for q in c.replace_if), c.replace_if
+
+
+def test_a_dynamodb_key_change_is_data_replaced_and_blocks() -> None:
+    table = "urn:pulumi:dev::p::aws:dynamodb/table:Table::events"
+    ci = impact([*base(), resource(table, {"name": "events", "hashKey": "id"})])
+    assert ci["blocking"] == 0  # a create holds no data yet
+    old, new = (
+        resource(table, {"name": "events", "hashKey": "pk"}),
+        resource(table, {"name": "events", "hashKey": "id"}),
+    )
+    ci = change_impact({"project": "p", "stack": "dev", "resources": [*base(), old]}, [*base(), new], None)
+    [finding] = ci["data"]
+    assert (finding["name"], finding["change"], finding["blocking"], ci["blocking"]) == ("events", "replace", True, 1)
+
+
+@pytest.mark.parametrize(
+    ("type_", "path", "before", "after", "change", "forced_by", "quoted"),
+    [
+        # A Kinesis stream reshards, re-encrypts and changes retention in place; only its name replaces it.
+        ("aws:kinesis/stream:Stream", "name", "events", "events-v2", "replace", ["name"], None),
+        ("aws:kinesis/stream:Stream", "shardCount", 2, 4, "update", [], None),
+        ("aws:kinesis/stream:Stream", "streamModeDetails", {"streamMode": "PROVISIONED"}, {"streamMode": "ON_DEMAND"},
+         "update", [], "streamModeDetails: not in the schema read"),
+        # An ECS task definition revision is immutable: any input but tags replaces it.
+        ("aws:ecs/taskDefinition:TaskDefinition", "containerDefinitions", "[]", "[{}]", "replace",
+         ["containerDefinitions"], None),
+        ("aws:ecs/taskDefinition:TaskDefinition", "volumes", [{"name": "data", "hostPath": "/a"}],
+         [{"name": "data", "hostPath": "/b"}], "replace", ["volumes.hostPath"],
+         "volumes: replaced when a block is added or removed"),
+        ("aws:ecs/taskDefinition:TaskDefinition", "tags", {"team": "a"}, {"team": "b"}, "update", [], None),
+        ("aws:ecs/taskDefinition:TaskDefinition", "skipDestroy", False, True, "update", [], None),
+    ],
+)  # fmt: skip
+def test_replace_semantics_of_the_stream_and_task_definition(
+    type_: str, path: str, before: Any, after: Any, change: str, forced_by: list[str], quoted: str | None
+) -> None:
+    urn = f"urn:pulumi:dev::p::{type_}::x"
+    [c] = classify([resource(urn, {path: before})], [resource(urn, {path: after})])
+    assert (c.change, c.forced_by, c.undecided) == (change, forced_by, None)
+    if quoted is None:
+        assert c.replace_if == []
+    else:
+        assert any(q.startswith(quoted) for q in c.replace_if), c.replace_if
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after", "change", "forced_by", "quoted"),
+    [
+        ("port", 80, 8080, "replace", ["port"], None),
+        ("vpcId", "vpc-1", "vpc-2", "replace", ["vpcId"], None),
+        ("deregistrationDelay", "300", "30", "update", [], None),
+        # On a TCP target group the CustomizeDiff forces a new group for a health-check interval change: quoted.
+        ("healthCheck", {"interval": 30}, {"interval": 10}, "update", [], "healthCheck.interval: replaced when"),
+        ("healthCheck", {"path": "/a"}, {"path": "/b"}, "update", [], None),
+    ],
+)  # fmt: skip
+def test_a_target_group_change(
+    path: str, before: Any, after: Any, change: str, forced_by: list[str], quoted: str | None
+) -> None:
+    urn = "urn:pulumi:dev::p::aws:lb/targetGroup:TargetGroup::api"
+    [c] = classify([resource(urn, {path: before})], [resource(urn, {path: after})])
+    assert (c.change, c.forced_by, c.undecided) == (change, forced_by, None)
+    assert c.replace_if == [] if quoted is None else c.replace_if[0].startswith(quoted)
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after", "change", "forced_by", "quoted"),
+    [
+        ("internal", False, True, "replace", ["internal"], None),
+        ("loadBalancerType", "application", "network", "replace", ["loadBalancerType"], None),
+        ("securityGroups", ["sg-1"], ["sg-2"], "update", [], None),
+        ("idleTimeout", 60, 120, "update", [], None),
+        # A network load balancer's subnet change replaces it (the provider's CustomizeDiff): quoted, not decided.
+        ("subnets", ["subnet-1"], ["subnet-1", "subnet-2"], "update", [], "subnets: replaced when"),
+        ("subnetMappings", [{"subnetId": "subnet-1"}], [{"subnetId": "subnet-2"}], "replace",
+         ["subnetMappings.subnetId"], "subnetMappings: replaced when a block is added or removed"),
+    ],
+)  # fmt: skip
+def test_a_load_balancer_change(
+    path: str, before: Any, after: Any, change: str, forced_by: list[str], quoted: str | None
+) -> None:
+    urn = "urn:pulumi:dev::p::aws:lb/loadBalancer:LoadBalancer::ingress"
+    [c] = classify([resource(urn, {path: before})], [resource(urn, {path: after})])
+    assert (c.change, c.forced_by, c.undecided) == (change, forced_by, None)
+    assert c.replace_if == [] if quoted is None else c.replace_if[0].startswith(quoted)
+
+
+@pytest.mark.parametrize(
+    ("type_", "path", "before", "after", "change", "forced_by"),
+    [
+        ("aws:sfn/stateMachine:StateMachine", "name", "etl", "etl-v2", "replace", ["name"]),
+        ("aws:sfn/stateMachine:StateMachine", "type", "STANDARD", "EXPRESS", "replace", ["type"]),
+        ("aws:sfn/stateMachine:StateMachine", "definition", "{}", '{"StartAt": "A"}', "update", []),
+        ("aws:route53/record:Record", "zoneId", "Z1", "Z2", "replace", ["zoneId"]),
+        # A record type change is a delete-and-create inside one Update (one batch), not a resource replace.
+        ("aws:route53/record:Record", "type", "A", "CNAME", "update", []),
+        ("aws:route53/record:Record", "records", ["10.0.0.1"], ["10.0.0.2"], "update", []),
+    ],
+)
+def test_a_state_machine_and_a_dns_record_change(
+    type_: str, path: str, before: Any, after: Any, change: str, forced_by: list[str]
+) -> None:
+    urn = f"urn:pulumi:dev::p::{type_}::x"
+    [c] = classify([resource(urn, {path: before})], [resource(urn, {path: after})])
+    assert (c.change, c.forced_by, c.undecided, c.replace_if) == (change, forced_by, None, [])
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after", "change", "forced_by"),
+    [
+        ("key", "models/a.bin", "models/b.bin", "replace", ["key"]),
+        ("bucket", "weights-a", "weights-b", "replace", ["bucket"]),
+        # New content is uploaded in place as a new object version.
+        ("content", "v1", "v2", "update", []),
+        ("storageClass", "STANDARD", "GLACIER_IR", "update", []),
+    ],
+)
+def test_a_bucket_object_change(path: str, before: Any, after: Any, change: str, forced_by: list[str]) -> None:
+    urn = "urn:pulumi:dev::p::aws:s3/bucketObject:BucketObject::manifest"
+    [c] = classify([resource(urn, {path: before})], [resource(urn, {path: after})])
+    assert (c.change, c.forced_by, c.undecided, c.replace_if) == (change, forced_by, None, [])

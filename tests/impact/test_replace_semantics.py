@@ -3,7 +3,10 @@ GPUCLOUD_PROVIDER_SOURCES pointing at fetched checkouts) the table compared with
 
 from __future__ import annotations
 
+import importlib
+import importlib.metadata
 import importlib.util
+import inspect
 import json
 import os
 import re
@@ -56,8 +59,33 @@ def test_no_terraform_force_new_path_is_a_block_with_force_new_paths_under_it(ty
 def test_pinned_versions_say_what_is_not_established() -> None:
     pinned = TABLE["pinned"]
     assert pinned["pulumi_aws"].startswith("7.51.1")
-    assert pinned["terraform_provider_aws"].startswith("unknown")
+    assert pinned["terraform_provider_aws"].startswith("unknown exactly; at least v6.66.0 for 7.51.1")
     assert pinned["pulumi_aws_overrides"].startswith("not checked")
+
+
+def _release_key(release: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in release.lstrip("v").split("."))
+
+
+@pytest.mark.parametrize(
+    "evidence", TABLE["pinned"]["terraform_provider_aws_evidence"], ids=lambda e: f"{e['release']}:{e['sdk']}"
+)
+def test_the_installed_sdk_has_what_each_upstream_release_of_the_lower_bound_added(evidence: dict[str, str]) -> None:
+    # The lower bound is a fingerprint: the pinned pulumi_aws SDK carries a resource, function or argument that the
+    # named terraform-provider-aws release added, so it bridges that release or a later one.
+    assert importlib.metadata.version("pulumi_aws") == TABLE["pinned"]["pulumi_aws"].split()[0]
+    module, _, name = evidence["sdk"].rpartition(".")
+    found = getattr(importlib.import_module(module), name, None)
+    assert found is not None, f"{evidence['sdk']} is not in the installed SDK"
+    if "argument" in evidence:
+        assert evidence["argument"] in inspect.signature(found.__init__).parameters
+
+
+def test_the_lower_bound_is_the_newest_release_the_evidence_names() -> None:
+    evidence = TABLE["pinned"]["terraform_provider_aws_evidence"]
+    newest = max((e["release"] for e in evidence), key=_release_key)
+    assert newest == "v6.66.0"
+    assert f"at least {newest} for 7.51.1" in TABLE["pinned"]["terraform_provider_aws"]
 
 
 def test_the_gpu_node_group_is_replaced_by_instance_types_and_rolled_by_versions() -> None:

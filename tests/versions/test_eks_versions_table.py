@@ -30,6 +30,40 @@ def test_every_minor_pins_the_core_addons_the_al2023_release_of_its_minor_and_it
         assert "cluster-autoscaler" in row.charts
 
 
+# Sourced builds of the storage and observability add-ons (awslabs/cdk-eks-blueprints versionMaps, eks.json
+# `sources`): pinned where a source pairs the build with the minor, unpinned (None) where none does.
+SOURCED = {
+    "aws-ebs-csi-driver": {
+        "1.32": "v1.56.0-eksbuild.1",
+        "1.33": "v1.56.0-eksbuild.1",
+        "1.34": "v1.56.0-eksbuild.1",
+        "1.35": "v1.57.1-eksbuild.1",
+        "1.36": None,
+    },
+    "amazon-cloudwatch-observability": {
+        "1.32": "v4.10.1-eksbuild.1",
+        "1.33": "v4.10.1-eksbuild.1",
+        "1.34": "v4.10.1-eksbuild.1",
+        "1.35": "v5.3.1-eksbuild.1",
+        "1.36": None,
+    },
+    "aws-fsx-csi-driver": dict.fromkeys(("1.32", "1.33", "1.34", "1.35", "1.36")),
+}
+
+
+@pytest.mark.parametrize("addon", sorted(SOURCED))
+def test_storage_and_observability_addons_are_pinned_only_where_a_source_pairs_build_and_minor(addon: str) -> None:
+    table = {m: versions.for_minor(m).addons[addon] for m in versions.minors()}
+    assert {m: b.version for m, b in table.items()} == SOURCED[addon]
+    for minor, build in table.items():
+        # A sourced pin is confirmed for its minor (no plan warning); an unsourced one is no pin at all.
+        assert build.verified is (build.version is not None), minor
+        assert build.compatible == ((build.version,) if build.version else ()), minor
+        assert versions.addon_build(minor, addon) == SOURCED[addon][minor]
+    doc = json.loads(versions.SNAPSHOT.read_text())
+    assert "cdk-eks-blueprints" in doc["sources"][addon] or "no sourced build" in doc["sources"][addon]
+
+
 def test_the_cost_engine_bills_by_the_versions_tables_calendar() -> None:
     # One copy: the `calendar` section of eks.json, older minors included; 1.36 has no sourced dates yet.
     calendar = versions.support_calendar()
@@ -103,6 +137,14 @@ def page(addon: str, builds: list[tuple[str, list[tuple[str, bool]]]]) -> dict[s
     }
 
 
+# What the stubbed DescribeAddonVersions answers for 1.36 for the add-ons the snapshot leaves unpinned there.
+REFRESHED = {
+    "aws-ebs-csi-driver": "v1.60.0-eksbuild.1",
+    "aws-fsx-csi-driver": "v1.9.0-eksbuild.1",
+    "amazon-cloudwatch-observability": "v5.6.0-eksbuild.1",
+}
+
+
 def test_refresh_reads_every_page_and_writes_a_table_that_loads(tmp_path: Path) -> None:
     eks = boto3.client("eks", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y")
     stub = Stubber(eks)
@@ -117,6 +159,9 @@ def test_refresh_reads_every_page_and_writes_a_table_that_loads(tmp_path: Path) 
             stub.add_response("describe_addon_versions", {**first, "nextToken": "t2"}, params)
             second = page(addon, [("v1.21.1-eksbuild.1", [("1.36", True), ("1.35", False)])])
             stub.add_response("describe_addon_versions", second, {**params, "nextToken": "t2"})
+        elif addon in REFRESHED:
+            # The add-ons the snapshot leaves unpinned on 1.36 get their build from the refresh like any other.
+            stub.add_response("describe_addon_versions", page(addon, [(REFRESHED[addon], [("1.36", True)])]), params)
         else:
             stub.add_response("describe_addon_versions", {"addons": []}, params)
     out = tmp_path / "out.json"
@@ -133,6 +178,14 @@ def test_refresh_reads_every_page_and_writes_a_table_that_loads(tmp_path: Path) 
     }
     # An add-on EKS does not offer for the minor: no build, so the plan warns instead of pinning a guess.
     assert written["minors"]["1.36"]["addons"]["coredns"]["version"] is None
+    for addon, build in REFRESHED.items():
+        assert written["minors"]["1.36"]["addons"][addon] == {
+            "version": build,
+            "verified": True,
+            "compatible": [build],
+            "complete": True,
+        }
+        assert result["changed"]["1.36"][addon] == build
     assert result["changed"]["1.36"]["vpc-cni"] == "v1.21.1-eksbuild.1"
     assert written["assembled"] == "2026-12-01"
     assert versions.parse(written, "out.json")["1.36"].addons["vpc-cni"].complete is True
