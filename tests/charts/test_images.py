@@ -106,6 +106,23 @@ def test_every_locked_digest_reaches_the_plans(shipped: dict[str, set[str]]) -> 
     )
     # The dcgm operand's tag (ubuntu22.04) is not the bundle's (ubi9): it stays by tag.
     assert "nvcr.io/nvidia/cloud-native/dcgm:4.5.2-1-ubuntu22.04" in shipped["prod"]
+    # Pinned from public records of the tag@digest pair (multi-arch index digests, sources in the lock), rendered
+    # through the charts' tag values: the KEDA chart's three images, the autoscaler, the load balancer controller.
+    assert {
+        "ghcr.io/kedacore/keda:2.20.2@sha256:fe74c7b8849586a67ad2201bcb89e7f5ac221ff90399ecaa8fd28427f1ef11e6",
+        "ghcr.io/kedacore/keda-metrics-apiserver:2.20.2@sha256:"
+        "27286536a8a775aeeee37a7e343f8ecebb27ebf680ee1181a4f99e82eefb253b",
+        "ghcr.io/kedacore/keda-admission-webhooks:2.20.2@sha256:"
+        "41f74102aba7959c6e8d08b433ab8a5fd6cae7c5646c78f7fe3de40a52df3439",
+        "registry.k8s.io/autoscaling/cluster-autoscaler:v1.35.0@sha256:"
+        "2fc9433dd3b47baef0e68d6b1110b770a3c93db10c7bead4c5bc6cb21c72b875",
+        "public.ecr.aws/eks/aws-load-balancer-controller:v3.5.0@sha256:"
+        "298acdff5a571731276aaea3d5cc450a264e4ad710a5bddf3e518f68a3f9f6cb",
+    } <= shipped["prod"]
+    # and none of them is still rendered by tag alone anywhere
+    every = set().union(*shipped.values())
+    for tag_only in ("ghcr.io/kedacore/keda:2.20.2", "registry.k8s.io/autoscaling/cluster-autoscaler:v1.35.0"):
+        assert tag_only not in every
 
 
 def test_prod_exemptions_are_exactly_the_unpinned_images(shipped: dict[str, set[str]]) -> None:
@@ -216,4 +233,4 @@ def test_every_rendered_pin_names_a_value_its_pinned_chart_has_with_the_locked_t
             else:  # `tag`, empty by default: the chart falls back to v<appVersion>
                 assert node[leaf] in ("", None, pin.tag) and pin.tag.lstrip("v") == chart.app_version.lstrip("v")
             checked += 1
-    assert checked == 17
+    assert checked == 22
