@@ -118,10 +118,18 @@ def test_every_locked_digest_reaches_the_plans(shipped: dict[str, set[str]]) -> 
         "2fc9433dd3b47baef0e68d6b1110b770a3c93db10c7bead4c5bc6cb21c72b875",
         "public.ecr.aws/eks/aws-load-balancer-controller:v3.5.0@sha256:"
         "298acdff5a571731276aaea3d5cc450a264e4ad710a5bddf3e518f68a3f9f6cb",
+        # kube-prometheus-stack's `sha` values: the Alertmanager CR and the Grafana subchart's Deployment
+        "quay.io/prometheus/alertmanager:v0.28.1@sha256:27c475db5fb156cab31d5c18a4251ac7ed567746a2483ff264516437a39b15ba",
+        "docker.io/grafana/grafana:12.0.2@sha256:b5b59bfc7561634c2d7b136c4543d702ebcc94a3da477f21ff26f89ffd4214fa",
     } <= shipped["prod"]
     # and none of them is still rendered by tag alone anywhere
     every = set().union(*shipped.values())
-    for tag_only in ("ghcr.io/kedacore/keda:2.20.2", "registry.k8s.io/autoscaling/cluster-autoscaler:v1.35.0"):
+    for tag_only in (
+        "ghcr.io/kedacore/keda:2.20.2",
+        "registry.k8s.io/autoscaling/cluster-autoscaler:v1.35.0",
+        "docker.io/grafana/grafana:12.0.2",
+        "quay.io/prometheus/alertmanager:v0.28.1",
+    ):
         assert tag_only not in every
 
 
@@ -206,11 +214,30 @@ def test_every_digest_in_the_lock_names_its_source() -> None:
             assert pin.source and len(pin.source) > 20, pin.ref
 
 
+def _chart_values_node(chart_dir: Path, parents: list[str]) -> tuple[dict[str, Any], str]:
+    """The values mapping at `parents` as the chart renders it, and the appVersion of the chart whose templates
+    read it: a path under a dependency's alias is the subchart's own values.yaml overlaid with what the parent
+    sets there (kube-prometheus-stack sets nothing under `grafana.image`, so the subchart's defaults apply)."""
+    import yaml
+
+    meta = yaml.safe_load((chart_dir / "Chart.yaml").read_text())
+    values = yaml.safe_load((chart_dir / "values.yaml").read_text()) or {}
+    aliases = {d.get("alias") or d["name"]: d["name"] for d in meta.get("dependencies") or []}
+    if parents and parents[0] in aliases and (chart_dir / "charts" / aliases[parents[0]]).is_dir():
+        sub_node, app = _chart_values_node(chart_dir / "charts" / aliases[parents[0]], parents[1:])
+        override: Any = values.get(parents[0]) or {}
+        for key in parents[1:]:
+            override = override.get(key) or {} if isinstance(override, dict) else {}
+        return {**sub_node, **override}, app
+    node = values
+    for key in parents:
+        node = node[key]
+    return node, str(meta["appVersion"])
+
+
 def test_every_rendered_pin_names_a_value_its_pinned_chart_has_with_the_locked_tag() -> None:
     # A chart upgrade that moves or renames the value, or changes its default tag, fails here instead of
     # silently pinning nothing (or pinning the old tag's digest under the new tag).
-    import yaml
-
     from gpucloud.charts import lock as charts_lock
 
     checked = 0
@@ -219,18 +246,15 @@ def test_every_rendered_pin_names_a_value_its_pinned_chart_has_with_the_locked_t
         if not r or r.get("form") not in images.VALUE_FORMS:
             continue
         chart = charts_lock.pin(r["chart"], r["version"])
-        defaults = yaml.safe_load((chart.chart_dir / "values.yaml").read_text())
         for path in [r["value"]] if isinstance(r["value"], str) else r["value"]:
             *parents, leaf = path.split(".")
-            node = defaults
-            for key in parents:
-                node = node[key]
+            node, app_version = _chart_values_node(chart.chart_dir, parents)
             assert leaf in node, f"{chart.ref}: no value {path}"
             if r["form"] == "digest":  # the GPU Operator: `version` holds the tag by default
                 assert node[leaf] == pin.tag, (path, node[leaf])
-            elif r["form"] == "hex":  # kube-prometheus-stack: `sha` beside `tag`
-                assert node["tag"] == pin.tag and not node[leaf], path
+            elif r["form"] == "hex":  # `sha` beside `tag`; an empty tag falls back to the (sub)chart's appVersion
+                assert (node["tag"] or app_version) == pin.tag and not node[leaf], path
             else:  # `tag`, empty by default: the chart falls back to v<appVersion>
-                assert node[leaf] in ("", None, pin.tag) and pin.tag.lstrip("v") == chart.app_version.lstrip("v")
+                assert node[leaf] in ("", None, pin.tag) and pin.tag.lstrip("v") == app_version.lstrip("v")
             checked += 1
-    assert checked == 22
+    assert checked == 24
