@@ -121,6 +121,9 @@ def test_every_locked_digest_reaches_the_plans(shipped: dict[str, set[str]]) -> 
         # kube-prometheus-stack's `sha` values: the Alertmanager CR and the Grafana subchart's Deployment
         "quay.io/prometheus/alertmanager:v0.28.1@sha256:27c475db5fb156cab31d5c18a4251ac7ed567746a2483ff264516437a39b15ba",
         "docker.io/grafana/grafana:12.0.2@sha256:b5b59bfc7561634c2d7b136c4543d702ebcc94a3da477f21ff26f89ffd4214fa",
+        # node-exporter's `digest` value and the Grafana test pod's tag
+        "quay.io/prometheus/node-exporter:v1.9.1@sha256:d00a542e409ee618a4edc67da14dd48c5da66726bbd5537ab2af9c1dfc442c8a",
+        "docker.io/bats/bats:v1.4.1@sha256:f9e5272f8ccd9a21554e461c596b08553d052af78e509b8dffbd80ba89a34164",
     } <= shipped["prod"]
     # and none of them is still rendered by tag alone anywhere
     every = set().union(*shipped.values())
@@ -250,11 +253,16 @@ def test_every_rendered_pin_names_a_value_its_pinned_chart_has_with_the_locked_t
             *parents, leaf = path.split(".")
             node, app_version = _chart_values_node(chart.chart_dir, parents)
             assert leaf in node, f"{chart.ref}: no value {path}"
-            if r["form"] == "digest":  # the GPU Operator: `version` holds the tag by default
+            if r["form"] == "digest" and leaf == "version":  # the GPU Operator: `version` holds the tag
                 assert node[leaf] == pin.tag, (path, node[leaf])
+            elif r["form"] == "digest":  # node-exporter: `digest` beside `tag`, which defaults to v<appVersion>
+                assert (node["tag"] or f"v{app_version}") == pin.tag and not node[leaf], path
             elif r["form"] == "hex":  # `sha` beside `tag`; an empty tag falls back to the (sub)chart's appVersion
                 assert (node["tag"] or app_version) == pin.tag and not node[leaf], path
-            else:  # `tag`, empty by default: the chart falls back to v<appVersion>
-                assert node[leaf] in ("", None, pin.tag) and pin.tag.lstrip("v") == app_version.lstrip("v")
+            else:  # `tag`: the locked tag itself, or empty so that the chart falls back to (v)<appVersion>
+                assert node[leaf] == pin.tag or (not node[leaf] and pin.tag.lstrip("v") == app_version.lstrip("v")), (
+                    path,
+                    node[leaf],
+                )
             checked += 1
-    assert checked == 24
+    assert checked == 26
