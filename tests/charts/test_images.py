@@ -124,7 +124,13 @@ def test_every_locked_digest_reaches_the_plans(shipped: dict[str, set[str]]) -> 
         # node-exporter's `digest` value and the Grafana test pod's tag
         "quay.io/prometheus/node-exporter:v1.9.1@sha256:d00a542e409ee618a4edc67da14dd48c5da66726bbd5537ab2af9c1dfc442c8a",
         "docker.io/bats/bats:v1.4.1@sha256:f9e5272f8ccd9a21554e461c596b08553d052af78e509b8dffbd80ba89a34164",
+        "quay.io/kiwigrid/k8s-sidecar:1.30.5@sha256:b50fb46b5b3291fb82e85429781a27a5c36fe97f330908afe00652ee6c425459",
     } <= shipped["prod"]
+    # The device plugin chart's node-feature-discovery subchart (alias nfd) in dev: its template reads image.tag.
+    assert (
+        "registry.k8s.io/nfd/node-feature-discovery:v0.17.3@sha256:"
+        "5ad4e3ac1afcbeb9d096241b0352614e5e77ee1bfe0f37c45a8d7b4329599d11" in shipped["dev"]
+    )
     # and none of them is still rendered by tag alone anywhere
     every = set().union(*shipped.values())
     for tag_only in (
@@ -217,25 +223,33 @@ def test_every_digest_in_the_lock_names_its_source() -> None:
             assert pin.source and len(pin.source) > 20, pin.ref
 
 
-def _chart_values_node(chart_dir: Path, parents: list[str]) -> tuple[dict[str, Any], str]:
-    """The values mapping at `parents` as the chart renders it, and the appVersion of the chart whose templates
-    read it: a path under a dependency's alias is the subchart's own values.yaml overlaid with what the parent
-    sets there (kube-prometheus-stack sets nothing under `grafana.image`, so the subchart's defaults apply)."""
+def _chart_values_node(chart_dir: Path, parents: list[str]) -> tuple[dict[str, Any], str, Path, list[str]]:
+    """The values mapping at `parents` as the chart renders it, the appVersion of the chart whose templates read
+    it, that chart's directory and the path inside it: a path under a dependency's alias is the subchart's own
+    values.yaml overlaid with what the parent sets there (kube-prometheus-stack sets nothing under
+    `grafana.image`, so the subchart's defaults apply)."""
     import yaml
 
     meta = yaml.safe_load((chart_dir / "Chart.yaml").read_text())
     values = yaml.safe_load((chart_dir / "values.yaml").read_text()) or {}
     aliases = {d.get("alias") or d["name"]: d["name"] for d in meta.get("dependencies") or []}
     if parents and parents[0] in aliases and (chart_dir / "charts" / aliases[parents[0]]).is_dir():
-        sub_node, app = _chart_values_node(chart_dir / "charts" / aliases[parents[0]], parents[1:])
+        sub_node, app, sub_dir, sub_path = _chart_values_node(chart_dir / "charts" / aliases[parents[0]], parents[1:])
         override: Any = values.get(parents[0]) or {}
         for key in parents[1:]:
             override = override.get(key) or {} if isinstance(override, dict) else {}
-        return {**sub_node, **override}, app
+        return {**sub_node, **override}, app, sub_dir, sub_path
     node = values
     for key in parents:
         node = node[key]
-    return node, str(meta["appVersion"])
+    return node, str(meta["appVersion"]), chart_dir, parents
+
+
+def _templates_read(chart_dir: Path, path: list[str]) -> bool:
+    """Whether a template of the chart reads `.Values.<path>` (a value its values.yaml leaves commented out, as
+    node-feature-discovery does with `image.tag`)."""
+    ref = ".Values." + ".".join(path)
+    return any(ref in f.read_text() for f in (chart_dir / "templates").rglob("*") if f.is_file())
 
 
 def test_every_rendered_pin_names_a_value_its_pinned_chart_has_with_the_locked_tag() -> None:
@@ -251,8 +265,8 @@ def test_every_rendered_pin_names_a_value_its_pinned_chart_has_with_the_locked_t
         chart = charts_lock.pin(r["chart"], r["version"])
         for path in [r["value"]] if isinstance(r["value"], str) else r["value"]:
             *parents, leaf = path.split(".")
-            node, app_version = _chart_values_node(chart.chart_dir, parents)
-            assert leaf in node, f"{chart.ref}: no value {path}"
+            node, app_version, owner, inner = _chart_values_node(chart.chart_dir, parents)
+            assert leaf in node or _templates_read(owner, [*inner, leaf]), f"{chart.ref}: no value {path}"
             if r["form"] == "digest" and leaf == "version":  # the GPU Operator: `version` holds the tag
                 assert node[leaf] == pin.tag, (path, node[leaf])
             elif r["form"] == "digest":  # node-exporter: `digest` beside `tag`, which defaults to v<appVersion>
@@ -260,9 +274,7 @@ def test_every_rendered_pin_names_a_value_its_pinned_chart_has_with_the_locked_t
             elif r["form"] == "hex":  # `sha` beside `tag`; an empty tag falls back to the (sub)chart's appVersion
                 assert (node["tag"] or app_version) == pin.tag and not node[leaf], path
             else:  # `tag`: the locked tag itself, or empty so that the chart falls back to (v)<appVersion>
-                assert node[leaf] == pin.tag or (not node[leaf] and pin.tag.lstrip("v") == app_version.lstrip("v")), (
-                    path,
-                    node[leaf],
-                )
+                default = node.get(leaf)  # absent where values.yaml leaves it commented out (NFD's image.tag)
+                assert default == pin.tag or (not default and pin.tag.lstrip("v") == app_version.lstrip("v")), path
             checked += 1
-    assert checked == 26
+    assert checked == 28
