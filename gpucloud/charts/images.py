@@ -1,15 +1,17 @@
 """The image lock (`images.json`, next to this module): each container image the shipped plans deploy, pinned by
 digest where a source names one.
 
-A digest enters the lock only with its source (upstream chart values, an upstream release manifest, or the
-registry itself through `gpucloud images refresh`); an image no source pins stays tag-only with the reason in
-`unpinned`, and the prod guardrail's reviewed exemptions name exactly those. How a digest reaches the plan is the
-entry's `render`:
+A digest enters the lock only with its source (upstream chart values, an upstream release manifest, a public
+repository that records the same repository:tag@digest pair verbatim, or the registry itself through
+`gpucloud images refresh`); an image no source pins stays tag-only with the reason in `unpinned`, and the prod
+guardrail's reviewed exemptions name exactly those. How a digest reaches the plan is the entry's `render`:
 
 - ``chart``: the upstream chart's own values already pin it (Karpenter, OpenCost); nothing to set;
 - ``hex`` / ``tag@digest`` / ``digest``: gpucloud sets the chart value(s) ``value`` (`pin_values`, applied to
-  every release in components/releases.py) to the bare hex digest, ``<tag>@sha256:<hex>`` or ``sha256:<hex>``
-  (the GPU Operator's ClusterPolicy takes a digest as an operand's `version`);
+  every release in components/releases.py) to the bare hex digest (a ``sha`` value beside the tag),
+  ``<tag>@sha256:<hex>`` (a ``tag`` value) or ``sha256:<hex>`` (node-exporter's ``image.digest``; the GPU
+  Operator's ClusterPolicy takes a digest as an operand's `version`). A path under a dependency's alias sets the
+  subchart's value, as Helm merges it (``grafana.image.sha``, the device plugin's ``nfd.image.tag``);
 - ``ref``: gpucloud's own manifests pass their image through `pin_ref`.
 """
 
