@@ -126,7 +126,12 @@ def test_every_locked_digest_reaches_the_plans(shipped: dict[str, set[str]]) -> 
         "docker.io/bats/bats:v1.4.1@sha256:f9e5272f8ccd9a21554e461c596b08553d052af78e509b8dffbd80ba89a34164",
         "quay.io/kiwigrid/k8s-sidecar:1.30.5@sha256:b50fb46b5b3291fb82e85429781a27a5c36fe97f330908afe00652ee6c425459",
     } <= shipped["prod"]
-    # The device plugin chart's node-feature-discovery subchart (alias nfd) in dev: its template reads image.tag.
+    # The GPU Operator's node-feature-discovery subchart in prod, and the device plugin's (alias nfd) in dev: their
+    # templates read image.tag, which values.yaml leaves commented out.
+    assert (
+        "registry.k8s.io/nfd/node-feature-discovery:v0.18.3@sha256:"
+        "f9ef2ebee55141a1758d3c0a87bb701f5db2adf6856f7218b11bc2bac7b63862" in shipped["prod"]
+    )
     assert (
         "registry.k8s.io/nfd/node-feature-discovery:v0.17.3@sha256:"
         "5ad4e3ac1afcbeb9d096241b0352614e5e77ee1bfe0f37c45a8d7b4329599d11" in shipped["dev"]
@@ -277,7 +282,7 @@ def test_every_rendered_pin_names_a_value_its_pinned_chart_has_with_the_locked_t
                 default = node.get(leaf)  # absent where values.yaml leaves it commented out (NFD's image.tag)
                 assert default == pin.tag or (not default and pin.tag.lstrip("v") == app_version.lstrip("v")), path
             checked += 1
-    assert checked == 28
+    assert checked == 29
 
 
 def _instance_types(value: Any) -> set[str]:
