@@ -104,8 +104,22 @@ def test_every_locked_digest_reaches_the_plans(shipped: dict[str, set[str]]) -> 
         "nvcr.io/nvidia/k8s/dcgm-exporter@sha256:b5d8813707469c5717ce27a5fefb933a29e8ba6cd2fd7d93ad3dcd6ae18579ef"
         in shipped["prod"]
     )
-    # The dcgm operand's tag (ubuntu22.04) is not the bundle's (ubi9): it stays by tag.
-    assert "nvcr.io/nvidia/cloud-native/dcgm:4.5.2-1-ubuntu22.04" in shipped["prod"]
+    # The standalone DCGM hostengine operand: the bundle's ubi9 build of DCGM 4.5.2 stands in for the chart's
+    # ubuntu22.04 default (render.replaces), and gpucloud's own DCGM images (node health gate, acceptance Jobs)
+    # default to the same build, pinned through pin_ref.
+    dcgm = "sha256:d7558fa75ed7b703665cbc6ba6360ef4e53ecdefe65c1881c165d2ac816c674a"
+    assert f"nvcr.io/nvidia/cloud-native/dcgm@{dcgm}" in shipped["prod"]
+    assert f"nvcr.io/nvidia/cloud-native/dcgm:4.5.2-1-ubi9@{dcgm}" in shipped["prod"]
+    # The standalone dcgm-exporter chart (dev, staging): the bundle's 4.5.3-4.8.2 build for the 4.8.1 chart.
+    exporter = (
+        "nvcr.io/nvidia/k8s/dcgm-exporter:4.5.3-4.8.2-distroless@sha256:"
+        "60d3b00ac80b4ae77f94dae2f943685605585ad9e92fdccda3154d009ae317cc"
+    )
+    assert exporter in shipped["dev"] and exporter in shipped["staging"]
+    dcgm_images = {
+        i for found in shipped.values() for i in found if "/nvidia/cloud-native/dcgm" in i or "dcgm-exporter" in i
+    }
+    assert all(images.split_ref(i)[2] for i in dcgm_images), sorted(dcgm_images)
     # Pinned from public records of the tag@digest pair (multi-arch index digests, sources in the lock), rendered
     # through the charts' tag values: the KEDA chart's three images, the autoscaler, the load balancer controller.
     assert {
@@ -203,6 +217,20 @@ def test_chart_values_apply_only_to_the_chart_version_they_pin_and_never_replace
         == gpu["gfd"]["version"]
         == ("sha256:75eff5962176618e486da18d73eae57870369b69f186fc8d193973166d1cfad9")
     )
+    # An entry that `replaces` the chart's default (the bundle's ubi9 DCGM for the chart's ubuntu22.04 tag) sets
+    # the value where the release leaves it unset; a release that names the replaced default keeps it.
+    dcgm = "sha256:d7558fa75ed7b703665cbc6ba6360ef4e53ecdefe65c1881c165d2ac816c674a"
+    assert gpu["dcgm"]["version"] == dcgm
+    assert (
+        images.pin_values("gpu-operator", "v26.3.0", {"dcgm": {"version": "4.5.2-1-ubi9"}})["dcgm"]["version"] == dcgm
+    )
+    chosen = images.pin_values("gpu-operator", "v26.3.0", {"dcgm": {"version": "4.5.2-1-ubuntu22.04"}})
+    assert chosen["dcgm"]["version"] == "4.5.2-1-ubuntu22.04"
+    assert images.chart_values("dcgm-exporter", "4.8.1") == {
+        "image": {
+            "tag": "4.5.3-4.8.2-distroless@sha256:60d3b00ac80b4ae77f94dae2f943685605585ad9e92fdccda3154d009ae317cc"
+        }
+    }
 
 
 @pytest.mark.parametrize(
@@ -215,6 +243,19 @@ def test_chart_values_apply_only_to_the_chart_version_they_pin_and_never_replace
         (
             {"repository": "r", "tag": "t", "unpinned": "x", "render": {"form": "sha"}},
             "render.form 'sha' is not one of",
+        ),
+        (
+            {"repository": "r", "tag": "t", "unpinned": "x", "render": {"form": "ref", "replaces": "u"}},
+            "render.replaces names the chart's default tag",
+        ),
+        (
+            {
+                "repository": "r",
+                "tag": "t",
+                "unpinned": "x",
+                "render": {"chart": "c", "version": "1", "value": "image.tag", "form": "tag@digest", "replaces": "t"},
+            },
+            "a tag other than 't'",
         ),
     ],
 )
@@ -274,17 +315,20 @@ def test_every_rendered_pin_names_a_value_its_pinned_chart_has_with_the_locked_t
             *parents, leaf = path.split(".")
             node, app_version, owner, inner = _chart_values_node(chart.chart_dir, parents)
             assert leaf in node or _templates_read(owner, [*inner, leaf]), f"{chart.ref}: no value {path}"
+            # The chart's default tag: the locked tag, or the one the entry `replaces` (another build of the same
+            # component that the source pins for the same release).
+            tag = r.get("replaces") or pin.tag
             if r["form"] == "digest" and leaf == "version":  # the GPU Operator: `version` holds the tag
-                assert node[leaf] == pin.tag, (path, node[leaf])
+                assert node[leaf] == tag, (path, node[leaf])
             elif r["form"] == "digest":  # node-exporter: `digest` beside `tag`, which defaults to v<appVersion>
-                assert (node["tag"] or f"v{app_version}") == pin.tag and not node[leaf], path
+                assert (node["tag"] or f"v{app_version}") == tag and not node[leaf], path
             elif r["form"] == "hex":  # `sha` beside `tag`; an empty tag falls back to the (sub)chart's appVersion
-                assert (node["tag"] or app_version) == pin.tag and not node[leaf], path
+                assert (node["tag"] or app_version) == tag and not node[leaf], path
             else:  # `tag`: the locked tag itself, or empty so that the chart falls back to (v)<appVersion>
                 default = node.get(leaf)  # absent where values.yaml leaves it commented out (NFD's image.tag)
-                assert default == pin.tag or (not default and pin.tag.lstrip("v") == app_version.lstrip("v")), path
+                assert default == tag or (not default and tag.lstrip("v") == app_version.lstrip("v")), path
             checked += 1
-    assert checked == 30
+    assert checked == 32
 
 
 def _instance_types(value: Any) -> set[str]:
