@@ -1,15 +1,21 @@
 """The image lock (`images.json`, next to this module): each container image the shipped plans deploy, pinned by
 digest where a source names one.
 
-A digest enters the lock only with its source (upstream chart values, an upstream release manifest, or the
-registry itself through `gpucloud images refresh`); an image no source pins stays tag-only with the reason in
-`unpinned`, and the prod guardrail's reviewed exemptions name exactly those. How a digest reaches the plan is the
-entry's `render`:
+A digest enters the lock only with its source (upstream chart values, an upstream release manifest, a public
+repository that records the same repository:tag@digest pair verbatim, or the registry itself through
+`gpucloud images refresh`); an image no source pins stays tag-only with the reason in `unpinned`, and the prod
+guardrail's reviewed exemptions name exactly those. How a digest reaches the plan is the entry's `render`:
 
 - ``chart``: the upstream chart's own values already pin it (Karpenter, OpenCost); nothing to set;
 - ``hex`` / ``tag@digest`` / ``digest``: gpucloud sets the chart value(s) ``value`` (`pin_values`, applied to
-  every release in components/releases.py) to the bare hex digest, ``<tag>@sha256:<hex>`` or ``sha256:<hex>``
-  (the GPU Operator's ClusterPolicy takes a digest as an operand's `version`);
+  every release in components/releases.py) to the bare hex digest (a ``sha`` value beside the tag),
+  ``<tag>@sha256:<hex>`` (a ``tag`` value) or ``sha256:<hex>`` (node-exporter's ``image.digest``; the GPU
+  Operator's ClusterPolicy takes a digest as an operand's `version`). A path under a dependency's alias sets the
+  subchart's value, as Helm merges it (``grafana.image.sha``, the device plugin's ``nfd.image.tag``). Such an
+  entry pins the chart's default tag, unless it names that default in ``replaces``: then the source pins another
+  build of the same component for the same release (NVIDIA's OLM bundle ships the ubi9 DCGM build where the Helm
+  chart defaults to ubuntu22.04); as for every entry, the value is set where the release leaves it unset or names
+  the locked tag, and any other tag the release chose (the replaced default included) is kept;
 - ``ref``: gpucloud's own manifests pass their image through `pin_ref`.
 """
 
@@ -80,6 +86,12 @@ def _entry(raw: Any, i: int, where: str) -> ImagePin:
         if form in VALUE_FORMS and not (render.get("chart") and render.get("version") and value and paths_ok):
             raise ImageLockError(
                 f"{name}: render form {form} needs `chart`, `version` and `value` (the chart values path)"
+            )
+        replaces = render.get("replaces")
+        if replaces is not None and not (form in VALUE_FORMS and isinstance(replaces, str) and replaces != tag):
+            raise ImageLockError(
+                f"{name}: render.replaces names the chart's default tag this pin stands in for: a tag other than "
+                f"{tag!r}, with form {' / '.join(VALUE_FORMS)}"
             )
     index = raw.get("index")
     return ImagePin(

@@ -62,6 +62,10 @@ _DURATION = r"^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$"
 # (kubernetes/autoscaler release notes 1.29.0, "--startup-taint ... taint prefix"). Karpenter's startupTaints
 # and the node health gate below use the same key.
 HEALTH_TAINT_KEY = "startup-taint.cluster-autoscaler.kubernetes.io/gpucloud-health"
+# NVIDIA's DCGM image for the node health gate and the acceptance Jobs: DCGM 4.5.2, which the GPU Operator v26.3
+# pairs with the 580 driver of the EKS AL2023 NVIDIA AMIs; the ubi9 build is the one its certified OLM bundle pins
+# (gpucloud/charts/images.json has the digest and its source; `pin_ref` appends it).
+DCGM_IMAGE = "nvcr.io/nvidia/cloud-native/dcgm:4.5.2-1-ubi9"
 
 
 class TimeSlicingSpec(SpecModel):
@@ -274,9 +278,11 @@ class NodeHealthSpec(SpecModel):
         "checks only at node start.",
     )
     checker_image: str = Field(
-        default="nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04",
+        default=DCGM_IMAGE,
         min_length=1,
-        description="Image with dcgmi and nv-hostengine; match the nodes' driver generation.",
+        description="Image with dcgmi, nv-hostengine and /bin/sh; match the nodes' driver generation. The "
+        "default, DCGM 4.5.2 (ubi9 build), is the one NVIDIA's GPU Operator v26.3 bundle pins for the 580 driver "
+        "branch, pinned by digest through the image lock.",
     )
     efa_check_image: str | None = Field(
         default=None,
@@ -321,8 +327,9 @@ class AcceptanceSpec(SpecModel):
         default=False, description="Run `dcgmi diag -r 2` (about 2 minutes) on the nodes of every GPU pool."
     )
     dcgm_image: str = Field(
-        default="nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04",
-        description="DCGM image for the diagnostic job; match the nodes' driver generation.",
+        default=DCGM_IMAGE,
+        description="DCGM image for the diagnostic job (dcgmi, nv-hostengine and /bin/bash); match the nodes' "
+        "driver generation. The default is nodeHealth.checkerImage's.",
     )
 
 

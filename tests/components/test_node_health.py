@@ -217,6 +217,30 @@ def test_dcgm_script_levels_and_period() -> None:
     assert "run 1" not in dcgm_script(2, 0).split("run 2\n", 1)[1]
 
 
+def test_the_dcgm_check_defaults_to_the_bundle_pinned_dcgm_build_and_runs_only_dcgm_and_coreutils() -> None:
+    import re
+
+    plan = _render(_spec())
+    (ds,) = plan.of_type(DS)
+    dcgm = ds.inputs["spec"]["template"]["spec"]["containers"][0]
+    # DCGM 4.5.2's ubi9 build, as NVIDIA's GPU Operator v26.3 OLM bundle pins it (digest from the image lock).
+    assert dcgm["image"] == (
+        "nvcr.io/nvidia/cloud-native/dcgm:4.5.2-1-ubi9@sha256:"
+        "d7558fa75ed7b703665cbc6ba6360ef4e53ecdefe65c1881c165d2ac816c674a"
+    )
+    # The image's entrypoint (nv-hostengine) is replaced by /bin/sh, and the script calls DCGM's two binaries by
+    # PATH and coreutils only: nothing that one base (ubi9, ubuntu22.04) has and the other lacks.
+    assert dcgm["command"][:2] == ["/bin/sh", "-c"]
+    keywords = {"do", "done", "else", "fi", "if", "then", "while", "run", "set", "true", "echo"}
+    words = {
+        m.group(1)
+        for m in re.finditer(
+            r"(?=(?:^|[;&|(]|\b(?:then|do|else|if|while)\b)[ \t]*([a-z][\w.-]*)(?![\w.-]*=))", dcgm["command"][2], re.M
+        )
+    }
+    assert words - keywords == {"nv-hostengine", "dcgmi", "sleep", "tail", "tr", "mv"}
+
+
 def test_bad_values_are_one_clear_message() -> None:
     with pytest.raises(SpecError) as err:
         _spec(diagLevel=4)

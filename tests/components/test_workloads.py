@@ -20,6 +20,7 @@ from gpucloud.components.workloads import (
     nccl_env,
 )
 from gpucloud.plan import Plan, ResourceRecord, run_callable
+from gpucloud.spec.addons import DCGM_IMAGE
 
 TAGS = {"CostCenter": "ml", "Team": "vision", "Project": "gpucloud", "Env": "prod"}
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
@@ -411,7 +412,7 @@ def test_dcgm_diag_one_pod_per_node() -> None:
     config = DcgmDiagConfig(
         **base(
             job_name="dcgm-h100",
-            image="nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04",
+            image=DCGM_IMAGE,
             nodes=3,
             use_karpenter=True,
         )

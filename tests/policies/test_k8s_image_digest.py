@@ -97,3 +97,17 @@ def test_mandatory_in_prod_advisory_elsewhere():
     # Exemptions name exact images (no globs), so a new or bumped image in the shipped plan must be pinned or
     # reviewed again.
     assert all("*" not in e["image"] for e in prod["k8s-image-digest"]["exemptions"])
+
+
+def test_prod_exempts_only_what_the_lock_cannot_pin():
+    # prod's own exemptions, as the pack reads them: an image the lock now pins by digest (KEDA, sourced in
+    # gpucloud/charts/images.json) has no exemption left, so running it by tag is flagged; a tag-only image the lock
+    # still lists (with its reason) stays exempt, and the pinned reference passes.
+    prod = json.loads((ROOT / "policies/configs/prod.json").read_text())["k8s-image-digest"]
+    config = {"exemptions": prod["exemptions"]}
+    keda = "ghcr.io/kedacore/keda:2.20.2"
+    pinned = f"{keda}@sha256:fe74c7b8849586a67ad2201bcb89e7f5ac221ff90399ecaa8fd28427f1ef11e6"
+    assert stack_flagged("k8s-image-digest", [deployment("keda", keda)], config) == {"keda"}
+    assert stack_flagged("k8s-image-digest", [deployment("keda", pinned)], config) == set()
+    exempt = "quay.io/prometheus-operator/prometheus-operator:v0.83.0"
+    assert stack_flagged("k8s-image-digest", [deployment("operator", exempt)], config) == set()
