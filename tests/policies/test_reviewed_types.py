@@ -63,9 +63,12 @@ def test_config_reviews_types_and_surfaces() -> None:
     # A surface a guardrail reads never makes a type unreviewed.
     lt = Res("aws:ec2/launchTemplate:LaunchTemplate", "lt", {"userData": "x", "instanceType": "p5.48xlarge"})
     assert stack_flagged(POLICY, [lt], {"unreadSurfaces": ["compute", "secrets", "network"]}) == set()
-    # A type whose secrets surface nobody reads yet (ConfigMaps are read now, by no-plaintext-secrets).
-    cm = Res("aws:batch/jobDefinition:JobDefinition", "cm", {"parameters": {"k": "v"}})
-    assert stack_flagged(POLICY, [cm], {"unreadSurfaces": ["secrets"]}) == {"cm"}
+    # A type whose iam surface nobody reads yet (a template's body can hold any IAM policy).
+    cm = Res("aws:cloudformation/stack:Stack", "cm", {"templateBody": "{}"})
+    assert stack_flagged(POLICY, [cm], {"unreadSurfaces": ["iam"]}) == {"cm"}
+    # Its secrets surface (parameters) is read by no-plaintext-secrets, so that alone reviews nothing away.
+    jd = Res("aws:batch/jobDefinition:JobDefinition", "jd", {"parameters": {"k": "v"}})
+    assert stack_flagged(POLICY, [jd], {"unreadSurfaces": ["secrets"]}) == set()
 
 
 def test_component_without_children_is_undecided() -> None:
