@@ -40,7 +40,7 @@ _NETWORK = re.compile(
     r"listeners?|ingress)$"
 )
 _PRINCIPAL = re.compile(r"^(?:policy|assumeRolePolicy|accessPolic(?:y|ies)|resourcePolicy|keyPolicy|principals?)$")
-_IAM = re.compile(r"^(?:managedPolicyArns|inlinePolicies|policyArns?|permissionsBoundary)$")
+_IAM = re.compile(r"^(?:managedPolicyArns?|inlinePolic(?:y|ies)|policyArns?|permissionsBoundary)$")
 _IAM_DOCUMENT = re.compile(r"^(?:policy|policyDocument)$")
 _DATA = re.compile(r"(?i:kms|encrypt)|^sse|Sse[A-Z]")
 _SECRETS = re.compile(

@@ -12,7 +12,12 @@ import pytest
 from gpucloud import surface
 from gpucloud.guard.harness import UNKNOWN, Res, flagged, resource_messages, stack_flagged, stack_messages
 from gpucloud.policies.gpucloud_policies import coverage, secret_sources
-from gpucloud.policies.gpucloud_policies.security import resource_policy_public
+from gpucloud.policies.gpucloud_policies.security import (
+    iam_admin,
+    k8s_rbac_admin,
+    k8s_rbac_anonymous,
+    resource_policy_public,
+)
 
 # A GitHub token in gitleaks' format (readers/secrets.py TOKENS): an error wherever it sits in plain text.
 GH = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -148,3 +153,125 @@ def test_an_unknown_document_is_undecided() -> None:
     queue = Res("aws:sqs/queue:Queue", "q", {"policy": UNKNOWN})
     msgs = resource_messages("resource-policy-no-public-principal", queue, {"unknowns": "block"})
     assert len(msgs) == 1 and "cannot be decided at preview (unknown: policy)" in msgs[0]
+
+
+# --- IAM grants --------------------------------------------------------------------------------------------
+
+ADMIN_DOC = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
+READ_DOC = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"}]}
+ADMIN_ARN = "arn:aws:iam::aws:policy/AdministratorAccess"
+READ_ARN = "arn:aws:iam::aws:policy/ReadOnlyAccess"
+CFN_YAML = """AWSTemplateFormatVersion: '2010-09-09'
+Resources:
+  Admin:
+    Type: AWS::IAM::Role
+    Properties:
+      AssumeRolePolicyDocument: {Statement: [{Effect: Allow, Principal: {Service: ec2.amazonaws.com}}]}
+      RoleName: !Sub '${AWS::StackName}-admin'
+      Policies:
+        - PolicyName: all
+          PolicyDocument:
+            Statement: [{Effect: Allow, Action: '%s', Resource: '*'}]
+"""
+IAM_CASES = [(t, p) for t, ps in sorted(iam_admin.grants().items()) for p in ps]
+
+
+def _iam_props(token: str, path: str, bad: bool) -> dict[str, Any]:
+    leaf = path.rsplit(".", 1)[-1]
+    if leaf == "templateBody":
+        return {leaf: CFN_YAML % ("*" if bad else "s3:GetObject")}
+    if leaf == "desiredState":
+        return {
+            "typeName": "AWS::IAM::ManagedPolicy",
+            leaf: json.dumps({"PolicyDocument": ADMIN_DOC if bad else READ_DOC}),
+        }
+    if leaf in iam_admin.ARN_LEAVES:
+        return nested(path, ADMIN_ARN if bad else READ_ARN, False)
+    if "." in path:  # a document inside a named block (a Role's inlinePolicies)
+        head, _ = path.rsplit(".", 1)
+        return nested(head, [{"name": "p", leaf: json.dumps(ADMIN_DOC if bad else READ_DOC)}], False)
+    return {leaf: json.dumps(ADMIN_DOC if bad else READ_DOC)}
+
+
+def test_iam_reads_are_the_inventory_less_boundaries_and_kubernetes() -> None:
+    assert len(IAM_CASES) == 22
+    assert ("aws:budgets/budgetAction:BudgetAction", "definition.iamActionDefinition.policyArn") in IAM_CASES
+    assert ("aws:cloudformation/stack:Stack", "templateBody") in IAM_CASES
+    assert ("aws:iam/role:Role", "inlinePolicies.policy") in IAM_CASES
+    assert "aws:iam/user:User" not in iam_admin.grants()  # a permissions boundary only: out of scope
+
+
+def test_an_admin_grant_at_every_claimed_iam_path_is_flagged() -> None:
+    bad = [Res(t, f"bad{i}", _iam_props(t, p, True)) for i, (t, p) in enumerate(IAM_CASES)]
+    good = [Res(t, f"good{i}", _iam_props(t, p, False)) for i, (t, p) in enumerate(IAM_CASES)]
+    assert flagged("iam-no-admin-star", [*bad, *good]) == {r.name for r in bad}
+
+
+def test_template_documents_name_where_they_are() -> None:
+    stack = Res("aws:cloudformation/stack:Stack", "s", {"templateBody": CFN_YAML % "*"})
+    [msg] = resource_messages("iam-no-admin-star", stack)
+    assert "templateBody Resources.Admin.Policies[0] Statement[0] allows every action on every resource" in msg
+    as_json = {"Resources": {"P": {"Type": "AWS::IAM::Policy", "Properties": {"PolicyDocument": ADMIN_DOC}}}}
+    stack = Res("aws:cloudformation/stack:Stack", "j", {"templateBody": json.dumps(as_json)})
+    assert flagged("iam-no-admin-star", [stack]) == {"j"}
+    attached = {"Resources": {"R": {"Type": "AWS::IAM::Group", "Properties": {"ManagedPolicyArns": [ADMIN_ARN]}}}}
+    stack = Res("aws:cloudformation/stack:Stack", "a", {"templateBody": json.dumps(attached)})
+    assert flagged("iam-no-admin-star", [stack]) == {"a"}
+    assert flagged("iam-no-admin-star", [Res("aws:cloudformation/stack:Stack", "x", {"templateBody": ": ["})]) == set()
+    # A document or ARN written with an intrinsic function is resolved at deploy time: undecided, not passed.
+    from pulumi_policy.proxy import UnknownValueError
+
+    sub = (CFN_YAML % "*").replace("Resource: '*'", "Resource: !Sub 'arn:${AWS::Partition}:s3:::b/*'")
+    with pytest.raises(UnknownValueError):
+        resource_messages("iam-no-admin-star", Res("aws:cloudformation/stack:Stack", "i", {"templateBody": sub}))
+
+
+# --- Kubernetes RBAC ---------------------------------------------------------------------------------------
+
+ANON_BINDING = {
+    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+    "subjects": [{"kind": "Group", "name": "system:unauthenticated"}],
+}
+NAMED_BINDING = {
+    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+    "subjects": [{"kind": "ServiceAccount", "name": "reader", "namespace": "ml"}],
+}
+WILDCARD_ROLE = {"rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}]}
+NARROW_ROLE = {"rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}]}
+
+
+def _k8s(token: str, body: dict[str, Any]) -> dict[str, Any]:
+    meta = {"metadata": {"name": "x", "namespace": "ml"}}
+    return {"items": [{**meta, **body}]} if token.endswith("List") else {**meta, **body}
+
+
+def test_an_anonymous_binding_of_every_claimed_type_is_flagged() -> None:
+    tokens = sorted(t for t in k8s_rbac_anonymous.GUARDRAIL.reads)
+    assert len(tokens) == 18  # (Cluster)RoleBinding, its List and Patch, in v1, v1alpha1 and v1beta1
+    bad = [Res(t, f"bad{i}", _k8s(t, ANON_BINDING)) for i, t in enumerate(tokens)]
+    good = [Res(t, f"good{i}", _k8s(t, NAMED_BINDING)) for i, t in enumerate(tokens)]
+    public_info = {**ANON_BINDING, "roleRef": {"kind": "ClusterRole", "name": "system:public-info-viewer"}}
+    default = Res(tokens[0], "default", _k8s(tokens[0], public_info))
+    assert stack_flagged("k8s-rbac-no-anonymous-binding", [*bad, *good, default]) == {r.name for r in bad}
+
+
+def test_cluster_admin_of_every_claimed_type_is_a_warning() -> None:
+    tokens = sorted(t for t in k8s_rbac_admin.GUARDRAIL.reads if t.startswith("kubernetes:"))
+    assert len(tokens) == 36
+    roles = [t for t in tokens if "Binding" not in t]
+    bindings = [t for t in tokens if "Binding" in t]
+    admin = {**NAMED_BINDING, "roleRef": {"kind": "ClusterRole", "name": "cluster-admin"}}
+    masters = {**admin, "subjects": [{"kind": "Group", "name": "system:masters"}]}
+    bad = [Res(t, f"r{i}", _k8s(t, WILDCARD_ROLE)) for i, t in enumerate(roles)]
+    bad += [Res(t, f"b{i}", _k8s(t, admin)) for i, t in enumerate(bindings)]
+    good = [Res(t, f"gr{i}", _k8s(t, NARROW_ROLE)) for i, t in enumerate(roles)]
+    good += [Res(t, f"gb{i}", _k8s(t, NAMED_BINDING)) for i, t in enumerate(bindings)]
+    good += [Res(bindings[0], "masters", _k8s(bindings[0], masters))]
+    eks = "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
+    arn = "arn:aws:eks::aws:cluster-access-policy/"
+    bad.append(
+        Res(eks, "eks-admin", {"policyArn": arn + "AmazonEKSClusterAdminPolicy", "accessScope": {"type": "cluster"}})
+    )
+    good.append(Res(eks, "eks-view", {"policyArn": arn + "AmazonEKSViewPolicy", "accessScope": {"type": "cluster"}}))
+    assert stack_flagged("k8s-rbac-wildcard-admin", [*bad, *good]) == {r.name for r in bad}
+    assert k8s_rbac_admin.GUARDRAIL.enforcement.value == "advisory"
