@@ -275,3 +275,135 @@ def test_cluster_admin_of_every_claimed_type_is_a_warning() -> None:
     good.append(Res(eks, "eks-view", {"policyArn": arn + "AmazonEKSViewPolicy", "accessScope": {"type": "cluster"}}))
     assert stack_flagged("k8s-rbac-wildcard-admin", [*bad, *good]) == {r.name for r in bad}
     assert k8s_rbac_admin.GUARDRAIL.enforcement.value == "advisory"
+
+
+# --- messages: each names where the finding sits and the fix ----------------------------------------------
+
+
+def test_rbac_messages() -> None:
+    crb = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"
+    [(name, msg)] = stack_messages("k8s-rbac-no-anonymous-binding", [Res(crb, "anon", _k8s(crb, ANON_BINDING))])
+    assert (name, msg) == (
+        "anon",
+        "anon: ClusterRoleBinding x binds ClusterRole 'view' to Group system:unauthenticated: every request without "
+        "credentials gets it. Fix: bind the role to the service accounts, users or groups that need it.",
+    )
+    no_kind = {**ANON_BINDING, "roleRef": {"name": "edit"}}
+    [(_, msg)] = stack_messages("k8s-rbac-no-anonymous-binding", [Res(crb, "k", _k8s(crb, no_kind))])
+    assert "binds role 'edit' to Group system:unauthenticated" in msg
+    unknown = {**ANON_BINDING, "subjects": UNKNOWN}
+    assert stack_messages("k8s-rbac-no-anonymous-binding", [Res(crb, "u", _k8s(crb, unknown))], {"unknowns": "block"})
+    cr = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"
+    fix = (
+        "Fix: grant the verbs and resources the subject needs (a namespaced Role, or AmazonEKSEditPolicy / ViewPolicy)."
+    )
+    role = {"rules": [NARROW_ROLE["rules"][0], WILDCARD_ROLE["rules"][0]]}
+    admin = {**NAMED_BINDING, "roleRef": {"kind": "ClusterRole", "name": "cluster-admin"}}
+    eks = "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
+    arn = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+    found = dict(
+        stack_messages(
+            "k8s-rbac-wildcard-admin",
+            [
+                Res(cr, "role", _k8s(cr, role)),
+                Res(crb, "bind", _k8s(crb, admin)),
+                Res(eks, "e", {"policyArn": arn, "accessScope": {"type": "cluster"}, "principalArn": "arn:r"}),
+                Res(eks, "anon", {"policyArn": arn, "accessScope": {"type": "cluster"}}),
+                Res(eks, "ns", {"policyArn": arn, "accessScope": {"type": "namespace", "namespaces": ["a"]}}),
+            ],
+        )
+    )
+    assert found == {
+        "role": f"role: ClusterRole x rules[1] grant every verb on every resource (cluster-admin). {fix}",
+        "bind": f"bind: ClusterRoleBinding x binds cluster-admin to ServiceAccount reader. {fix}",
+        "e": f"e: policyArn AmazonEKSClusterAdminPolicy at cluster scope makes arn:r a cluster administrator. {fix}",
+        "anon": f"anon: policyArn AmazonEKSClusterAdminPolicy at cluster scope makes its principal a cluster "
+        f"administrator. {fix}",
+    }
+    assert stack_messages("k8s-rbac-wildcard-admin", [Res(eks, "u", {"policyArn": UNKNOWN})], {"unknowns": "block"})
+
+
+def test_principal_messages() -> None:
+    fix = resource_policy_public.FIX
+    bare = Res("aws:ram/principalAssociation:PrincipalAssociation", "ram", {"principal": "*"})
+    assert resource_messages("resource-policy-no-public-principal", bare) == [
+        f"ram: principal is '*': everyone is granted access. {fix}"
+    ]
+    listed = Res(
+        "aws:globalaccelerator/crossAccountAttachment:CrossAccountAttachment", "ga", {"principals": ["1", "*"]}
+    )
+    assert resource_messages("resource-policy-no-public-principal", listed) == [
+        f"ga: principals[1] is '*': everyone is granted access. {fix}"
+    ]
+    nested_doc = Res(
+        "aws:s3control/multiRegionAccessPointPolicy:MultiRegionAccessPointPolicy",
+        "mrap",
+        {"details": {"name": "m", "policy": PUBLIC_DOC}},
+    )
+    assert resource_messages("resource-policy-no-public-principal", nested_doc) == [
+        f"mrap: details.policy Statement[0] allows Principal '*' without a condition: the resource is public. {fix}"
+    ]
+    broken = Res("aws:opensearch/serverlessAccessPolicy:ServerlessAccessPolicy", "b", {"policy": "[not json"})
+    assert resource_messages("resource-policy-no-public-principal", broken) == []
+    # An OpenSearch domain outside a VPC is judged; a VPC without subnets is not a placement.
+    domain = "aws:elasticsearch/domain:Domain"
+    empty_vpc = Res(domain, "d", {"accessPolicies": PUBLIC_DOC, "vpcOptions": {"subnetIds": []}})
+    assert resource_messages("resource-policy-no-public-principal", empty_vpc) == [
+        f"d: accessPolicies Statement[0] allows Principal '*' without a condition: the resource is public. {fix}"
+    ]
+    lam = Res("aws:lambda/permission:Permission", "p", {"principal": "*", "action": "lambda:InvokeFunction"})
+    [msg] = resource_messages("resource-policy-no-public-principal", lam)
+    assert msg.startswith("p: principal '*' with none of sourceArn, sourceAccount, principalOrgId set: every AWS")
+    scoped = Res("aws:lambda/permission:Permission", "s", {"principal": "*", "sourceArn": "arn:aws:s3:::b"})
+    assert resource_messages("resource-policy-no-public-principal", scoped) == []
+
+
+def test_iam_messages() -> None:
+    fix = "Fix: grant the specific actions on the specific resources the workload needs."
+    role = Res(
+        "aws:iam/role:Role",
+        "r",
+        {
+            "assumeRolePolicy": "{}",
+            "inlinePolicies": [{"name": "all", "policy": json.dumps(ADMIN_DOC)}, {"policy": json.dumps(ADMIN_DOC)}],
+            "managedPolicyArns": [READ_ARN, ADMIN_ARN],
+        },
+    )
+    assert resource_messages("iam-no-admin-star", role) == [
+        f"r: managedPolicyArns[1] (AdministratorAccess) Statement[0] allows every action on every resource (full "
+        f"admin, whether by Action '*', NotAction or NotResource). {fix}",
+        f"r: inlinePolicies[0] 'all' Statement[0] allows every action on every resource (full admin, whether by "
+        f"Action '*', NotAction or NotResource). {fix}",
+        f"r: inlinePolicies[1].policy Statement[0] allows every action on every resource (full admin, whether by "
+        f"Action '*', NotAction or NotResource). {fix}",
+    ]
+    cc = Res(
+        "aws:cloudcontrol/resource:Resource",
+        "cc",
+        {"typeName": "AWS::IAM::Role", "desiredState": json.dumps({"ManagedPolicyArns": [ADMIN_ARN]})},
+    )
+    [msg] = resource_messages("iam-no-admin-star", cc)
+    assert msg.startswith("cc: desiredState AWS::IAM::Role.ManagedPolicyArns[0] (AdministratorAccess) Statement[0]")
+    other = Res("aws:cloudcontrol/resource:Resource", "o", {"typeName": "AWS::S3::Bucket", "desiredState": "{}"})
+    assert resource_messages("iam-no-admin-star", other) == []
+    from pulumi_policy.proxy import UnknownValueError
+
+    with pytest.raises(UnknownValueError) as exc:
+        resource_messages("iam-no-admin-star", Res("aws:iam/policy:Policy", "u", {"policy": UNKNOWN}))
+    assert "policy is computed, so what it grants is unknown at preview" in str(exc.value.message)
+    ref = {"Resources": {"R": {"Type": "AWS::IAM::Role", "Properties": {"ManagedPolicyArns": [{"Ref": "Arn"}]}}}}
+    with pytest.raises(UnknownValueError) as exc:
+        resource_messages(
+            "iam-no-admin-star", Res("aws:cloudformation/stack:Stack", "t", {"templateBody": json.dumps(ref)})
+        )
+    assert "templateBody Resources.R.ManagedPolicyArns[0] is written with an intrinsic function" in str(
+        exc.value.message
+    )
+    svc = Res(
+        "aws:iam/policy:Policy",
+        "s",
+        {"policy": json.dumps({"Statement": [{"Effect": "Allow", "Action": "iam:*", "Resource": "*"}]})},
+    )
+    assert resource_messages("iam-no-admin-star", svc) == [
+        f"s: policy Statement[0] allows iam:* on every resource (admin of the service). {fix}"
+    ]
