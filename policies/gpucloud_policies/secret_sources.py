@@ -253,4 +253,5 @@ def inventory_values(resources: list[Any]) -> Iterator[Value]:
         if token in wanted:
             meta = manifest.get("metadata")
             name = text(meta.get("name")) if isinstance(meta, Mapping) else ""
-            yield from _store_values(owner, token, manifest, f"{manifest.get('kind')} {name} (from {source}) ")
+            label = " ".join(x for x in (text(manifest.get("kind")), name) if x)
+            yield from _store_values(owner, token, manifest, f"{label} (from {source}) ")

@@ -152,3 +152,58 @@ def test_rbac_readers() -> None:
     assert "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBindingList" in bindings
     assert "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole" not in bindings
     assert len(bindings) == 18
+
+
+def test_secret_store_paths_and_rendered_tokens() -> None:
+    from gpucloud.policies.gpucloud_policies import secret_sources as s
+
+    assert s.store_paths("aws:codebuild/project:Project") == ["environment.environmentVariables"]
+    assert s.store_paths("aws:imagebuilder/imageRecipe:ImageRecipe") == ["userDataBase64", "components.parameters"]
+    # The credential itself is not a store: a password path is left to the scope table.
+    assert s.store_paths("aws:rds/instance:Instance") == []
+    assert s.store_paths("aws:nothing/here:Here") == []
+    assert s._token({"apiVersion": "v1", "kind": "ConfigMap"}) == "kubernetes:core/v1:ConfigMap"
+    assert s._token({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass"}) == (
+        "kubernetes:storage.k8s.io/v1:StorageClass"
+    )
+    assert s._token({"apiVersion": "v1"}) == ""
+    assert s._token({"kind": "StorageClass"}) == ""
+
+
+def test_inventory_values_of_registered_and_rendered_objects() -> None:
+    from pulumi_policy import PolicyResource
+
+    from gpucloud.guard.harness import Res
+    from gpucloud.policies.gpucloud_policies import k8s
+    from gpucloud.policies.gpucloud_policies import secret_sources as s
+
+    def res(r: Res) -> PolicyResource:
+        return PolicyResource(r.type, proxy(dict(r.props)), f"urn:{r.name}", r.name, None, None, None, [], {})
+
+    found = list(
+        s.inventory_values(
+            [
+                res(Res("aws:sagemaker/model:Model", "m", {"primaryContainer": {"environment": {"A": "1"}}})),
+                res(Res("aws:lambda/function:Function", "f", {"environment": {"variables": {"B": "2"}}})),
+                res(Res("aws:lightsail/instance:Instance", "l", {"userData": "#!/bin/sh"})),
+            ]
+        )
+    )
+    assert [(v.urn, v.field, v.value, v.name) for v in found] == [
+        ("urn:m", "primaryContainer.environment.A", "1", "A"),
+        ("urn:l", "userData", "#!/bin/sh", ""),
+    ]
+    rendered = [
+        ("urn:r", "chart c@1", {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "parameters": {"t": "x"}}),
+        ("urn:r", "chart c@1", {"apiVersion": "v1", "kind": "ConfigMap", "data": {"t": "y"}}),
+        ("urn:r", "chart c@1", {"apiVersion": "v1", "kind": "Secret", "data": {"t": "z"}}),
+    ]
+    token = k8s.set_derived(rendered)
+    try:
+        found = list(s.inventory_values([]))
+    finally:
+        k8s.reset_derived(token)
+    # ConfigMaps have their own reader; a Secret is where secrets belong (out of scope).
+    assert [(v.urn, v.field, v.value, v.name) for v in found] == [
+        ("urn:r", "StorageClass (from chart c@1) parameters.t", "x", "t")
+    ]
