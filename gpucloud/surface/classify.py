@@ -40,13 +40,14 @@ _NETWORK = re.compile(
     r"listeners?|ingress)$"
 )
 _PRINCIPAL = re.compile(r"^(?:policy|assumeRolePolicy|accessPolic(?:y|ies)|resourcePolicy|keyPolicy|principals?)$")
-_IAM = re.compile(r"^(?:managedPolicyArns|inlinePolicies|policyArns?|permissionsBoundary)$")
+_IAM = re.compile(r"^(?:managedPolicyArns?|inlinePolic(?:y|ies)|policyArns?|permissionsBoundary)$")
 _IAM_DOCUMENT = re.compile(r"^(?:policy|policyDocument)$")
 _DATA = re.compile(r"(?i:kms|encrypt)|^sse|Sse[A-Z]")
 _SECRETS = re.compile(
     r"^(?:userData|userDataBase64|environment|environmentVariables|variables|parameters|secretString|"
     r"secretBinary)$|(?i:password|connectionstring|privatekey|authtoken|accesstoken|apitoken)"
 )
+_VALUE_NAMES = frozenset({"value", "values", "staticValue", "staticValues", "parameterValue", "defaultValue"})
 _RBAC = re.compile(r"^(?:rules|roleRef|subjects|aggregationRule)$")
 
 # A policy document typed as an object (pulumi-aws accepts the JSON string or this input type, named unqualified
@@ -77,6 +78,13 @@ def _leaf_surfaces(token: str, name: str, nested: bool) -> list[str]:
     return found
 
 
+def _named_values(cls: InputClass | None) -> bool:
+    """An input type of name/value entries (``{name, value}``, ``{parameterName, parameterValue}``): a map
+    written as a list, whose values may be anything."""
+    names = {p.name for p in cls.props if not p.refs and not p.numeric} if cls is not None else set()
+    return bool(names & _VALUE_NAMES) and bool(names & {"name", "key", "parameterName"})
+
+
 def classify(sdk: Sdk, resource: ResourceType) -> dict[str, list[str]]:
     """{surface: [property paths]} for one resource type (paths sorted, at most MAX_PATHS each)."""
     classes = sdk.classes
@@ -99,7 +107,13 @@ def classify(sdk: Sdk, resource: ResourceType) -> dict[str, list[str]]:
             inner = [(s, f"{prop.name}.{p}") for r in refs if r != key for s, p in walk(r, depth + 1)]
             out.extend(inner)
             if not inner:
-                out.extend((s, prop.name) for s in _leaf_surfaces(resource.token, prop.name, bool(refs)))
+                found = _leaf_surfaces(resource.token, prop.name, bool(refs))
+                # Secret material is text: a boolean or a number holds none (``manageMasterUserPassword``,
+                # ``passwordLength``), nor does an object whose every field was searched and none is a secret
+                # (``passwordPolicy``, WAF's ``passwordField``: which request field holds the user's password),
+                # unless it is a name/value list (CodeBuild ``environmentVariables``, DB ``parameters``).
+                no_text = prop.numeric or (refs and not any(_named_values(classes.get(r)) for r in refs))
+                out.extend((s, prop.name) for s in found if not (s == "secrets" and no_text))
         return tuple(out)
 
     found: dict[str, set[str]] = {}
@@ -120,6 +134,13 @@ def apply_overrides(
             continue
         for surface in entry.get("remove") or []:  # type: ignore[attr-defined]
             out.pop(str(surface), None)
+        # One property a name rule put in a surface by mistake (``tokenValidityUnits.accessToken`` is a unit).
+        for surface, paths in (entry.get("removePaths") or {}).items():  # type: ignore[attr-defined]
+            kept = [p for p in out.get(surface, []) if p not in paths]
+            if kept:
+                out[surface] = kept
+            else:
+                out.pop(surface, None)
         add = entry.get("add") or {}
         for surface, paths in add.items():  # type: ignore[attr-defined]
             merged = sorted({*out.get(surface, []), *paths}, key=lambda p: (p.count("."), p))[:MAX_PATHS]

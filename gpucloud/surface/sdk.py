@@ -26,6 +26,8 @@ _TOKEN = re.compile(r"super\((\w+), __self__\)\.__init__\(\s*'([^']+)'")
 _GETTER = re.compile(r'@pulumi\.getter(?:\(name="(\w+)"\))?\n(?:.*\n){0,8}?\s+def (\w+)\(self\) -> (.+?):\n')
 _NEXT_TOP = re.compile(r"^(?:@|class |def )", re.M)
 _QUOTED = re.compile(r"'([\w.]+)'")
+_NUMERIC = re.compile(r"\b(?:bool|int|float)\b")
+_TEXTUAL = re.compile(r"\b(?:str|Any|object)\b")
 _ALIAS = re.compile(r"^from (\.+)([\w.]*) import (\w+) as (\w+)$", re.M)
 
 
@@ -33,6 +35,9 @@ _ALIAS = re.compile(r"^from (\.+)([\w.]*) import (\w+) as (\w+)$", re.M)
 class Prop:
     name: str  # the Pulumi (camelCase) name
     refs: tuple[tuple[str, str], ...]  # nested input types: (package directory, class name)
+    # The annotation admits only booleans and numbers (``pulumi.Input[Optional[_builtins.int]]``): no text, so
+    # never secret material, however the property is named (``masterPasswordWoVersion``, ``passwordLength``).
+    numeric: bool = False
 
 
 @dataclass
@@ -135,7 +140,8 @@ def scan() -> Sdk:
                 cls = InputClass(directory, m.group(1))
                 for camel, snake, annotation in _GETTER.findall(body):
                     refs = tuple(r for r in (_resolve(q, directory, aliases) for q in _QUOTED.findall(annotation)) if r)
-                    cls.props.append(Prop(camel or snake, refs))
+                    numeric = not refs and bool(_NUMERIC.search(annotation)) and not _TEXTUAL.search(annotation)
+                    cls.props.append(Prop(camel or snake, refs, numeric))
                 classes[(directory, cls.name)] = cls
             for m in _RESOURCE_CLASS.finditer(text):
                 name = m.group(1)

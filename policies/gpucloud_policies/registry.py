@@ -30,6 +30,8 @@ from .security import (
     k8s_image_digest,
     k8s_pod_security,
     k8s_public_lb,
+    k8s_rbac_admin,
+    k8s_rbac_anonymous,
     kms_rotation,
     nacl_world_ingress,
     plaintext_secrets,
@@ -99,6 +101,8 @@ GUARDRAILS: tuple[Guardrail, ...] = tuple(
         k8s_exemptions_used,
         k8s_public_lb,
         k8s_image_digest,
+        k8s_rbac_anonymous,
+        k8s_rbac_admin,
         # reliability
         checkpoint_versioning,
         interruption,

@@ -6,7 +6,14 @@ judges each value).
 - Kubernetes: container ``env[].value`` of every pod spec the finder finds (k8s.py), ConfigMap ``data`` and
   ``binaryData``;
 - SSM parameters that are not ``SecureString``, Lambda function environments, ECS task definitions'
-  container environments.
+  container environments;
+- every other type of the surface inventory (gpucloud.surface) whose secrets surface has a plain-text store:
+  the inventory's own property paths ending in environment maps, variables, parameters, user data, connection
+  strings or object data (``STORES``), walked by readers/paths.py (``inventory_values``). The other secrets paths
+  are the credential itself (``masterPassword``, ``privateKey``, ``accessToken``): a value there is expected to be
+  a credential, AWS keeps it write-only, and a policy cannot tell a literal from a Pulumi secret (pulumi-policy
+  1.21.0 policy.py hands validate() secrets as plaintext: ``deserialize_properties`` without ``proxy_secrets``),
+  so those pairs are out of scope with that reason in scope.json.
 
 Each value comes with the resource a finding goes to and the field it sits in. An unknown value is returned as
 unknown (``known`` false), so a guardrail can mark the resource undecided instead of passing it.
@@ -14,17 +21,21 @@ unknown (``known`` false), so a guardrail can mark the resource undecided instea
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gpucloud import fleet
+from gpucloud import fleet, surface
 from gpucloud.fleet import types as T
 from gpucloud.fleet.values import decode_user_data
 
+from . import coverage
 from .base import UnknownValueError, get, has, items, keys, maps, plain, text
 from .k8s import derived, objects, pods
+from .readers import paths
 
 LAUNCH_CONFIG = T.LAUNCH_CONFIGURATION
 SSM_PARAMETER = "aws:ssm/parameter:Parameter"
@@ -33,6 +44,12 @@ ECS_TASK = "aws:ecs/taskDefinition:TaskDefinition"
 CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
 USER_DATA_TYPES = (T.LAUNCH_TEMPLATE, LAUNCH_CONFIG, T.INSTANCE, T.SPOT_INSTANCE_REQUEST, *T.EC2_NODE_CLASSES)
 OTHER_TYPES = (SSM_PARAMETER, LAMBDA_FUNCTION, ECS_TASK, CONFIG_MAP)
+# Leaf names of the secrets surface (gpucloud/surface/classify.py ``_SECRETS``) that hold values stored and shown
+# in plain text (described by the API, printed in consoles, read from IMDS), where a credential is a leak.
+STORES = re.compile(
+    r"^(?:userData|userDataBase64|environment|environmentVariables|variables|parameters|connectionString|data|"
+    r"binaryData)$"
+)
 
 
 @dataclass(frozen=True)
@@ -188,3 +205,53 @@ def all_values(resources: Any) -> Iterator[Value]:
     resources = list(resources)
     yield from kubernetes(resources)
     yield from services(resources)
+    yield from inventory_values(resources)
+
+
+def store_paths(token: str) -> list[str]:
+    """The inventory's secrets paths of a type that end in a plain-text store (``STORES``)."""
+    return [p for p in surface.types().get(token, {}).get("secrets", []) if STORES.match(p.rsplit(".", 1)[-1])]
+
+
+@functools.cache
+def inventory_types() -> frozenset[str]:
+    """Types read by ``inventory_values``: every inventory type with a plain-text store on its secrets surface,
+    except those a dedicated reader above reads and those the scope table puts out of scope (a Secret)."""
+    dedicated = {*USER_DATA_TYPES, *fleet_types(), *OTHER_TYPES}
+    table = coverage.scope()
+    return frozenset(
+        t
+        for t in surface.types()
+        if t not in dedicated
+        and store_paths(t)
+        and not table.get(t, {}).get("secrets", coverage.NOT_YET_READ).startswith("out of scope")
+    )
+
+
+def _token(manifest: Mapping[str, Any]) -> str:
+    api, kind = text(manifest.get("apiVersion")), text(manifest.get("kind"))
+    return f"kubernetes:{api if '/' in api else 'core/' + api}:{kind}" if api and kind else ""
+
+
+def _store_values(urn: str, token: str, props: Any, label: str = "") -> Iterator[Value]:
+    for path in store_paths(token):
+        for where, value in paths.values(props, path):
+            for place, name, v in paths.strings(value, where, ""):
+                # A whole-value store (user data, a connection string) is scanned as written, so its encodings
+                # decode; an entry of a map or a name/value list is scanned as NAME=value.
+                yield Value(urn, f"{label}{place}", v, name)
+
+
+def inventory_values(resources: list[Any]) -> Iterator[Value]:
+    """The plain-text stores of every type in ``inventory_types``, registered or rendered by a chart."""
+    wanted = inventory_types()
+    for r in resources:
+        if r.resource_type in wanted:
+            yield from _store_values(r.urn, r.resource_type, r.props)
+    for owner, source, manifest in derived() or []:
+        token = _token(manifest)
+        if token in wanted:
+            meta = manifest.get("metadata")
+            name = text(meta.get("name")) if isinstance(meta, Mapping) else ""
+            label = " ".join(x for x in (text(manifest.get("kind")), name) if x)
+            yield from _store_values(owner, token, manifest, f"{label} (from {source}) ")

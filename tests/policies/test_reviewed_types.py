@@ -63,9 +63,10 @@ def test_config_reviews_types_and_surfaces() -> None:
     # A surface a guardrail reads never makes a type unreviewed.
     lt = Res("aws:ec2/launchTemplate:LaunchTemplate", "lt", {"userData": "x", "instanceType": "p5.48xlarge"})
     assert stack_flagged(POLICY, [lt], {"unreadSurfaces": ["compute", "secrets", "network"]}) == set()
-    # A type whose secrets surface nobody reads yet (ConfigMaps are read now, by no-plaintext-secrets).
-    cm = Res("aws:batch/jobDefinition:JobDefinition", "cm", {"parameters": {"k": "v"}})
-    assert stack_flagged(POLICY, [cm], {"unreadSurfaces": ["secrets"]}) == {"cm"}
+    # Every secrets surface with a plain-text store is read now (no-plaintext-secrets reads the inventory's
+    # paths), so a job definition's parameters make it unreviewed on no surface.
+    jd = Res("aws:batch/jobDefinition:JobDefinition", "jd", {"parameters": {"k": "v"}})
+    assert stack_flagged(POLICY, [jd], {"unreadSurfaces": ["secrets", "iam", "principal"]}) == set()
 
 
 def test_component_without_children_is_undecided() -> None:

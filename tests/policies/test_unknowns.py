@@ -222,7 +222,7 @@ def test_resource_policies_block_or_warn_per_resource() -> None:
     with pytest.raises(UnknownValueError):
         resource_messages("iam-no-admin-star", unknown_doc)
     assert resource_messages("iam-no-admin-star", unknown_doc, BLOCK) == [
-        f"inline: {UNDECIDED_MARK}policy): string value at .policy can't be known during preview. Fix: make the "
+        f"inline: {UNDECIDED_MARK}policy): policy is computed, so what it grants is unknown at preview. Fix: make the "
         "value known at preview (a literal, or derived from known inputs), or set this policy's unknowns to "
         "'warn' for this environment."
     ]

@@ -50,9 +50,19 @@ def test_every_resource_type_of_both_sdks_is_listed(built: dict) -> None:
                     "rootBlockDevice.encrypted",
                     "rootBlockDevice.kmsKeyId",
                 ],
-                "secrets": ["getPasswordData", "userData", "userDataBase64"],
+                # getPasswordData is a boolean: it holds no secret, whatever its name says.
+                "secrets": ["userData", "userDataBase64"],
             },
         ),
+        # Numbers and flags about a password are not one; the password itself is.
+        ("aws:rds/cluster:Cluster", None),
+        # A name/value list holds values (a CodeBuild variable may be a credential); an object of settings does not.
+        ("aws:codebuild/project:Project", None),
+        ("aws:cognito/userPool:UserPool", {"data": ["lambdaConfig.kmsKeyId"]}),
+        # Reviewed path removals: a unit, not a token; a policy name, not a document; a session policy.
+        ("aws:cognito/userPoolClient:UserPoolClient", {}),
+        ("aws:iot/policyAttachment:PolicyAttachment", {}),
+        ("aws:iot/policy:Policy", {"iam": ["policy"]}),
         (
             "aws:batch/computeEnvironment:ComputeEnvironment",
             {
@@ -85,7 +95,12 @@ def test_every_resource_type_of_both_sdks_is_listed(built: dict) -> None:
     ],
 )
 def test_surfaces_of_known_types(built: dict, token: str, expected: dict) -> None:
-    assert built["types"][token] == expected
+    if token == "aws:rds/cluster:Cluster":
+        assert built["types"][token]["secrets"] == ["masterPassword", "masterPasswordWo"]
+    elif token == "aws:codebuild/project:Project":
+        assert built["types"][token]["secrets"] == ["environment.environmentVariables"]
+    else:
+        assert built["types"][token] == expected
 
 
 def test_rules_on_property_names() -> None:
@@ -117,10 +132,27 @@ def test_overrides_add_and_remove() -> None:
     assert got == {"compute": ["body"], "network": ["cidr"]}
 
 
+def test_override_removes_one_path() -> None:
+    table = [{"tokens": ["a:b/c:C"], "removePaths": {"secrets": ["units.accessToken"]}, "reason": "r"}]
+    got = classify.apply_overrides("a:b/c:C", {"secrets": ["password", "units.accessToken"]}, table)
+    assert got == {"secrets": ["password"]}
+    assert classify.apply_overrides("a:b/c:C", {"secrets": ["units.accessToken"]}, table) == {}
+
+
+def test_scan_records_numeric_properties(built: dict) -> None:
+    scanned = sdk.scan()
+    cluster = next(c for (d, n), c in scanned.classes.items() if d == "pulumi_aws/rds" and n == "ClusterArgs")
+    numeric = {p.name: p.numeric for p in cluster.props}
+    assert numeric["masterPasswordWoVersion"] is True  # pulumi.Input[Optional[_builtins.int]]
+    assert numeric["manageMasterUserPassword"] is True  # bool
+    assert numeric["masterPassword"] is False  # str
+
+
 def test_every_override_names_existing_types_and_gives_a_reason(built: dict) -> None:
     for entry in generate.overrides():
         assert entry["reason"].strip(), entry
         assert set(entry.get("add", {})) <= set(classify.SURFACES), entry
+        assert set(entry.get("removePaths", {})) <= set(classify.SURFACES), entry
         missing = [t for t in entry["tokens"] if t not in built["types"]]
         assert missing == [], f"override for types the SDKs do not define: {missing}"
 

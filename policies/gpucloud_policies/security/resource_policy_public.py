@@ -1,63 +1,67 @@
 """GC-SEC-152 resource-policy-no-public-principal: no resource policy lets everyone use the resource.
 
-Queues, topics, KMS keys, container registries, Lambda functions and layers, secrets, buckets and the other
-stores of ``DOCUMENTS`` carry a resource policy. A statement that allows Principal ``*`` (or a NotPrincipal Allow)
-under no condition that restricts *who* is public: anyone with an AWS account (for some actions, anyone at all)
-may read, write, decrypt or invoke. The verdict is the principal reader's (readers/principals.py), the same one
-the trust-policy guardrail uses: ``aws:SourceArn``/``aws:SourceAccount``/``aws:PrincipalOrgID``/
-``aws:SourceVpce``/... with fixed values restrict; ``aws:SecureTransport`` or ``aws:CurrentTime`` do not.
+Which types carry a principal and where is the surface inventory's (gpucloud.surface, generated from the
+provider SDKs): every type whose principal surface the scope table does not put out of scope is read at the
+inventory's own property paths (readers/paths.py walks nested blocks and lists), so a provider upgrade that adds
+a type with a resource policy is read, or fails the coverage test until it is triaged. Two kinds of path:
 
-``lambda.Permission`` and ``lambda.LayerVersionPermission`` take the principal as an input: ``*`` is public
-unless ``sourceArn``, ``sourceAccount`` or ``principalOrgId`` (a layer: ``organizationId``) scopes it;
-``cloudwatch.EventPermission`` ``*`` unless its ``condition`` names an organisation.
+- a policy *document* (``policy``, ``accessPolicy``, ``accessPolicies``, ``resourcePolicy``, ``keyPolicy``):
+  a statement that allows Principal ``*`` (or a NotPrincipal Allow) under no condition that restricts *who* is
+  public: anyone with an AWS account (for some actions, anyone at all) may read, write, decrypt or invoke. The
+  verdict is the principal reader's (readers/principals.py), the same one the trust-policy guardrail uses:
+  ``aws:SourceArn``/``aws:SourceAccount``/``aws:PrincipalOrgID``/``aws:SourceVpce``/... with fixed values
+  restrict; ``aws:SecureTransport`` or ``aws:CurrentTime`` do not. An OpenSearch Serverless data access policy
+  (a list of ``{Rules, Principal}``) is read as one Allow per rule.
+- a bare *principal* input (``principal``, ``principals``, ``permissions.principal``): ``*`` is everyone.
+  ``lambda.Permission`` and ``lambda.LayerVersionPermission`` ``*`` is public unless ``sourceArn``,
+  ``sourceAccount`` or ``principalOrgId`` (a layer: ``organizationId``) scopes it; ``cloudwatch.EventPermission``
+  ``*`` unless its ``condition`` names an organisation.
+
+An OpenSearch / Elasticsearch domain placed in a VPC (``vpcOptions.subnetIds``) is not judged on its access
+policy: AWS recommends an open access policy there, reachability being the VPC's and the security groups'
+("Launching your Amazon OpenSearch Service domains within a VPC": "we recommend using an open access policy").
+A role's trust policy is judged by iam-no-public-trust.
 """
 
 from __future__ import annotations
 
+import functools
+import json
+from collections.abc import Iterator
 from typing import Any
 
-from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, present, text
-from ..readers import principals
+from gpucloud import surface
 
-# Type token -> the input holding its resource policy document.
-DOCUMENTS: dict[str, str] = {
-    "aws:sqs/queue:Queue": "policy",
-    "aws:sqs/queuePolicy:QueuePolicy": "policy",
-    "aws:sns/topic:Topic": "policy",
-    "aws:sns/topicPolicy:TopicPolicy": "policy",
-    "aws:kms/key:Key": "policy",
-    "aws:kms/keyPolicy:KeyPolicy": "policy",
-    "aws:kms/replicaKey:ReplicaKey": "policy",
-    "aws:kms/externalKey:ExternalKey": "policy",
-    "aws:kms/replicaExternalKey:ReplicaExternalKey": "policy",
-    "aws:ecr/repositoryPolicy:RepositoryPolicy": "policy",
-    "aws:ecr/registryPolicy:RegistryPolicy": "policy",
-    "aws:lambda/resourcePolicy:ResourcePolicy": "policy",
-    "aws:secretsmanager/secret:Secret": "policy",
-    "aws:secretsmanager/secretPolicy:SecretPolicy": "policy",
-    "aws:s3/bucket:Bucket": "policy",
-    "aws:s3/bucketV2:BucketV2": "policy",
-    "aws:s3/bucketPolicy:BucketPolicy": "policy",
-    "aws:s3/accessPoint:AccessPoint": "policy",
-    "aws:s3control/bucketPolicy:BucketPolicy": "policy",
-    "aws:s3control/accessPointPolicy:AccessPointPolicy": "policy",
-    "aws:s3tables/tableBucketPolicy:TableBucketPolicy": "resourcePolicy",
-    "aws:s3tables/tablePolicy:TablePolicy": "resourcePolicy",
-    "aws:efs/fileSystemPolicy:FileSystemPolicy": "policy",
-    "aws:backup/vaultPolicy:VaultPolicy": "policy",
-    "aws:glacier/vault:Vault": "accessPolicy",
-    "aws:dynamodb/resourcePolicy:ResourcePolicy": "policy",
-    "aws:kinesis/resourcePolicy:ResourcePolicy": "policy",
-    "aws:cloudwatch/logDestinationPolicy:LogDestinationPolicy": "accessPolicy",
-    "aws:cloudwatch/eventBusPolicy:EventBusPolicy": "policy",
-    "aws:glue/resourcePolicy:ResourcePolicy": "policy",
-    "aws:codebuild/resourcePolicy:ResourcePolicy": "policy",
-    "aws:msk/clusterPolicy:ClusterPolicy": "policy",
-    "aws:redshift/resourcePolicy:ResourcePolicy": "policy",
-    "aws:schemas/registryPolicy:RegistryPolicy": "policy",
-    "aws:sagemaker/modelPackageGroupPolicy:ModelPackageGroupPolicy": "resourcePolicy",
-    "aws:dsql/clusterPolicy:ClusterPolicy": "policy",
-}
+from .. import coverage
+from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, present, strings, text, unknown
+from ..readers import paths, principals
+
+# Leaf names of the principal surface (gpucloud/surface/classify.py ``_PRINCIPAL``) read as a policy document,
+# and those read as a bare principal; a trust policy (``assumeRolePolicy``) is iam-no-public-trust's.
+DOCUMENT_LEAVES = frozenset({"policy", "accessPolicy", "accessPolicies", "resourcePolicy", "keyPolicy"})
+PRINCIPAL_LEAVES = frozenset({"principal", "principals"})
+VPC_DOMAINS = frozenset({"aws:opensearch/domain:Domain", "aws:elasticsearch/domain:Domain"})
+
+
+def _leaf(path: str) -> str:
+    return path.rsplit(".", 1)[-1]
+
+
+@functools.cache
+def documents() -> dict[str, tuple[str, ...]]:
+    """Type token -> its principal paths, for every inventory type this guardrail reads: each path a document or
+    a bare principal, and the scope table not putting the type's principal surface out of scope."""
+    table = coverage.scope()
+    out: dict[str, tuple[str, ...]] = {}
+    for token, surfaces in surface.types().items():
+        found = surfaces.get("principal", [])
+        if not found or table.get(token, {}).get("principal", "").startswith("out of scope"):
+            continue
+        if all(_leaf(p) in DOCUMENT_LEAVES | PRINCIPAL_LEAVES for p in found):
+            out[token] = tuple(found)
+    return out
+
+
 LAMBDA_PERMISSION = "aws:lambda/permission:Permission"
 LAYER_PERMISSION = "aws:lambda/layerVersionPermission:LayerVersionPermission"
 EVENT_PERMISSION = "aws:cloudwatch/eventPermission:EventPermission"
@@ -74,6 +78,27 @@ FIX = (
 )
 
 
+def _read(props: Any, path: str) -> Iterator[tuple[str, Any]]:
+    for where, value in paths.values(props, path):
+        if value is paths.UNKNOWN:
+            raise unknown(where, f"{where} is computed, so who it lets in is unknown at preview")
+        yield where, value
+
+
+def _document(value: Any) -> dict[str, Any] | None:
+    """A policy document; an OpenSearch Serverless data access policy (``[{Rules, Principal}]``) as one Allow
+    statement per rule, its principals as AWS principals."""
+    raw = json.loads(value) if isinstance(value, str) and value.lstrip().startswith("[") else value
+    if isinstance(raw, list):
+        rules = [r for r in raw if isinstance(r, dict) and "Principal" in r]
+        return {"Statement": [{"Effect": "Allow", "Principal": {"AWS": r["Principal"]}} for r in rules]}
+    return principals.document(value)
+
+
+def _in_vpc(props: Any) -> bool:
+    return bool(strings(get(props, "vpcOptions", "subnetIds")))
+
+
 def validate(args: Any, report: Report, cfg: Config) -> None:
     if args.resource_type in _SCOPES:
         principal = text(get(args.props, "principal"))
@@ -84,16 +109,28 @@ def validate(args: Any, report: Report, cfg: Config) -> None:
                 f"can use it. {FIX.replace('add a Condition', 'set ' + _SCOPES[args.resource_type][0])}"
             )
         return
-    key = DOCUMENTS[args.resource_type]
-    for f in principals.public_statements(principals.document(get(args.props, key))):
-        report(f"{key} Statement[{f.index}] allows {f.why}: the resource is public. {FIX}")
+    if args.resource_type in VPC_DOMAINS and _in_vpc(args.props):
+        return
+    for path in documents()[args.resource_type]:
+        for where, value in _read(args.props, path):
+            if _leaf(path) in PRINCIPAL_LEAVES:
+                if any(principals.principal_is_public(p) for p in [value, *strings(value)]):
+                    report(f"{where} is '*': everyone is granted access. {FIX}")
+                continue
+            try:
+                doc = _document(value)
+            except ValueError:
+                continue
+            for f in principals.public_statements(doc):
+                report(f"{where} Statement[{f.index}] allows {f.why}: the resource is public. {FIX}")
 
 
 GUARDRAIL = Guardrail(
     id="GC-SEC-152",
     name="resource-policy-no-public-principal",
-    description="Resource policies (queues, topics, KMS keys, registries, functions, secrets, buckets and other "
-    "stores) must not allow Principal '*' unless a condition restricts who.",
+    description="Resource policies and principal inputs of every type the surface inventory lists (queues, topics, "
+    "KMS keys, registries, functions, secrets, buckets, APIs, domains and other stores) must not allow Principal "
+    "'*' unless a condition restricts who.",
     category="security",
     severity=Severity.CRITICAL,
     enforcement=EnforcementLevel.MANDATORY,
@@ -114,6 +151,6 @@ GUARDRAIL = Guardrail(
     ),
     kind="resource",
     surfaces=frozenset({"principal"}),
-    resource_types=frozenset({*DOCUMENTS, *_SCOPES}),
+    resource_types=frozenset({*documents(), *_SCOPES}),
     validate=validate,
 )
