@@ -7,11 +7,13 @@ fails it.
 
 from __future__ import annotations
 
+import base64
+import gzip
 import ipaddress
 
 import pytest
 
-from gpucloud.policies.gpucloud_policies.readers import principals, reach
+from gpucloud.policies.gpucloud_policies.readers import principals, reach, secrets
 
 # --- reach ---------------------------------------------------------------------------------------------------
 
@@ -257,3 +259,140 @@ def test_documents_and_lists():
     assert principals.public_principal_value(" * ", [])
     assert not principals.public_principal_value("*", ["sourceArn"])
     assert not principals.public_principal_value("s3.amazonaws.com", [])
+
+
+# --- secrets -------------------------------------------------------------------------------------------------
+
+GH = "ghp_" + "Zq8xK2mN4pR7sT1vW3yB5dF6hJ9kL0cA2eG4"
+
+
+def b64(s: str | bytes) -> str:
+    return base64.b64encode(s.encode() if isinstance(s, str) else s).decode()
+
+
+def test_entropy_values():
+    assert secrets.entropy("") == 0.0
+    assert secrets.entropy("ab") == 1.0
+    assert secrets.entropy("aabb") == 1.0
+    assert secrets.entropy("aab") == pytest.approx(0.9182958, abs=1e-6)
+
+
+def test_whole_value_base64():
+    assert secrets._b64("QUJDREVGR0hJSktM") == b"ABCDEFGHIJKL"  # 16 characters: the shortest decoded
+    assert secrets._b64("QUJD REVG\nR0hJ SktM") == b"ABCDEFGHIJKL"  # wrapped lines
+    assert secrets._b64("QUJDREVGR0hJSk=") is None  # 15
+    assert secrets._b64("QUJDREVGR0hJSktMT") is None  # not a multiple of 4
+    assert secrets._b64("QUJDREVGR0hJSk!M") is None
+    assert secrets._b64_bytes(b"QUJD\nREVG") == b"ABCDEF"
+    assert secrets._b64_bytes(b"QUI") == b"AB"  # padding restored
+    assert secrets._b64_bytes(b"QU") == b"A"
+    assert secrets._b64_bytes(b"QU!J") is None  # validated, not skipped over
+
+
+def test_gunzip_is_bounded():
+    bomb = gzip.compress(b"\0" * (2 * secrets.MAX_BYTES), mtime=0)
+    out = secrets._gunzip(bomb)
+    assert out is not None and len(out) == secrets.MAX_BYTES
+    assert secrets._gunzip(b"\x1f\x8bnot gzip") is None
+    assert secrets._gunzip(b"plain") is None
+
+
+def test_text_needs_95_percent_printable():
+    assert secrets._text(b"") is None
+    assert secrets._text(b"a" * 19 + b"\x01") is None  # exactly 95 %: not more
+    assert secrets._text(b"a" * 39 + b"\x01") == "a" * 39 + "\x01"
+    assert secrets._text(b"a\n\r\t" * 5) == "a\n\r\t" * 5
+    assert secrets._text(b"\xff\xfe") is None
+
+
+def test_layers_are_named_and_depth_bounded():
+    assert list(secrets.layers("")) == []
+    inner = f"T={GH}"
+    assert list(secrets.layers(b64(inner))) == [("as written", b64(inner)), ("base64", inner)]
+    deep = inner
+    for _ in range(secrets.MAX_DEPTH):
+        deep = b64(deep)
+    assert [f.layer for f in secrets.tokens(deep)] == [" > ".join(["base64"] * secrets.MAX_DEPTH)]
+    assert secrets.tokens(b64(deep)) == []  # one layer past MAX_DEPTH is not read
+    gz = b64(gzip.compress(inner.encode(), mtime=0))
+    assert [layer for layer, _ in secrets.layers(gz)] == ["as written", "base64 > gzip"]
+    assert secrets.tokens(b64(gz))[0].layer == "base64 > base64 > gzip"
+
+
+def _mime(body: str, *, preamble: str = "") -> str:
+    return (
+        f'{preamble}Content-Type: multipart/mixed; boundary="B"\nMIME-Version: 1.0\n\n--B\n'
+        "Content-Type: text/plain\n\nhello\n--B\nContent-Type: text/x-shellscript\n"
+        f"Content-Transfer-Encoding: base64\n\n{b64(body)}\n--B--\n"
+    )
+
+
+def test_mime_parts_are_named_where_they_are():
+    assert [f.layer for f in secrets.tokens(_mime(f"echo {GH}"))] == ["MIME part 2"]
+    assert [f.layer for f in secrets.tokens(b64(_mime(f"echo {GH}")))] == ["base64 > MIME part 2"]
+    # Leading blank lines end the headers (email.message_from_string, as cloud-init parses user data): not
+    # MIME, and the part's base64 run is still decoded.
+    assert [f.layer for f in secrets.tokens("\n\n" + _mime(f"echo {GH}"))] == ["embedded base64"]
+    # A MIME-Version header first is MIME too, with the Content-Type past the first 200 characters.
+    late = (
+        f"MIME-Version: 1.0\nX-Note: {'n' * 220}\n"
+        f'Content-Type: multipart/mixed; boundary="B"\n\n--B\nContent-Transfer-Encoding: base64\n\n'
+        f"{b64('echo ' + GH)}\n--B--\n"
+    )
+    assert [f.layer for f in secrets.tokens(late)] == ["MIME part 1"]
+    # Not multipart: no MIME layer, the embedded base64 run is still decoded.
+    single = f"MIME-Version: 1.0\nContent-Type: text/plain\n\n{b64('echo ' + GH)}\n"
+    assert [f.layer for f in secrets.tokens(single)] == ["embedded base64"]
+
+
+def test_cloud_config_write_files():
+    gz = b64(gzip.compress(f"T={GH}".encode(), mtime=0))
+    doc = (
+        "#cloud-config\nwrite_files:\n- not a mapping\n- path: /etc/none\n- path: /etc/bad\n  encoding: b64\n"
+        "  content: '!!!'\n- path: /etc/plain\n  content: hello\n- content: " + f"T={GH}" + "\n"
+        "- path: /etc/b.env\n  encoding: GZ+B64\n  content: " + gz + "\n"
+    )
+    layers = [layer for layer, _ in secrets.layers(doc)]
+    assert layers == [
+        "as written",
+        "write_files[3] /etc/plain",
+        "write_files[4]",
+        "write_files[5] /etc/b.env",
+        "embedded base64 > gzip",  # the same run, decoded where it is written too
+    ]
+    nested = [layer for layer, _ in secrets.layers(b64(doc))]
+    assert nested[:3] == ["as written", "base64", "base64 > write_files[3] /etc/plain"]
+    assert secrets.tokens(b64(doc))[0].layer == "base64"  # the token is in the document as written too
+    only_gz = f"#cloud-config\nwrite_files:\n- path: /etc/b.env\n  encoding: ' gzip+base64 '\n  content: {gz}\n"
+    assert [f.layer for f in secrets.tokens(only_gz)] == ["write_files[0] /etc/b.env"]
+    # An unknown encoding is read as written.
+    assert [layer for layer, _ in secrets.layers("#cloud-config\nwrite_files:\n- {content: x, encoding: zz}")] == [
+        "as written",
+        "write_files[0]",
+    ]
+    assert list(secrets.layers("#cloud-config\n[1, 2")) == [("as written", "#cloud-config\n[1, 2")]
+
+
+def test_scan_assignments():
+    [f] = secrets.scan("X_API_KEY = 'Zx9kQ2mP7vL4nR8sT1wY'")
+    assert f == secrets.Finding("a high-entropy value assigned to X_API_KEY", "as written", False)
+    assert secrets.scan("PASSWORD=Zx9kQ2mP7vL4nR8sT1wY", entropy_bits=5.0) == []
+    value = "Zx9kQ2mP7vL4nR8sT1wY"
+    assert secrets.scan(f"PASSWORD={value}", entropy_bits=secrets.entropy(value)) != []  # inclusive
+    assert secrets.scan("PASSWORD=ZxkQmPvLnRsTwYabcdef") == []  # letters only: a word, not a literal
+    assert secrets.scan("PASSWORD=1234567890123456789") == []  # digits only
+    for ref in ("arn:aws:ssm:us-east-1:1:x9", "https://vault/x9y8z7w6", "/run/secrets/x9y8z7w6q", "ssm:/a/b9c8d7e6"):
+        assert secrets.scan(f"TOKEN={ref}") == [], ref
+    # A layer with a token reports the token only; another layer's assignment is still reported.
+    assert [(f.what, f.token) for f in secrets.scan(f"TOKEN={GH} PASSWORD=Zx9kQ2mP7vL4nR8sT1wY")] == [
+        ("a GitHub token", True)
+    ]
+    assert secrets.scan(None) == [] and secrets.scan("") == []
+    both = secrets.scan(f"PASSWORD=Zx9kQ2mP7vL4nR8sT1wY\necho {b64('T=' + GH)} | base64 -d")
+    assert [(f.what, f.layer) for f in both] == [
+        ("a high-entropy value assigned to PASSWORD", "as written"),
+        ("a GitHub token", "embedded base64"),
+    ]
+    assert secrets.describe(both) == (
+        "a high-entropy value assigned to PASSWORD (as written); a GitHub token (embedded base64)"
+    )

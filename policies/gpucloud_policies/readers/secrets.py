@@ -243,9 +243,10 @@ def _text(data: bytes) -> str | None:
 
 
 def _bytes_layers(data: bytes, layer: str, depth: int) -> Iterator[tuple[str, str]]:
+    # ``layer`` is never empty here: bytes are reached through a named layer (base64, a MIME part, a file).
     inflated = _gunzip(data)
     if inflated is not None:
-        yield from _bytes_layers(inflated, f"{layer} > gzip" if layer else "gzip", depth + 1)
+        yield from _bytes_layers(inflated, f"{layer} > gzip", depth + 1)
         return
     text = _text(data)
     if text is not None:
