@@ -1,0 +1,78 @@
+"""Exact messages and undecided entries of the secret guardrails (GC-SEC-012, GC-SEC-154, GC-SEC-155).
+
+Written against the mutants `scripts/mutation.py` left alive in security/userdata_secrets.py,
+plaintext_secrets.py and secrets_entropy.py: a computed value before a secret must not stop the walk, and each
+message is the one a user reads.
+"""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from gpucloud.guard.harness import UNKNOWN, Res, stack_messages
+from gpucloud.policies.gpucloud_policies.base import Undecided, UndecidedError
+
+LT = "aws:ec2/launchTemplate:LaunchTemplate"
+SSM = "aws:ssm/parameter:Parameter"
+GH = "ghp_" + "Zq8xK2mN4pR7sT1vW3yB5dF6hJ9kL0cA2eG4"
+PASSWORD = "PASSWORD=Zx9kQ2mP7vL4nR8sT1wY"
+
+
+def b64(s: str) -> str:
+    return base64.b64encode(s.encode()).decode()
+
+
+def test_user_data_secret_after_a_computed_one():
+    resources = [Res(LT, "computed", {"userData": UNKNOWN}), Res(LT, "leaky", {"userData": b64(f"T={GH}")})]
+    found: list[tuple[str, str]] = []
+    with pytest.raises(UndecidedError) as caught:
+        stack_messages("lt-no-secrets-in-userdata", resources, None, found)
+    assert caught.value.undecided == [
+        Undecided(
+            f"urn:pulumi:test::test::{LT}::computed",
+            "userData",
+            "the user data is computed, so its contents are unknown at preview",
+        )
+    ]
+    assert found == [
+        (
+            "leaky",
+            "leaky: userData contains a GitHub token (as written); user data is readable by anyone who can "
+            "describe the instance or reach IMDS from it. Fix: rotate the credential and read it at boot from "
+            "Secrets Manager / SSM Parameter Store with the node role.",
+        )
+    ]
+
+
+def test_plaintext_secret_after_a_computed_one():
+    resources = [
+        Res(SSM, "computed", {"type": "String", "value": UNKNOWN}),
+        Res(SSM, "plain", {"type": "String", "value": GH}),
+    ]
+    assert stack_messages("no-plaintext-secrets", resources) == [
+        (
+            "plain",
+            "plain: value holds a GitHub token (as written) in plain text. Fix: rotate it and keep it in a Secret "
+            "(valueFrom.secretKeyRef), a SecureString parameter, or Secrets Manager referenced by ARN.",
+        )
+    ]
+
+
+def test_high_entropy_message_threshold_and_tokens():
+    resources = [
+        Res(SSM, "computed", {"type": "String", "value": UNKNOWN}),
+        Res(SSM, "entropy", {"type": "String", "value": PASSWORD}),
+        # A token in one layer and a high-entropy assignment in another: GC-SEC-154 reports it, not this advisory.
+        Res(SSM, "token-too", {"type": "String", "value": f"{PASSWORD}\necho {b64('T=' + GH)} | base64 -d"}),
+    ]
+    assert stack_messages("secrets-high-entropy", resources) == [
+        (
+            "entropy",
+            "entropy: value holds a high-entropy value assigned to PASSWORD (as written): it may be a credential. "
+            "Fix: if it is one, move it to a secret store and rotate it; if not, rename the variable.",
+        )
+    ]
+    # The configured floor is the one used (the value has 4.32 bits per character).
+    assert stack_messages("secrets-high-entropy", resources, {"minEntropyBits": 4.5}) == []
