@@ -11,7 +11,7 @@ import base64
 
 import pytest
 
-from gpucloud.guard.harness import UNKNOWN, Res, stack_messages
+from gpucloud.guard.harness import UNKNOWN, Res, stack_flagged, stack_messages
 from gpucloud.policies.gpucloud_policies.base import Undecided, UndecidedError
 
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -76,3 +76,53 @@ def test_high_entropy_message_threshold_and_tokens():
     ]
     # The configured floor is the one used (the value has 4.32 bits per character).
     assert stack_messages("secrets-high-entropy", resources, {"minEntropyBits": 4.5}) == []
+
+
+# --- GC-SEC-153 k8s-pod-security-exemptions ------------------------------------------------------------------
+
+
+def _daemonset(name: str, image: str) -> Res:
+    body = {
+        "metadata": {"name": name, "namespace": "logging"},
+        "spec": {"template": {"spec": {"hostPID": True, "containers": [{"name": "c", "image": image}]}}},
+    }
+    return Res("kubernetes:apps/v1:DaemonSet", name, body)
+
+
+EXEMPTIONS = [
+    {"namespace": "logging", "name": "agent", "images": ["public.ecr.aws/x/agent"], "reason": "used"},
+    {
+        "namespace": "logging",
+        "name": "shipper",
+        "kind": "DaemonSet",
+        "images": ["public.ecr.aws/x/fluent-bit"],
+        "reason": "taken by another image",
+    },
+    {"namespace": "logging", "name": "ghost", "images": ["x"], "reason": "matches nothing"},
+]
+FIX = (
+    "a stale entry, or one a workload inherits by its name. Fix: remove it, or correct its name, kind, images or "
+    "chart to the daemon it is meant for."
+)
+
+
+def test_exemption_messages_after_a_used_entry():
+    rs = [_daemonset("agent", "public.ecr.aws/x/agent:1"), _daemonset("shipper", "evil/miner:1")]
+    assert stack_flagged("k8s-pod-security", rs, {"exemptions": EXEMPTIONS}) == {"shipper"}
+    assert stack_messages("k8s-pod-security-exemptions", rs) == [
+        (
+            "shipper",
+            "shipper: k8s-pod-security exemption DaemonSet logging/shipper (images ['public.ecr.aws/x/fluent-bit']) "
+            f"is taken by a workload it does not exempt (another image or chart) in the plan: {FIX}",
+        ),
+        ("", f"stack: k8s-pod-security exemption logging/ghost (images ['x']) matches nothing in the plan: {FIX}"),
+    ]
+
+
+def test_exemptions_are_not_judged_when_a_chart_was_not_rendered():
+    rs = [
+        _daemonset("agent", "public.ecr.aws/x/agent:1"),
+        Res("kubernetes:helm.sh/v3:Release", "rel", {"chart": "x", "namespace": "logging"}),
+    ]
+    stack_messages("k8s-pod-security", rs, {"exemptions": EXEMPTIONS, "unknowns": "block"})
+    assert stack_messages("k8s-pod-security-exemptions", rs) == []
