@@ -126,3 +126,83 @@ def test_exemptions_are_not_judged_when_a_chart_was_not_rendered():
     ]
     stack_messages("k8s-pod-security", rs, {"exemptions": EXEMPTIONS, "unknowns": "block"})
     assert stack_messages("k8s-pod-security-exemptions", rs) == []
+
+
+# --- secret_sources: where the values come from ----------------------------------------------------------------
+
+
+def _fields(policy: str, resources: list[Res]) -> list[tuple[str, str]]:
+    """(resource, field) of each finding: the message up to the verb."""
+    out = []
+    for name, message in stack_messages(policy, resources):
+        head = message.removeprefix(f"{name}: ")
+        out.append((name, head.split(" holds ", 1)[0].split(" contains ", 1)[0]))
+    return out
+
+
+def test_an_unknown_value_does_not_hide_a_known_one_beside_it():
+    # Before, the first unknown ended the resource: the token after it was never read.
+    lam = Res("aws:lambda/function:Function", "fn", {"environment": {"variables": {"A": UNKNOWN, "B": GH}}})
+    ssm = Res(SSM, "p", {"type": "String", "value": UNKNOWN, "insecureValue": GH})
+    assert _fields("no-plaintext-secrets", [lam, ssm]) == [("fn", "environment.variables.B"), ("p", "insecureValue")]
+    # A computed parameter name: the value is still read, weighed under the logical name.
+    named = Res(SSM, "db-password", {"type": "String", "name": UNKNOWN, "value": "Zx9kQ2mP7vL4nR8sT1wY"})
+    assert _fields("secrets-high-entropy", [named]) == [("db-password", "value")]
+
+
+def test_every_value_source_names_its_field():
+    pod = {
+        "metadata": {"name": "api", "namespace": "ml"},
+        "spec": {
+            "template": {
+                "spec": {
+                    "initContainers": [
+                        {
+                            "name": "i",
+                            "image": "a:1",
+                            "env": [{"name": "X", "value": UNKNOWN}, {"name": "T", "value": GH}],
+                        }
+                    ],
+                    "containers": [
+                        {"name": "c", "image": "a:1", "env": [{"name": "N", "value": "1"}]},
+                        {"name": "d", "image": "a:1", "env": [{"name": "T2", "value": GH}]},
+                    ],
+                }
+            }
+        },
+    }
+    containers = (
+        '[{"environment": [{"name": "A", "value": "x"}]}, {"environment": [{"name": "B", "value": "%s"}, "junk"]}]'
+    )
+    rs = [
+        Res("kubernetes:apps/v1:Deployment", "api", pod),
+        Res(
+            "kubernetes:core/v1:ConfigMap",
+            "cm",
+            {
+                "metadata": {"name": "cm", "namespace": "ml"},
+                "data": {"a": UNKNOWN, "b": f"T={GH}"},
+                "binaryData": {"c": b64(GH)},
+            },
+        ),
+        Res("aws:ecs/taskDefinition:TaskDefinition", "bad-json", {"containerDefinitions": "{not json"}),
+        Res("aws:ecs/taskDefinition:TaskDefinition", "t", {"containerDefinitions": containers % GH}),
+        Res(SSM, "secure", {"type": "SecureString", "value": GH}),
+    ]
+    assert _fields("no-plaintext-secrets", rs) == [
+        ("api", "Deployment ml/api spec.template.spec.containers[1].env T2"),
+        ("api", "Deployment ml/api spec.template.spec.initContainers[0].env T"),
+        ("cm", "ConfigMap ml/cm data.b"),
+        ("cm", "ConfigMap ml/cm binaryData.c"),
+        ("t", "containerDefinitions[1].environment B"),
+    ]
+
+
+def test_user_data_of_templates_and_configurations_no_pool_uses():
+    rs = [
+        Res(LT, "lt", {"userData": b64(f"T={GH}")}),
+        Res("aws:ec2/launchConfiguration:LaunchConfiguration", "lc", {"userDataBase64": b64(f"T={GH}")}),
+        Res(LT, "none", {"imageId": "ami-0a1b2c3d4e5f60789"}),
+    ]
+    assert _fields("lt-no-secrets-in-userdata", rs) == [("lt", "userData"), ("lc", "userDataBase64")]
+    assert _fields("lt-no-secrets-in-userdata", [Res(LT, "none", {"imageId": "ami-0a1b2c3d4e5f60789"})]) == []
