@@ -206,3 +206,44 @@ def test_user_data_of_templates_and_configurations_no_pool_uses():
     ]
     assert _fields("lt-no-secrets-in-userdata", rs) == [("lt", "userData"), ("lc", "userDataBase64")]
     assert _fields("lt-no-secrets-in-userdata", [Res(LT, "none", {"imageId": "ami-0a1b2c3d4e5f60789"})]) == []
+
+
+ASG = "aws:autoscaling/group:Group"
+
+
+def test_pool_user_data_goes_to_the_pool():
+    # The template a pool boots with is judged as the pool's user data (reported on the pool, once).
+    rs = [
+        Res(LT, "lt", {"userData": b64(f"T={GH}"), "instanceType": "g6e.xlarge"}),
+        Res(
+            ASG, "asg", {"launchTemplate": {"id": UNKNOWN}, "maxSize": 2, "minSize": 0}, deps={"launchTemplate": ["lt"]}
+        ),
+    ]
+    assert _fields("lt-no-secrets-in-userdata", rs) == [("asg", "userData")]
+    # Karpenter: the EC2NodeClass's spec.userData is the NodePool's.
+    node_class = {
+        "apiVersion": "karpenter.k8s.aws/v1",
+        "kind": "EC2NodeClass",
+        "metadata": {"name": "gpu"},
+        "spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}], "userData": f"T={GH}"},
+    }
+    ref = {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"}
+    node_pool = {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": "gpu"},
+        "spec": {"template": {"spec": {"nodeClassRef": ref, "requirements": []}}},
+    }
+    karpenter = [
+        Res("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "nc", node_class),
+        Res("kubernetes:karpenter.sh/v1:NodePool", "np", node_pool),
+    ]
+    assert _fields("lt-no-secrets-in-userdata", karpenter) == [("np", "userData")]
+    # Computed user data makes the pool undecided, on the pool.
+    computed = [
+        Res(LT, "lt", {"userData": UNKNOWN}),
+        Res(ASG, "asg", {"launchTemplate": {"id": UNKNOWN}, "maxSize": 2}, deps={"launchTemplate": ["lt"]}),
+    ]
+    with pytest.raises(UndecidedError) as caught:
+        stack_messages("lt-no-secrets-in-userdata", computed)
+    assert [(u.urn, u.field) for u in caught.value.undecided] == [(f"urn:pulumi:test::test::{ASG}::asg", "userData")]
