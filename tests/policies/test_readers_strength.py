@@ -286,7 +286,8 @@ def test_whole_value_base64():
     assert secrets._b64_bytes(b"QUJD\nREVG") == b"ABCDEF"
     assert secrets._b64_bytes(b"QUI") == b"AB"  # padding restored
     assert secrets._b64_bytes(b"QU") == b"A"
-    assert secrets._b64_bytes(b"QU!J") is None  # validated, not skipped over
+    assert secrets._b64_bytes(b"QUJD!") is None  # validated: '!' is not skipped over (that would read b"ABC")
+    assert secrets._b64("QUJDREVGR0hJ") is None  # 12 characters: too short to be read as encoded
 
 
 def test_gunzip_is_bounded():
@@ -315,6 +316,12 @@ def test_layers_are_named_and_depth_bounded():
     assert [f.layer for f in secrets.tokens(deep)] == [" > ".join(["base64"] * secrets.MAX_DEPTH)]
     assert secrets.tokens(b64(deep)) == []  # one layer past MAX_DEPTH is not read
     gz = b64(gzip.compress(inner.encode(), mtime=0))
+    # gzip costs a level of its own: four base64 layers around it are read, five are not.
+    wrapped = gz
+    for _ in range(4):
+        wrapped = b64(wrapped)
+    assert [f.layer for f in secrets.tokens(wrapped)] == [" > ".join(["base64"] * 5) + " > gzip"]
+    assert secrets.tokens(b64(wrapped)) == []
     assert [layer for layer, _ in secrets.layers(gz)] == ["as written", "base64 > gzip"]
     assert secrets.tokens(b64(gz))[0].layer == "base64 > base64 > gzip"
 
@@ -340,6 +347,9 @@ def test_mime_parts_are_named_where_they_are():
         f"{b64('echo ' + GH)}\n--B--\n"
     )
     assert [f.layer for f in secrets.tokens(late)] == ["MIME part 1"]
+    # A Content-Type alone (no MIME-Version header) is MIME too.
+    bare = _mime(f"echo {GH}").replace("MIME-Version: 1.0\n", "")
+    assert [f.layer for f in secrets.tokens(bare)] == ["MIME part 2"]
     # Not multipart: no MIME layer, the embedded base64 run is still decoded.
     single = f"MIME-Version: 1.0\nContent-Type: text/plain\n\n{b64('echo ' + GH)}\n"
     assert [f.layer for f in secrets.tokens(single)] == ["embedded base64"]
@@ -371,6 +381,12 @@ def test_cloud_config_write_files():
         "write_files[0]",
     ]
     assert list(secrets.layers("#cloud-config\n[1, 2")) == [("as written", "#cloud-config\n[1, 2")]
+    # A two-step encoding whose first step fails ends that entry only.
+    broken = (
+        "#cloud-config\nwrite_files:\n- path: /etc/x\n  encoding: gz+b64\n  content: '!!!'\n"
+        f"- path: /etc/y\n  content: {GH}\n"
+    )
+    assert [layer for layer, _ in secrets.layers(broken)] == ["as written", "write_files[1] /etc/y"]
 
 
 def test_scan_assignments():
@@ -387,7 +403,13 @@ def test_scan_assignments():
     assert [(f.what, f.token) for f in secrets.scan(f"TOKEN={GH} PASSWORD=Zx9kQ2mP7vL4nR8sT1wY")] == [
         ("a GitHub token", True)
     ]
-    assert secrets.scan(None) == [] and secrets.scan("") == []
+    assert secrets.scan(None) == [] and secrets.scan("") == [] and secrets.scan(123) == []
+    # Two kinds of token, in two layers: both reported, each at its layer (a token layer does not end the walk).
+    npm = "npm_" + "x7Kq2NmP9rT4vW1yZ3bC5dF6hJ9kL0cA2eG4"
+    two = secrets.tokens(f"T={GH}\necho {b64('N=' + npm)} | base64 -d")
+    assert [(f.what, f.layer) for f in two] == [("a GitHub token", "as written"), ("an npm token", "embedded base64")]
+    # An embedded run inside a decoded layer names both.
+    assert [f.layer for f in secrets.tokens(b64(f"echo {b64('T=' + GH)} | base64 -d"))] == ["base64 > embedded base64"]
     both = secrets.scan(f"PASSWORD=Zx9kQ2mP7vL4nR8sT1wY\necho {b64('T=' + GH)} | base64 -d")
     assert [(f.what, f.layer) for f in both] == [
         ("a high-entropy value assigned to PASSWORD", "as written"),

@@ -329,7 +329,8 @@ def scan(value: Any, *, entropy_bits: float = ENTROPY_BITS) -> list[Finding]:
             v = m.group("value")
             # A literal, not code (``token = fh.read().strip()``) or a reference: letters and digits mixed.
             literal = any(ch.isdigit() for ch in v) and any(ch.isalpha() for ch in v)
-            if literal and entropy(v) >= entropy_bits and not v.lower().startswith(("arn:", "http", "/", "ssm:")):
+            # A path is a reference too. (An ARN, URL or ssm: name never gets here: ':' ends the value.)
+            if literal and entropy(v) >= entropy_bits and not v.startswith("/"):
                 what = f"a high-entropy value assigned to {m.group('name')}"
                 found.setdefault(what, Finding(what, layer, False))
     return list(found.values())
