@@ -5,7 +5,7 @@ GC-SEC-151 nacl-no-world-admin-ports, GC-SEC-152 resource-policy-no-public-princ
 
 from __future__ import annotations
 
-from gpucloud.guard.harness import Res, resource_messages, stack_flagged, stack_messages
+from gpucloud.guard.harness import UNKNOWN, Res, resource_messages, stack_flagged, stack_messages
 
 EKS = "aws:eks/cluster:Cluster"
 PUBLIC_FIX = "Fix: set vpc_config.endpoint_public_access=False, or restrict public_access_cidrs to your networks."
@@ -147,3 +147,16 @@ def test_nacl_standalone_rules_join_by_literal_acl_id():
             f"allow: network ACL ingress rule(s) 100 admit the internet (0.0.0.0/0) to port 22 (SSH). {NACL_FIX}",
         )
     ]
+
+
+def test_nacl_rule_resources_join_a_default_acl_and_egress_does_not_end_the_walk():
+    default = Res(DEFAULT_NACL, "default", {"ingress": [_in(50.0, "deny", "0.0.0.0/0")]})
+    rule = _standalone("allow", "acl-0", 100.0, "allow", "0.0.0.0/0")
+    linked = Res(rule.type, rule.name, {**rule.props, "networkAclId": UNKNOWN}, deps={"networkAclId": ["default"]})
+    # Joined by its dependency on the default ACL: the deny numbered first closes port 22.
+    assert stack_flagged("nacl-no-world-admin-ports", [default, linked]) == set()
+    egress_first = [
+        _standalone("out", "acl-1", 10.0, "allow", "0.0.0.0/0", egress=True),
+        _standalone("in", "acl-1", 100.0, "allow", "0.0.0.0/0"),
+    ]
+    assert stack_flagged("nacl-no-world-admin-ports", egress_first) == {"in"}
