@@ -48,3 +48,13 @@ def test_remediation_keeps_other_options_and_replaces_a_non_mapping():
     assert remediate("lt-imdsv2", Res(LT, "lt", {"metadataOptions": None})) == {
         "metadataOptions": {"httpTokens": "required", "httpEndpoint": "enabled"}
     }
+
+
+def test_a_computed_ami_leaves_unset_tokens_undecided_on_the_ami():
+    with pytest.raises(UnknownValueError) as caught:
+        resource_messages("lt-imdsv2", Res(LT, "lt", {"imageId": UNKNOWN}))
+    assert caught.value.props == ["imageId"]
+    assert caught.value.message == (
+        "metadataOptions.httpTokens is unset, so the AMI's default decides (required on AL2023 and other "
+        "ImdsSupport v2.0 AMIs, optional otherwise), and imageId is computed at preview"
+    )
