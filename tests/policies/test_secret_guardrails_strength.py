@@ -10,9 +10,13 @@ from __future__ import annotations
 import base64
 
 import pytest
+from pulumi_policy import PolicyResource
+from pulumi_policy.proxy import unknown_checking_proxy
 
-from gpucloud.guard.harness import UNKNOWN, Res, stack_flagged, stack_messages
+from gpucloud.guard.harness import UNKNOWN, Res, options, stack_flagged, stack_messages, urn
+from gpucloud.policies.gpucloud_policies import secret_sources
 from gpucloud.policies.gpucloud_policies.base import Undecided, UndecidedError
+from gpucloud.policies.gpucloud_policies.secret_sources import Value
 
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
 SSM = "aws:ssm/parameter:Parameter"
@@ -247,3 +251,86 @@ def test_pool_user_data_goes_to_the_pool():
     with pytest.raises(UndecidedError) as caught:
         stack_messages("lt-no-secrets-in-userdata", computed)
     assert [(u.urn, u.field) for u in caught.value.undecided] == [(f"urn:pulumi:test::test::{ASG}::asg", "userData")]
+
+
+def _resources(*rs: Res) -> list[PolicyResource]:
+    """Resources as the engine hands a stack policy (the harness's own construction)."""
+    return [
+        PolicyResource(
+            r.type, unknown_checking_proxy(dict(r.props)), urn(r.type, r.name), r.name, options(), None, None, [], {}
+        )
+        for r in rs
+    ]
+
+
+def test_value_sources_exactly():
+    pod = {
+        "metadata": {"name": "api", "namespace": "ml"},
+        "spec": {
+            "template": {
+                "spec": {
+                    "ephemeralContainers": [
+                        {
+                            "name": "e",
+                            "image": "a:1",
+                            "env": [{"name": "X", "value": UNKNOWN}, {"name": "T", "value": "t"}],
+                        }
+                    ],
+                    "containers": [{"name": "c", "image": "a:1", "env": [{"name": "N", "value": "1"}]}],
+                }
+            }
+        },
+    }
+    cm = {"metadata": {"name": "cm", "namespace": "ml"}, "data": {"a": UNKNOWN, "b": "x"}, "binaryData": {"c": "eA=="}}
+    rs = _resources(
+        Res("kubernetes:apps/v1:Deployment", "api", pod),
+        Res("kubernetes:core/v1:ConfigMap", "cm", cm),
+        Res(SSM, "p", {"type": UNKNOWN, "value": GH}),
+        Res("aws:lambda/function:Function", "fn", {"environment": UNKNOWN}),
+        Res("aws:ecs/taskDefinition:TaskDefinition", "t", {"containerDefinitions": UNKNOWN}),
+        Res(
+            "aws:ecs/taskDefinition:TaskDefinition",
+            "t2",
+            {"containerDefinitions": [{"environment": [{"name": "A", "value": "x"}]}]},
+        ),
+        Res(SSM, "q", {"type": "String", "name": "/ml/q", "value": "v"}),
+        Res(SSM, "computed-name", {"type": "String", "name": UNKNOWN, "value": "w"}),
+    )
+    dep, cfg = (
+        "urn:pulumi:test::test::kubernetes:apps/v1:Deployment::api",
+        "urn:pulumi:test::test::kubernetes:core/v1:ConfigMap::cm",
+    )
+    pods = "Deployment ml/api spec.template.spec"
+    assert list(secret_sources.kubernetes(rs)) == [
+        Value(dep, f"{pods}.containers[0].env N", "1", "N"),
+        Value(dep, f"{pods}.ephemeralContainers[0].env", None),
+        Value(dep, f"{pods}.ephemeralContainers[0].env T", "t", "T"),
+        Value(cfg, "ConfigMap ml/cm data.a", None),
+        Value(cfg, "ConfigMap ml/cm data.b", "x", "b"),
+        Value(cfg, "ConfigMap ml/cm binaryData.c", "eA==", ""),  # binary data has no variable name to weigh
+    ]
+    aws = "urn:pulumi:test::test::aws"
+    assert list(secret_sources.services(rs)) == [
+        Value(f"{aws}:ssm/parameter:Parameter::p", "type", None),
+        Value(f"{aws}:lambda/function:Function::fn", "environment.variables", None),
+        Value(f"{aws}:ecs/taskDefinition:TaskDefinition::t", "containerDefinitions", None),
+        Value(f"{aws}:ecs/taskDefinition:TaskDefinition::t2", "containerDefinitions[0].environment A", "x", "A"),
+        Value(f"{aws}:ssm/parameter:Parameter::q", "value", "v", "/ml/q"),
+        Value(f"{aws}:ssm/parameter:Parameter::computed-name", "value", "w", "computed-name"),
+    ]
+    assert [v.scanned for v in (Value("u", "f", "1", "N"), Value("u", "f", "x"), Value("u", "f", None, "N"))] == [
+        "N=1",
+        "x",
+        "",
+    ]
+
+
+def test_unused_templates_after_a_pool_and_base64_only_configurations():
+    rs = [
+        Res(ASG, "asg", {"launchTemplate": {"id": UNKNOWN}, "maxSize": 2}, deps={"launchTemplate": ["used"]}),
+        Res(LT, "used", {"userData": b64("echo hello"), "instanceType": "g6e.xlarge"}),
+        Res(LT, "unused", {"userData": b64(f"T={GH}")}),
+    ]
+    assert _fields("lt-no-secrets-in-userdata", rs) == [("unused", "userData")]
+    only_b64 = [Res("aws:ec2/launchConfiguration:LaunchConfiguration", "lc", {"userDataBase64": b64(f"T={GH}")})]
+    assert _fields("lt-no-secrets-in-userdata", only_b64) == [("lc", "userDataBase64")]
