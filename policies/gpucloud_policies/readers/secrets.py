@@ -72,6 +72,10 @@ def _fmt(what: str, rule: str, pattern: str | re.Pattern[str], entropy: float = 
 # cmd/generate/config/rules/<vendor>.go): the same regex (Go RE2 in Python spelling: re.ASCII for RE2's ASCII
 # \b, \w and \s; ``(?i:...)`` for a mid-pattern ``(?i)``), entropy floor and rule allowlist. Where ours differs
 # the line says why. tests/policies/test_token_formats.py holds gitleaks' own sample tokens per rule.
+# gitleaks v8.30.1 has no rule for Weights & Biases, NVIDIA NGC or Docker Hub tokens ("docker" is even a stopword
+# of its keyword-driven generic-api-key rule), and no source outside the team gives their formats: they are not
+# tokens here. Assigned to WANDB_API_KEY, NGC_API_KEY or DOCKERHUB_TOKEN they are high-entropy assignments (a
+# warning, GC-SEC-155).
 TOKENS: tuple[TokenFormat, ...] = (
     # AWS key IDs are base32 after the prefix ([A-Z2-7]: "current AWS tokens cannot contain [0,1,8,9]", aws.go);
     # ``...EXAMPLE`` is the IAM user guide's placeholder (AKIAIOSFODNN7EXAMPLE), allowlisted by gitleaks.
