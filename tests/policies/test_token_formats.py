@@ -294,3 +294,9 @@ def test_vendors_without_a_gitleaks_rule_are_high_entropy_warnings(name):
     # No gitleaks v8.30.1 rule gives these formats: a key assigned to the vendor's variable is a warning only.
     [finding] = secrets.scan(f"export {name}=9f3c1a7e5b2d8046c1e9a3f7b5d2c8e0a4f6b1d3")
     assert (finding.what, finding.token) == (f"a high-entropy value assigned to {name}", False)
+
+
+def test_routable_gitlab_tokens_are_found_by_the_base_rules():
+    # gitlab.go's shapes: glpat-<27>.<2><7> and glrt-t<digit>_<27>.<2><7>.
+    assert rules_matching(f"T=glpat-{AN20}Ab3dE5f.01x7kq2nm") == ["gitlab-pat"]
+    assert rules_matching(f"T=glrt-t1_{AN20}Ab3dE5f.01x7kq2nm") == ["gitlab-runner-authentication-token"]

@@ -124,6 +124,8 @@ TOKENS: tuple[TokenFormat, ...] = (
     _fmt("a GitHub token", "github-app-token", r"(?:ghu|ghs)_[0-9a-zA-Z]{36}", 3),
     _fmt("a GitHub token", "github-refresh-token", r"ghr_[0-9a-zA-Z]{36}", 3),
     _fmt("a GitHub token", "github-fine-grained-pat", r"github_pat_\w{82}", 3),
+    # gitlab-pat-routable and gitlab-runner-authentication-token-routable need not be copied: every token they
+    # match starts with 20 characters the two rules below match.
     _fmt("a GitLab token", "gitlab-pat", r"glpat-[\w-]{20}", 3),
     _fmt("a GitLab token", "gitlab-runner-authentication-token", r"glrt-[0-9a-zA-Z_\-]{20}", 3),
     _fmt("a GitLab token", "gitlab-deploy-token", r"gldt-[0-9a-zA-Z_\-]{20}", 3),
