@@ -393,6 +393,11 @@ def test_scan_assignments():
     [f] = secrets.scan("X_API_KEY = 'Zx9kQ2mP7vL4nR8sT1wY'")
     assert f == secrets.Finding("a high-entropy value assigned to X_API_KEY", "as written", False)
     assert secrets.scan("PASSWORD=Zx9kQ2mP7vL4nR8sT1wY", entropy_bits=5.0) == []
+    two = secrets.scan("DB_PASSWORD=Zx9kQ2mP7vL4nR8sT1wY\nAPI_TOKEN=Qm3vT8xL2pK9nR4sW7yZ")
+    assert [f.what for f in two] == [
+        "a high-entropy value assigned to DB_PASSWORD",
+        "a high-entropy value assigned to API_TOKEN",
+    ]
     value = "Zx9kQ2mP7vL4nR8sT1wY"
     assert secrets.scan(f"PASSWORD={value}", entropy_bits=secrets.entropy(value)) != []  # inclusive
     assert secrets.scan("PASSWORD=ZxkQmPvLnRsTwYabcdef") == []  # letters only: a word, not a literal
