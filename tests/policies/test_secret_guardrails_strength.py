@@ -295,6 +295,7 @@ def test_value_sources_exactly():
         ),
         Res(SSM, "q", {"type": "String", "name": "/ml/q", "value": "v"}),
         Res(SSM, "computed-name", {"type": "String", "name": UNKNOWN, "value": "w"}),
+        Res("aws:lambda/function:Function", "vars", {"environment": {"variables": {"A": UNKNOWN, "B": "b"}}}),
     )
     dep, cfg = (
         "urn:pulumi:test::test::kubernetes:apps/v1:Deployment::api",
@@ -317,6 +318,8 @@ def test_value_sources_exactly():
         Value(f"{aws}:ecs/taskDefinition:TaskDefinition::t2", "containerDefinitions[0].environment A", "x", "A"),
         Value(f"{aws}:ssm/parameter:Parameter::q", "value", "v", "/ml/q"),
         Value(f"{aws}:ssm/parameter:Parameter::computed-name", "value", "w", "computed-name"),
+        Value(f"{aws}:lambda/function:Function::vars", "environment.variables.A", None),
+        Value(f"{aws}:lambda/function:Function::vars", "environment.variables.B", "b", "B"),
     ]
     assert [v.scanned for v in (Value("u", "f", "1", "N"), Value("u", "f", "x"), Value("u", "f", None, "N"))] == [
         "N=1",
