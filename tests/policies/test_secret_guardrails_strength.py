@@ -29,13 +29,13 @@ def b64(s: str) -> str:
 
 
 def test_user_data_secret_after_a_computed_one():
-    resources = [Res(LT, "computed", {"userData": UNKNOWN}), Res(LT, "leaky", {"userData": b64(f"T={GH}")})]
+    resources = [Res(LT, "sources-computed", {"userData": UNKNOWN}), Res(LT, "leaky", {"userData": b64(f"T={GH}")})]
     found: list[tuple[str, str]] = []
     with pytest.raises(UndecidedError) as caught:
         stack_messages("lt-no-secrets-in-userdata", resources, None, found)
     assert caught.value.undecided == [
         Undecided(
-            f"urn:pulumi:test::test::{LT}::computed",
+            f"urn:pulumi:test::test::{LT}::sources-computed",
             "userData",
             "the user data is computed, so its contents are unknown at preview",
         )
@@ -52,7 +52,7 @@ def test_user_data_secret_after_a_computed_one():
 
 def test_plaintext_secret_after_a_computed_one():
     resources = [
-        Res(SSM, "computed", {"type": "String", "value": UNKNOWN}),
+        Res(SSM, "sources-computed", {"type": "String", "value": UNKNOWN}),
         Res(SSM, "plain", {"type": "String", "value": GH}),
     ]
     assert stack_messages("no-plaintext-secrets", resources) == [
@@ -66,7 +66,7 @@ def test_plaintext_secret_after_a_computed_one():
 
 def test_high_entropy_message_threshold_and_tokens():
     resources = [
-        Res(SSM, "computed", {"type": "String", "value": UNKNOWN}),
+        Res(SSM, "sources-computed", {"type": "String", "value": UNKNOWN}),
         Res(SSM, "entropy", {"type": "String", "value": PASSWORD}),
         # A token in one layer and a high-entropy assignment in another: GC-SEC-154 reports it, not this advisory.
         Res(SSM, "token-too", {"type": "String", "value": f"{PASSWORD}\necho {b64('T=' + GH)} | base64 -d"}),
@@ -146,9 +146,12 @@ def _fields(policy: str, resources: list[Res]) -> list[tuple[str, str]]:
 
 def test_an_unknown_value_does_not_hide_a_known_one_beside_it():
     # Before, the first unknown ended the resource: the token after it was never read.
-    lam = Res("aws:lambda/function:Function", "fn", {"environment": {"variables": {"A": UNKNOWN, "B": GH}}})
-    ssm = Res(SSM, "p", {"type": "String", "value": UNKNOWN, "insecureValue": GH})
-    assert _fields("no-plaintext-secrets", [lam, ssm]) == [("fn", "environment.variables.B"), ("p", "insecureValue")]
+    lam = Res("aws:lambda/function:Function", "sources-fn", {"environment": {"variables": {"A": UNKNOWN, "B": GH}}})
+    ssm = Res(SSM, "sources-p", {"type": "String", "value": UNKNOWN, "insecureValue": GH})
+    assert _fields("no-plaintext-secrets", [lam, ssm]) == [
+        ("sources-fn", "environment.variables.B"),
+        ("sources-p", "insecureValue"),
+    ]
     # A computed parameter name: the value is still read, weighed under the logical name.
     named = Res(SSM, "db-password", {"type": "String", "name": UNKNOWN, "value": "Zx9kQ2mP7vL4nR8sT1wY"})
     assert _fields("secrets-high-entropy", [named]) == [("db-password", "value")]
@@ -243,14 +246,22 @@ def test_pool_user_data_goes_to_the_pool():
         Res("kubernetes:karpenter.sh/v1:NodePool", "np", node_pool),
     ]
     assert _fields("lt-no-secrets-in-userdata", karpenter) == [("np", "userData")]
-    # Computed user data makes the pool undecided, on the pool.
+    # Computed user data makes the pool undecided, on the pool. (Names of their own: the pack remembers the inputs
+    # a resource policy saw per URN, and another test's known `lt` would fill the unknown in.)
     computed = [
-        Res(LT, "lt", {"userData": UNKNOWN}),
-        Res(ASG, "asg", {"launchTemplate": {"id": UNKNOWN}, "maxSize": 2}, deps={"launchTemplate": ["lt"]}),
+        Res(LT, "sources-unknown-lt", {"userData": UNKNOWN}),
+        Res(
+            ASG,
+            "sources-unknown-asg",
+            {"launchTemplate": {"id": UNKNOWN}, "maxSize": 2},
+            deps={"launchTemplate": ["sources-unknown-lt"]},
+        ),
     ]
     with pytest.raises(UndecidedError) as caught:
         stack_messages("lt-no-secrets-in-userdata", computed)
-    assert [(u.urn, u.field) for u in caught.value.undecided] == [(f"urn:pulumi:test::test::{ASG}::asg", "userData")]
+    assert [(u.urn, u.field) for u in caught.value.undecided] == [
+        (f"urn:pulumi:test::test::{ASG}::sources-unknown-asg", "userData")
+    ]
 
 
 def _resources(*rs: Res) -> list[PolicyResource]:
