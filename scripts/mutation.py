@@ -3,7 +3,12 @@
 mutmut (pinned in the dev extra) mutates the given modules and runs the given tests against each mutant. It works
 in a scratch copy of the tracked tree, so the checkout never sees a mutant or mutmut's `mutants/` directory, and
 the copy's pyproject gets a [tool.mutmut] section for exactly these modules and tests. Prints the score (killed /
-mutants) and the surviving mutant names; exits 1 when the score is below --min-score.
+mutants) and the surviving mutant names; exits 1 when the score is below --min-score, 2 when no mutant was run.
+
+A module the tests import through a tracked directory link (``policies/gpucloud_policies/x.py`` is imported as
+``gpucloud.policies.gpucloud_policies.x`` through the link ``gpucloud/policies -> ../policies``) is mutated at the
+linked path: mutmut's ``also_copy`` copies a linked folder as a plain folder (``shutil.copytree`` follows links),
+so a mutant written under ``policies/`` would never be imported, and every mutant would read "not checked".
 """
 
 from __future__ import annotations
@@ -20,6 +25,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def linked_path(rel: str, links: dict[str, str]) -> str:
+    """``rel`` as the tests import it: through the tracked directory link whose target holds it, else unchanged."""
+    for link, target in sorted(links.items()):
+        if rel.startswith(target + "/"):
+            return link + rel[len(target) :]
+    return rel
+
+
+def tracked_links(root: Path, tracked: list[str]) -> dict[str, str]:
+    """Tracked symlinks to folders of the tree: link path -> target path, both relative to the root."""
+    links = {}
+    for rel in tracked:
+        source = root / rel
+        if source.is_symlink() and source.is_dir():
+            links[rel] = os.path.normpath(os.path.join(os.path.dirname(rel), os.readlink(source)))
+    return links
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--modules", nargs="+", required=True, help="module files to mutate, e.g. gpucloud/x.py")
@@ -31,6 +54,8 @@ def main() -> int:
         if not (ROOT / path).is_file():
             parser.error(f"--modules {path}: no such file in {ROOT}")
     tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    links = tracked_links(ROOT, tracked)
+    modules = [linked_path(path, links) for path in args.modules]
     with tempfile.TemporaryDirectory(prefix="gpucloud-mutation-") as scratch:
         work = Path(scratch)
         for rel in tracked:
@@ -46,7 +71,7 @@ def main() -> int:
         top = sorted({rel.split("/", 1)[0] for rel in tracked if not rel.startswith(".")})
         config = (
             "\n[tool.mutmut]\n"
-            f"source_paths = {args.modules!r}\n"
+            f"source_paths = {modules!r}\n"
             f"pytest_add_cli_args_test_selection = {args.tests!r}\n"
             f"also_copy = {top!r}\n"
         ).replace("'", '"')
@@ -66,6 +91,9 @@ def main() -> int:
     states = re.findall(r"^\s*(\S+): (\w[\w ]*)$", results, flags=re.M)
     if not states:
         print("mutmut produced no results (see its output above)")
+        return 2
+    if all(s == "not checked" for _, s in states):
+        print(f"mutmut ran no mutant of {' '.join(modules)}: the tests never called the mutated code")
         return 2
     killed = [n for n, s in states if s == "killed"]
     survived = [n for n, s in states if s != "killed"]

@@ -170,24 +170,44 @@ def _env_pairs(container: Any) -> Iterator[tuple[str, Any]]:
             yield text(e.get("name")), e.get("value")
 
 
+def _values(urn: str, holder: Any, fields: dict[str, str], name: str | None = None) -> Iterator[Value]:
+    """``holder[key]`` for each key of ``fields`` (key -> the finding's field), each with its variable name (the
+    key where ``name`` is None); an unknown value is an unknown Value for its field alone, so a value computed at
+    preview never hides the known ones beside it (an unknown Lambda variable before a plaintext token)."""
+    for key, field in fields.items():
+        try:
+            v = get(holder, key)
+        except UnknownValueError:
+            yield Value(urn, field, None)
+            continue
+        if isinstance(v, str):
+            yield Value(urn, field, v, key if name is None else name)
+
+
+def _parameter_name(r: Any) -> str:
+    try:
+        return text(get(r.props, "name")) or r.name
+    except UnknownValueError:
+        return r.name  # a computed name: the logical name still says what the parameter holds
+
+
 def services(resources: list[Any]) -> Iterator[Value]:
     for r in resources:
         t = r.resource_type
+        field = "value"  # the field a whole-resource unknown (the type, the environment block) is reported on
         try:
             if t == SSM_PARAMETER:
+                field = "type"
                 if text(get(r.props, "type")) == "SecureString":
                     continue
-                for key in ("value", "insecureValue"):
-                    v = get(r.props, key)
-                    if isinstance(v, str):
-                        yield Value(r.urn, key, v, text(get(r.props, "name")) or r.name)
+                fields = {"value": "value", "insecureValue": "insecureValue"}
+                yield from _values(r.urn, r.props, fields, _parameter_name(r))
             elif t == LAMBDA_FUNCTION:
+                field = "environment.variables"
                 env = get(r.props, "environment", "variables")
-                for k in keys(env):
-                    v = env[k]
-                    if isinstance(v, str):
-                        yield Value(r.urn, f"environment.variables.{k}", v, k)
+                yield from _values(r.urn, env, {k: f"environment.variables.{k}" for k in keys(env)})
             elif t == ECS_TASK:
+                field = "containerDefinitions"
                 raw = get(r.props, "containerDefinitions")
                 defs = json.loads(raw) if isinstance(raw, str) else plain(raw)
                 for i, c in enumerate(defs if isinstance(defs, list) else []):
@@ -195,9 +215,9 @@ def services(resources: list[Any]) -> Iterator[Value]:
                         if isinstance(v, str):
                             yield Value(r.urn, f"containerDefinitions[{i}].environment {name}", v, name)
         except UnknownValueError:
-            yield Value(r.urn, "value", None)
+            yield Value(r.urn, field, None)
         except ValueError:
-            continue
+            continue  # containerDefinitions that are not JSON: ECS rejects them, nothing a reader would see
 
 
 def all_values(resources: Any) -> Iterator[Value]:

@@ -213,6 +213,8 @@ def b64(s: str) -> str:
 
 
 GH = "ghp_" + "Zq8xK2mN4pR7sT1vW3yB5dF6hJ9kL0cA2eG4"
+# 64 characters of key body and more: gitleaks' private-key rule wants them (a header alone is no key).
+KEY_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDAC4AWkdwKYSd8\nKs14IReLcYgADhoXk56ZzXI=\n"
 
 
 @pytest.mark.parametrize(
@@ -220,13 +222,21 @@ GH = "ghp_" + "Zq8xK2mN4pR7sT1vW3yB5dF6hJ9kL0cA2eG4"
     [
         (f"export T={GH}", "a GitHub token", "as written"),
         (b64(b64(f"export T={GH}")), "a GitHub token", "base64 > base64"),
-        ("AKIA" + "QX7KD2NMP9RT4VW1", "an AWS access key ID", "as written"),
+        ("AKIA" + "QX7KD2NMP3RT4VW5", "an AWS access key ID", "as written"),
         ("glpat-" + "x7Kq2NmP9rT4vW1yZ3bC", "a GitLab token", "as written"),
         ("sk_live_" + "51Hx9KqL2mN4pR7sT1vW3yB5", "a Stripe key", "as written"),
         ("AIza" + "SyD3x9KqL2mN4pR7sT1vW3yB5dF6hJ9kL0c", "a Google API key", "as written"),
         ("npm_" + "x7Kq2NmP9rT4vW1yZ3bC5dF6hJ9kL0cA2eG4", "an npm token", "as written"),
-        ("-----BEGIN ENCRYPTED PRIVATE KEY-----", "a private key", "as written"),
-        ("echo " + b64("-----BEGIN EC PRIVATE KEY-----\n") + " | base64 -d", "a private key", "embedded base64"),
+        (
+            f"-----BEGIN ENCRYPTED PRIVATE KEY-----\n{KEY_BODY}-----END ENCRYPTED PRIVATE KEY-----",
+            "a private key",
+            "as written",
+        ),
+        (
+            "echo " + b64(f"-----BEGIN EC PRIVATE KEY-----\n{KEY_BODY}-----END EC PRIVATE KEY-----\n") + " | base64 -d",
+            "a private key",
+            "embedded base64",
+        ),
     ],
 )
 def test_token_formats_through_layers(value, what, layer):
@@ -280,7 +290,10 @@ def test_plaintext_secrets_in_env_configmaps_and_services():
         Res(
             "kubernetes:core/v1:ConfigMap",
             "cm",
-            {"metadata": {"name": "cm"}, "data": {"id": "-----BEGIN RSA PRIVATE KEY-----"}},
+            {
+                "metadata": {"name": "cm"},
+                "data": {"id": f"-----BEGIN RSA PRIVATE KEY-----\n{KEY_BODY}-----END RSA PRIVATE KEY-----"},
+            },
         ),
         Res("aws:ssm/parameter:Parameter", "plain", {"type": "String", "value": GH}),
         Res("aws:ssm/parameter:Parameter", "secure", {"type": "SecureString", "value": GH}),

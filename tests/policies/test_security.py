@@ -148,11 +148,17 @@ def test_no_public_ip_string_booleans():
         )
 
 
+PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEpQIBAAKCAQEAn6/O8li+SX4m98LLYt/PKSzEmQ++ZBD7Loh9P13f4yQ92EF3\n"
+    "yxR5MsXFu9PRsrYQA7/4UTPHiC4y2sAVCBg4C2yyBpUEtMQjyCESi6Y=\n-----END RSA PRIVATE KEY-----\n"
+)
+
+
 def test_no_secrets_in_user_data():
     def b64(s):
         return base64.b64encode(s.encode()).decode()
 
-    gh = "ghp_" + "a1B2" * 9
+    gh = "ghp_" + "Zq8xK2mN4pR7sT1vW3yB5dF6hJ9kL0cA2eG4"
     cloud_config = (
         "#cloud-config\nwrite_files:\n- path: /etc/app.env\n  encoding: gz+b64\n  content: "
         + base64.b64encode(gzip.compress(f"TOKEN={gh}".encode())).decode()
@@ -160,15 +166,19 @@ def test_no_secrets_in_user_data():
     )
     resources = [
         Res(LT, "clean", {"userData": b64("#!/bin/bash\necho hello\n")}),
-        Res(LT, "key", {"userData": b64("export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n")}),
-        Res(LT, "pem", {"userData": b64("-----BEGIN RSA PRIVATE KEY-----\nabc\n")}),
+        # gitleaks v8.30.1 aws.go's sample key ID; AWS's documented placeholder is allowlisted, as gitleaks does.
+        Res(LT, "key", {"userData": b64("export AWS_ACCESS_KEY_ID=AKIALALEMEL33243OLIB\n")}),
+        Res(LT, "example-key", {"userData": b64("export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n")}),
+        # privatekey.go's sample: a header, 64+ characters of body and the closing line; a header alone is no key.
+        Res(LT, "pem", {"userData": b64(PEM)}),
+        Res(LT, "pem-header-only", {"userData": b64("-----BEGIN RSA PRIVATE KEY-----\nabc\n")}),
         # Encoded twice, and gzip inside a cloud-init write_files entry: both decoded before matching.
         Res(LT, "twice", {"userData": b64(b64(f"export GH={gh}\n"))}),
         Res(LT, "cloud-init", {"userData": b64(cloud_config)}),
         # A high-entropy password alone is a warning (secrets-high-entropy), not this error.
         Res(LT, "entropy-only", {"userData": b64("DB_PASSWORD=Zx9kQ2mP7vL4nR8sT1wY\n")}),
         Res(
-            INSTANCE, "plain-instance", {"userData": "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}
+            INSTANCE, "plain-instance", {"userData": "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ4kR8mN2p"}
         ),
         Res(LT, "no-user-data", {}),
     ]
@@ -179,7 +189,8 @@ def test_no_secrets_in_user_data():
         "cloud-init",
         "plain-instance",
     }
-    assert stack_flagged("secrets-high-entropy", resources) == {"entropy-only"}
+    # The documented placeholder is no token, but a high-entropy value of ACCESS_KEY_ID: only the advisory says so.
+    assert stack_flagged("secrets-high-entropy", resources) == {"entropy-only", "example-key"}
     with pytest.raises(UnknownValueError):
         stack_flagged("lt-no-secrets-in-userdata", [Res(LT, "computed-user-data", {"userData": UNKNOWN})])
 

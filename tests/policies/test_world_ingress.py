@@ -257,3 +257,16 @@ def test_exclude_cuts_holes_of_the_same_version_only():
     assert sum(n.num_addresses for n in kept) == 2**24 - 2**16
     assert all(n.subnet_of(ipaddress.ip_network("10.0.0.0/8")) for n in kept)
     assert w._exclude([ipaddress.ip_network("10.0.0.0/8")], ["192.168.0.0/16"]) == [ipaddress.ip_network("10.0.0.0/8")]
+
+
+def test_default_group_and_ipv6_rule_resources_are_read():
+    default = Res(
+        "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup", "default", {"ingress": [tcp(22, 22, "0.0.0.0/0")]}
+    )
+    assert stack_flagged("sg-no-world-ingress", [default]) == {"default"}
+    v6_rule = Res(
+        SG_RULE,
+        "v6",
+        {"type": "ingress", "protocol": "tcp", "fromPort": 22.0, "toPort": 22.0, "ipv6CidrBlocks": ["::/0"]},
+    )
+    assert stack_flagged("sg-no-world-ingress", [v6_rule]) == {"v6"}

@@ -128,8 +128,7 @@ def _fixed(key: str, value: Any) -> bool:
     v = value.strip()
     if _VARIABLE.search(v):
         return False
-    if key == "aws:userid" and v.endswith(":*"):
-        return False
+    # A wildcard is no fixed value; that covers S3's "aws:userid outside the pattern AROLEID:*" too.
     if "*" in v or "?" in v:
         # A wildcard ARN still restricts when its account is written out (arn:aws:sns:us-east-1:123456789012:*).
         return bool(_ACCOUNT_ARN.match(v)) and key in ("aws:sourcearn", "aws:principalarn")

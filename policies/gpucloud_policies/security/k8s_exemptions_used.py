@@ -31,8 +31,8 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
         fix = "Fix: remove it, or correct its name, kind, images or chart to the daemon it is meant for."
         # Reported on the objects that take the exempted name without its images or chart, where there are any.
         for urn in dict.fromkeys(named) or [""]:
-            why = "is taken by a workload it does not exempt (another image or chart) in" if urn else "matches nothing"
-            report(urn, f"{what} {why} the plan: a stale entry, or one a workload inherits by its name. {fix}")
+            why = "is taken by a workload it does not exempt (another image or chart)" if urn else "matches nothing"
+            report(urn, f"{what} {why} in the plan: a stale entry, or one a workload inherits by its name. {fix}")
 
 
 GUARDRAIL = Guardrail(

@@ -90,13 +90,13 @@ def admitted(rules: list[Rule], port: int) -> tuple[list[reach.Network], list[Ru
     return found, by
 
 
-def _acls(resources: list[Any]) -> dict[str, tuple[Any, list[Rule]]]:
-    """ACL key -> (the resource findings go to, its ingress rules)."""
-    out: dict[str, tuple[Any, list[Rule]]] = {}
+def _acls(resources: list[Any]) -> dict[str, list[Rule]]:
+    """ACL key -> its ingress rules (each rule knows the resource a finding about it goes to)."""
+    out: dict[str, list[Rule]] = {}
     for acl in of_type(resources, NACL, DEFAULT_NACL):
         with deciding(acl):
             rules = [_rule(acl.urn, r, "ruleNo", "action") for r in maps(get(acl.props, "ingress"))]
-            out[acl.urn] = (acl, rules)
+            out[acl.urn] = rules
     for r in of_type(resources, NACL_RULE):
         with deciding(r):
             if truthy(get(r.props, "egress")):
@@ -104,13 +104,13 @@ def _acls(resources: list[Any]) -> dict[str, tuple[Any, list[Rule]]]:
             parents = linked(r, "networkAclId", NACL, DEFAULT_NACL)
             key = parents[0].urn if parents else f"literal:{text(get(r.props, 'networkAclId')) or r.urn}"
             rule = _rule(r.urn, r.props, "ruleNumber", "ruleAction")
-            out.setdefault(key, (parents[0] if parents else r, []))[1].append(rule)
+            out.setdefault(key, []).append(rule)
     return out
 
 
 def validate(args: Any, report: StackReport, cfg: Config) -> None:
     threshold = float(cfg["minPublicShare"])
-    for holder, rules in _acls(list(args.resources)).values():
+    for rules in _acls(list(args.resources)).values():
         for port, what in ADMIN_PORTS.items():
             nets, by = admitted(rules, port)
             if not reach.is_world(nets, threshold):
@@ -118,7 +118,7 @@ def validate(args: Any, report: StackReport, cfg: Config) -> None:
             sources = ", ".join(dict.fromkeys(c for r in by for c in r.cidrs))
             numbers = ", ".join(str(r.number) for r in by)
             report(
-                by[0].urn if by[0].urn != holder.urn else holder.urn,
+                by[0].urn,  # the first allow that admits the internet: the ACL, or the rule resource
                 f"network ACL ingress rule(s) {numbers} admit the internet ({sources}) to port {port} ({what}). "
                 "Fix: allow only your own networks on admin ports (a deny of 0.0.0.0/0 and ::/0 numbered before "
                 "the allow rules), and reach nodes through SSM instead.",

@@ -53,7 +53,7 @@ GUARDRAIL = Guardrail(
     enforcement=EnforcementLevel.MANDATORY,
     remediation_steps="Move the credential to a Kubernetes Secret, an SSM SecureString or Secrets Manager, "
     "reference it, and rotate it.",
-    references=("CKV_AWS_45", "CKV_AWS_337", "CKV_K8S_35", "gitleaks v8 rules"),
+    references=("CKV_AWS_45", "CKV_AWS_337", "CKV_K8S_35", "gitleaks v8.30.1 rules"),
     kind="stack",
     surfaces=frozenset({"secrets"}),
     reads=frozenset({CONFIG_MAP, SSM_PARAMETER, LAMBDA_FUNCTION, ECS_TASK, *inventory_types()}),

@@ -104,9 +104,11 @@ def validate(args: Any, report: Report, cfg: Config) -> None:
         principal = text(get(args.props, "principal"))
         scoped = [k for k in _SCOPES[args.resource_type] if present(args.props, k)]
         if principals.public_principal_value(principal, scoped):
+            # These types take the scope as inputs, not as a policy Condition: the fix names the inputs.
+            scopes = _SCOPES[args.resource_type]
             report(
-                f"principal '*' with none of {', '.join(_SCOPES[args.resource_type])} set: every AWS account "
-                f"can use it. {FIX.replace('add a Condition', 'set ' + _SCOPES[args.resource_type][0])}"
+                f"principal '*' with none of {', '.join(scopes)} set: every AWS account can use it. Fix: name the "
+                f"accounts or service principals that need access, or set {' / '.join(scopes)} to scope it."
             )
         return
     if args.resource_type in VPC_DOMAINS and _in_vpc(args.props):

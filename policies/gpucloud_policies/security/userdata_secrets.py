@@ -44,7 +44,7 @@ GUARDRAIL = Guardrail(
     enforcement=EnforcementLevel.MANDATORY,
     remediation_steps="Remove the secret from user data, rotate it, and fetch it at boot from Secrets Manager or "
     "SSM Parameter Store.",
-    references=("CKV_AWS_46", "AWS-0029", "AWS-0129", "AWS-0122", "gitleaks v8 rules"),
+    references=("CKV_AWS_46", "AWS-0029", "AWS-0129", "AWS-0122", "gitleaks v8.30.1 rules"),
     kind="stack",
     surfaces=frozenset({"secrets"}),
     reads=frozenset({*fleet_types(), T.LAUNCH_TEMPLATE, LAUNCH_CONFIG, *T.EC2_NODE_CLASSES}),

@@ -18,7 +18,7 @@ aws.ec2.LaunchTemplate(
             },
         }
     ],
-    user_data="SXlFdlltbHVMMkpoYzJnS1pYaHdiM0owSUVGWFUxOUJRME5GVTFOZlMwVlpYMGxFUFVGTFNVRlJXRGRMUkRKT1RWQTVVbFEwVmxjeENnPT0=",
+    user_data="SXlFdlltbHVMMkpoYzJnS1pYaHdiM0owSUVGWFUxOUJRME5GVTFOZlMwVlpYMGxFUFVGTFNVRlJXRGRMUkRKT1RWQXpVbFEwVmxjMUNnPT0=",
     tag_specifications=[{"resource_type": "instance", "tags": TAGS}, {"resource_type": "volume", "tags": TAGS}],
     tags=TAGS,
 )

@@ -9,5 +9,5 @@ aws.lambda_.Function(
     handler="app.handler",
     s3_bucket="corpus-artifacts",
     s3_key="notifier.zip",
-    environment={"variables": {"SLACK_TOKEN": "xoxb-2048-1024-x7Kq2NmP9rT4vW1yZ3bC"}},
+    environment={"variables": {"SLACK_TOKEN": "xoxb-204811024731-1024550938127-x7Kq2NmP9rT4vW1yZ3bC5dF6"}},
 )

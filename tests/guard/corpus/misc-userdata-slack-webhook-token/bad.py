@@ -18,7 +18,7 @@ aws.ec2.LaunchTemplate(
             },
         }
     ],
-    user_data="IyEvYmluL2Jhc2gKY3VybCAtSCAnQXV0aG9yaXphdGlvbjogQmVhcmVyIHhveGItMjA0OC0xMDI0LXg3S3EyTm1QOXJUNHZXMXlaM2JDJyBodHRwczovL3NsYWNrLmNvbS9hcGkvY2hhdC5wb3N0TWVzc2FnZSAtZCBjaGFubmVsPW9wcwo=",
+    user_data="IyEvYmluL2Jhc2gKY3VybCAtSCAnQXV0aG9yaXphdGlvbjogQmVhcmVyIHhveGItMjA0ODExMDI0NzMxLTEwMjQ1NTA5MzgxMjcteDdLcTJObVA5clQ0dlcxeVozYkM1ZEY2JyBodHRwczovL3NsYWNrLmNvbS9hcGkvY2hhdC5wb3N0TWVzc2FnZSAtZCBjaGFubmVsPW9wcwo=",
     tag_specifications=[{"resource_type": "instance", "tags": TAGS}, {"resource_type": "volume", "tags": TAGS}],
     tags=TAGS,
 )
