@@ -1,0 +1,199 @@
+"""The inventory-driven guardrails (surface_paths.py): for every (type, path) each one claims, generated from the
+surface inventory, a resource with a bad value at that path is flagged, naming the path, and one with a good value
+is not (what makes "read" in the coverage table true); plus the semantics each kind of path is judged by."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gpucloud.guard.harness import UNKNOWN, Res, flagged, resource_messages
+from gpucloud.policies.gpucloud_policies import GUARDRAILS, surface_paths as sp
+from gpucloud.policies.gpucloud_policies.security import encryption_off, public_data_endpoint, public_exposure
+
+KEY_ARN = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+BY_ID = {g.id: g for g in GUARDRAILS}
+
+# kind -> (bad value, good value); None as the good value: the property left out.
+NETWORK_VALUES: dict[str, tuple[Any, Any]] = {
+    sp.PUBLIC_FLAG: (True, False),
+    sp.BLOCK_FLAG: (False, True),
+    sp.PUBLIC_ACCESS: ({"type": "SERVICE_PROVIDED_EIPS"}, {"type": "DISABLED"}),
+    sp.INTERNAL: (False, True),
+    sp.PRESENCE: ({"ipType": "IPV4"}, None),
+    sp.ALLOW_CIDRS: (["0.0.0.0/1", "128.0.0.0/1"], ["10.0.0.0/16"]),
+}
+DATA_VALUES: dict[str, tuple[Any, Any]] = {
+    sp.FLAG: (False, True),
+    sp.INVERTED: (True, False),
+    sp.MODE: ("NONE", "SSE_KMS"),
+    sp.KEY: ("alias/aws/s3", KEY_ARN),
+    sp.CONTAINER: ({"enabled": False}, {"enabled": True}),
+}
+
+
+def nest(path: str, value: Any, lists: bool) -> dict[str, Any]:
+    """Props with ``value`` at the dotted path; with ``lists`` every inner step holds a one-element list."""
+    steps = path.split(".")
+    node: Any = value
+    for i, step in enumerate(reversed(steps)):
+        node = {step: node}
+        if lists and i < len(steps) - 1:
+            node = [node]
+    return node
+
+
+def merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = merge(out[k], v) if isinstance(out.get(k), dict) and isinstance(v, dict) else v
+    return out
+
+
+def cases(guardrail_id: str, kind_of: Any, surface: str, table: dict[str, tuple[Any, Any]]) -> list[Any]:
+    g = BY_ID[guardrail_id]
+    out = []
+    for token in sorted(g.resource_types):
+        for path in sp.paths_of(token, surface):
+            k = kind_of(token, path)
+            if k is not None:
+                out.append(pytest.param(g.name, token, path, k, table, id=f"{token}:{path}"))
+    return out
+
+
+def _baseline(token: str) -> dict[str, Any]:
+    """Good values at the paths whose absence is itself a finding (a load balancer's ``internal``)."""
+    props: dict[str, Any] = {}
+    for path in sp.paths_of(token, "network"):
+        if sp.network_kind(token, path) == sp.INTERNAL:
+            props = merge(props, nest(path, True, False))
+    return props
+
+
+ALL = (
+    cases("GC-SEC-170", public_data_endpoint.kind, "network", NETWORK_VALUES)
+    + cases("GC-SEC-171", public_exposure.kind, "network", NETWORK_VALUES)
+    + cases(
+        "GC-SEC-172",
+        lambda t, p: sp.data_kind(t, p) if sp.data_kind(t, p) in encryption_off.JUDGED else None,
+        "data",
+        DATA_VALUES,
+    )
+)
+
+
+@pytest.mark.parametrize(("policy", "token", "path", "kind", "table"), ALL)
+def test_every_claimed_path_is_read(policy: str, token: str, path: str, kind: str, table: Any) -> None:
+    bad, good = table[kind]
+    base = _baseline(token) if kind != sp.INTERNAL else {}
+    for lists in (False, True):
+        resources = [Res(token, "bad", merge(base, nest(path, bad, lists)))]
+        resources.append(Res(token, "good", merge(base, nest(path, good, lists)) if good is not None else base))
+        assert flagged(policy, resources) == {"bad"}, (lists, resources)
+    message = resource_messages(policy, Res(token, "bad", merge(base, nest(path, bad, False))))[0]
+    shown = path.rsplit(".", 1)[0] if kind in (sp.INTERNAL,) else path
+    assert shown.split(".")[-1] in message
+
+
+def test_every_type_is_claimed_by_the_inventory_not_by_name() -> None:
+    """Each claimed type's every listed path has a kind: the guardrail reads the type whole."""
+    assert len(ALL) > 250
+    for gid, surface, kind_of in (
+        ("GC-SEC-170", "network", sp.network_kind),
+        ("GC-SEC-171", "network", sp.network_kind),
+        ("GC-SEC-172", "data", sp.data_kind),
+    ):
+        for token in BY_ID[gid].resource_types:
+            assert all(kind_of(token, p) is not None for p in sp.paths_of(token, surface)), token
+
+
+def test_types_named_by_a_dedicated_guardrail_are_left_to_it() -> None:
+    assert "aws:rds/instance:Instance" in encryption_off.GUARDRAIL.resource_types  # the module claims it ...
+    assert "aws:rds/instance:Instance" not in BY_ID["GC-SEC-172"].resource_types  # ... rds-encrypted-cmk reads it
+    assert "aws:ec2/instance:Instance" not in BY_ID["GC-SEC-171"].resource_types  # lt-no-public-ip
+    assert "aws:sqs/queue:Queue" in BY_ID["GC-SEC-172"].resource_types
+
+
+def test_data_semantics() -> None:
+    queue = "aws:sqs/queue:Queue"
+    rs = [
+        Res(queue, "off", {"sqsManagedSseEnabled": False}),
+        # SSE-SQS off beside a customer-managed key is SSE-KMS, not unencrypted.
+        Res(queue, "kms-instead", {"sqsManagedSseEnabled": False, "kmsMasterKeyId": KEY_ARN}),
+        # A key ARN the program creates is unknown at preview: set, and not AWS-managed.
+        Res(queue, "computed-key", {"kmsMasterKeyId": UNKNOWN}),
+        Res(queue, "aws-key", {"kmsMasterKeyId": "arn:aws:kms:us-east-1:123456789012:alias/aws/sqs"}),
+        Res(queue, "unset", {}),
+    ]
+    assert flagged("encryption-not-disabled", rs) == {"off", "aws-key"}
+    assert flagged("encryption-not-disabled", rs, {"requireCustomerManagedKeys": False}) == {"off"}
+    domain = "aws:opensearch/domain:Domain"
+    os_bad = Res(
+        domain, "os", {"nodeToNodeEncryption": {"enabled": "false"}, "encryptAtRest": {"kmsKeyId": "alias/aws/es"}}
+    )
+    assert resource_messages("encryption-not-disabled", os_bad) == [
+        "os: nodeToNodeEncryption.enabled is 'false': encryption is turned off. Fix: set it to true (or remove it).",
+        "os: encryptAtRest.kmsKeyId is 'alias/aws/es', an AWS-managed key alias (alias/aws/...), not a "
+        "customer-managed key. Fix: name a customer-managed KMS key, whose key policy the account controls.",
+    ]
+    # A container's inner key unknown at preview decides nothing; its inner mode still does.
+    fw = "aws:networkfirewall/firewall:Firewall"
+    rs = [
+        Res(fw, "computed", {"encryptionConfiguration": {"keyId": UNKNOWN, "type": "CUSTOMER_KMS"}}),
+        Res(fw, "aws-owned", {"encryptionConfiguration": {"type": "AWS_OWNED_KMS_KEY"}}),
+    ]
+    assert flagged("encryption-not-disabled", rs) == set()
+    # Storage Gateway: kmsEncrypted false is S3-managed keys, still encrypted.
+    share = "aws:storagegateway/nfsFileShare:NfsFileShare"
+    assert flagged("encryption-not-disabled", [Res(share, "sse-s3", {"kmsEncrypted": False})]) == set()
+    stream = "aws:kinesis/stream:Stream"
+    assert flagged("encryption-not-disabled", [Res(stream, "k", {"encryptionType": "none"})]) == {"k"}
+    assert flagged("encryption-not-disabled", [Res(stream, "k", {"encryptionType": "KMS"})]) == set()
+    # An unknown flag is undecided, never passed: the engine's unknowns rule reports it.
+    with pytest.raises(Exception):
+        flagged("encryption-not-disabled", [Res("aws:neptune/cluster:Cluster", "n", {"storageEncrypted": UNKNOWN})])
+
+
+def test_network_semantics() -> None:
+    lb = "aws:lb/loadBalancer:LoadBalancer"
+    elb = "aws:elb/loadBalancer:LoadBalancer"
+    assert flagged("public-exposure-review", [Res(lb, "default", {}), Res(lb, "private", {"internal": True})]) == {
+        "default"
+    }
+    assert resource_messages("public-exposure-review", Res(elb, "e", {"listeners": [{"lbPort": 443}]})) == [
+        "e: internal is unset: the load balancer is internet-facing (listeners on port 443). Review: set "
+        "internal=True unless it is meant to be a public front end."
+    ]
+    svc = "aws:ecs/service:Service"
+    rs = [
+        Res(svc, "enabled", {"networkConfiguration": {"assignPublicIp": "ENABLED"}}),
+        Res(svc, "disabled", {"networkConfiguration": {"assignPublicIp": "DISABLED"}}),
+    ]
+    assert flagged("public-exposure-review", rs) == {"enabled"}
+    isg = "aws:medialive/inputSecurityGroup:InputSecurityGroup"
+    rs = [
+        # Two halves of the internet are the internet (readers/reach.py).
+        Res(isg, "halves", {"whitelistRules": [{"cidr": "0.0.0.0/1"}, {"cidr": "128.0.0.0/1"}]}),
+        Res(isg, "v6", {"whitelistRules": [{"cidr": "::/0"}]}),
+        Res(isg, "office", {"whitelistRules": [{"cidr": "203.0.113.0/24"}, {"cidr": "10.0.0.0/8"}]}),
+    ]
+    assert flagged("public-exposure-review", rs) == {"halves", "v6"}
+    # A subnet's own CIDR is address space, not exposure; its public-IP mapping is.
+    subnet = "aws:ec2/subnet:Subnet"
+    rs = [
+        Res(subnet, "public", {"cidrBlock": "0.0.0.0/0", "mapPublicIpOnLaunch": True}),
+        Res(subnet, "private", {"cidrBlock": "10.0.0.0/24"}),
+    ]
+    assert flagged("public-exposure-review", rs) == {"public"}
+    db = "aws:rds/clusterInstance:ClusterInstance"
+    rs = [
+        Res(db, "public", {"publiclyAccessible": True}),
+        Res(db, "default", {}),
+        Res(db, "private", {"publiclyAccessible": False}),
+    ]
+    assert flagged("public-data-endpoint", rs) == {"public"}
+    assert flagged("public-exposure-review", rs) == set()
+    # Public key material is not network exposure (the classifier no longer files it there).
+    assert sp.paths_of("aws:ec2/keyPair:KeyPair", "network") == ()
+    assert sp.paths_of("aws:opensearch/domain:Domain", "network") == ()
