@@ -106,12 +106,9 @@ def narrowed(guardrails: tuple[Any, ...]) -> tuple[Any, ...]:
     out = []
     for g in guardrails:
         if g.id in INVENTORY_DRIVEN:
-            named = {
-                t
-                for other in guardrails
-                if other.id not in INVENTORY_DRIVEN and other.surfaces & g.surfaces
-                for t in other.read_types
-            }
+            others = [o for o in guardrails if o.id not in INVENTORY_DRIVEN and o.surfaces & g.surfaces]
+            # Exact tokens only: a pattern such as "kubernetes:*:Service" reads a surface, it reviews no type.
+            named = {t for o in others for t in o.read_types if "*" not in t}
             g = replace(g, resource_types=frozenset(t for t in g.resource_types if t not in named))
         out.append(g)
     return tuple(out)
@@ -133,6 +130,10 @@ PRESENCE = "public-network"  # present: the resource takes traffic from the inte
 ALLOW_CIDRS = "allow-cidrs"  # sources admitted in: the world when reach.py says so
 # Paths read and decided not to be exposure by themselves (their reasons in NOT_EXPOSURE).
 CONTEXT = "context"
+# An infrastructure template's body (CloudFormation ``templateBody``, Cloud Control ``desiredState``): every
+# property of every resource in it is judged by its name like a property of a pulumi-aws type.
+TEMPLATE = "template"
+_TEMPLATE_PATHS = frozenset({"templateBody", "desiredState"})
 
 # Data services made reachable from the internet: certain and unwanted (GC-SEC-170).
 _DATA_ENDPOINT_FLAGS = frozenset({"publiclyAccessible", "publicConnectivity"})
@@ -165,6 +166,8 @@ _ADDRESS_SPACE = re.compile(
 
 
 def network_kind(token: str, path: str) -> Kind:
+    if path in _TEMPLATE_PATHS and token.startswith(("aws:cloudformation/", "aws:cloudcontrol/")):
+        return TEMPLATE
     name = leaf(path)
     if name in _DATA_ENDPOINT_FLAGS or name in _ADDRESS_FLAGS:
         return PUBLIC_FLAG
@@ -273,3 +276,43 @@ def flag_off(value: Any) -> bool:
     if isinstance(value, bool):
         return not value
     return isinstance(value, str) and value.strip().lower() == "false"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Infrastructure templates: CloudFormation names properties in PascalCase (``PubliclyAccessible``), the same
+# properties pulumi-aws names in camelCase, so a template's resources are judged by the same name rules.
+
+
+def camel(name: str) -> str:
+    return name[:1].lower() + name[1:]
+
+
+def template_properties(token: str, props: Any) -> Iterator[tuple[str, str, Any]]:
+    """(path, camelCase property path inside the resource, value) of every property of every resource in the
+    template a CloudFormation stack or stack set carries, or of the one resource a Cloud Control desired state
+    is; an unknown body raises (undecided)."""
+    from .services import parse_template  # services imports nothing of this module; imported late to stay a leaf
+
+    if token.startswith("aws:cloudcontrol/"):
+        body = parse_template(get(props, "desiredState"))
+        yield from _template_walk(body, "desiredState", "")
+        return
+    template = parse_template(get(props, "templateBody"))
+    resources = template.get("Resources")
+    if not isinstance(resources, Mapping):
+        return
+    for logical, res in resources.items():
+        properties = res.get("Properties") if isinstance(res, Mapping) else None
+        yield from _template_walk(properties, f"templateBody.Resources.{logical}.Properties", "")
+
+
+def _template_walk(node: Any, where: str, inner: str) -> Iterator[tuple[str, str, Any]]:
+    if isinstance(node, Mapping):
+        for k, v in node.items():
+            name = camel(str(k))
+            yield from _template_walk(v, f"{where}.{k}", f"{inner}.{name}" if inner else name)
+    elif isinstance(node, list) and any(isinstance(x, Mapping | list) for x in node):
+        for i, x in enumerate(node):
+            yield from _template_walk(x, f"{where}[{i}]", inner)
+    elif inner:
+        yield where, inner, node

@@ -4,12 +4,15 @@ is not (what makes "read" in the coverage table true); plus the semantics each k
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+from pulumi_policy.proxy import UnknownValueError
 
 from gpucloud.guard.harness import UNKNOWN, Res, flagged, resource_messages
-from gpucloud.policies.gpucloud_policies import GUARDRAILS, surface_paths as sp
+from gpucloud.policies.gpucloud_policies import GUARDRAILS
+from gpucloud.policies.gpucloud_policies import surface_paths as sp
 from gpucloud.policies.gpucloud_policies.security import encryption_off, public_data_endpoint, public_exposure
 
 KEY_ARN = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
@@ -23,6 +26,29 @@ NETWORK_VALUES: dict[str, tuple[Any, Any]] = {
     sp.INTERNAL: (False, True),
     sp.PRESENCE: ({"ipType": "IPV4"}, None),
     sp.ALLOW_CIDRS: (["0.0.0.0/1", "128.0.0.0/1"], ["10.0.0.0/16"]),
+    # A template (or a Cloud Control desired state) with a public database and a public-IP subnet in it.
+    sp.TEMPLATE: (
+        json.dumps(
+            {
+                "Resources": {
+                    "Db": {"Properties": {"PubliclyAccessible": True}},
+                    "Net": {"Properties": {"MapPublicIpOnLaunch": True}},
+                },
+                "PubliclyAccessible": True,
+                "MapPublicIpOnLaunch": True,
+            }
+        ),
+        json.dumps(
+            {
+                "Resources": {
+                    "Db": {"Properties": {"PubliclyAccessible": False}},
+                    "Net": {"Properties": {"MapPublicIpOnLaunch": False}},
+                },
+                "PubliclyAccessible": False,
+                "MapPublicIpOnLaunch": False,
+            }
+        ),
+    ),
 }
 DATA_VALUES: dict[str, tuple[Any, Any]] = {
     sp.FLAG: (False, True),
@@ -151,8 +177,10 @@ def test_data_semantics() -> None:
     assert flagged("encryption-not-disabled", [Res(stream, "k", {"encryptionType": "none"})]) == {"k"}
     assert flagged("encryption-not-disabled", [Res(stream, "k", {"encryptionType": "KMS"})]) == set()
     # An unknown flag is undecided, never passed: the engine's unknowns rule reports it.
-    with pytest.raises(Exception):
-        flagged("encryption-not-disabled", [Res("aws:neptune/cluster:Cluster", "n", {"storageEncrypted": UNKNOWN})])
+    neptune = Res("aws:neptune/cluster:Cluster", "n", {"storageEncrypted": UNKNOWN})
+    with pytest.raises(UnknownValueError):
+        flagged("encryption-not-disabled", [neptune])
+    assert flagged("encryption-not-disabled", [neptune], {"unknowns": "block"}) == {"n"}
 
 
 def test_network_semantics() -> None:
@@ -197,3 +225,50 @@ def test_network_semantics() -> None:
     # Public key material is not network exposure (the classifier no longer files it there).
     assert sp.paths_of("aws:ec2/keyPair:KeyPair", "network") == ()
     assert sp.paths_of("aws:opensearch/domain:Domain", "network") == ()
+
+
+def test_templates_are_judged_by_the_same_names() -> None:
+    stack = "aws:cloudformation/stack:Stack"
+    template = {
+        "Resources": {
+            "Brokers": {
+                "Type": "AWS::MSK::Cluster",
+                "Properties": {
+                    "BrokerNodeGroupInfo": {"ConnectivityInfo": {"PublicAccess": {"Type": "SERVICE_PROVIDED_EIPS"}}}
+                },
+            },
+            "Front": {"Type": "AWS::ElasticLoadBalancingV2::LoadBalancer", "Properties": {"Scheme": "internet-facing"}},
+            "Inputs": {
+                "Type": "AWS::MediaLive::InputSecurityGroup",
+                "Properties": {"WhitelistRules": [{"Cidr": "0.0.0.0/1"}, {"Cidr": "128.0.0.0/1"}]},
+            },
+        }
+    }
+    r = Res(stack, "stk", {"templateBody": json.dumps(template)})
+    assert resource_messages("public-data-endpoint", r) == [
+        "stk: templateBody.Resources.Brokers.Properties.BrokerNodeGroupInfo.ConnectivityInfo.PublicAccess.type is "
+        "'SERVICE_PROVIDED_EIPS': the brokers get public addresses. Fix: set it to 'DISABLED' and reach the cluster "
+        "from inside the VPC."
+    ]
+    assert [m.split(":", 2)[1].strip() for m in resource_messages("public-exposure-review", r)] == [
+        "templateBody.Resources.Front.Properties.Scheme is 'internet-facing'",
+        "templateBody.Resources.Inputs.Properties whitelistRules.cidr admits 0.0.0.0/1, 128.0.0.0/1, which together "
+        "reach the internet. Fix",
+    ]
+    inside = {"Resources": {"Inputs": {"Properties": {"WhitelistRules": [{"Cidr": "203.0.113.0/24"}]}}}}
+    assert flagged("public-exposure-review", [Res(stack, "ok", {"templateBody": json.dumps(inside)})]) == set()
+    # YAML with CloudFormation's short tags parses too.
+    yaml_body = "Resources:\n  Db:\n    Type: AWS::RDS::DBInstance\n    Properties:\n      PubliclyAccessible: true\n"
+    assert flagged("public-data-endpoint", [Res(stack, "yaml", {"templateBody": yaml_body})]) == {"yaml"}
+
+
+def test_service_lists_are_read_like_services() -> None:
+    from gpucloud.guard.harness import stack_flagged
+
+    item = {"metadata": {"name": "web"}, "spec": {"type": "LoadBalancer"}}
+    lst = Res("kubernetes:core/v1:ServiceList", "svcs", {"items": [item]})
+    assert stack_flagged("k8s-no-public-load-balancer", [lst]) == {"svcs"}
+    assert (
+        stack_flagged("k8s-no-public-load-balancer", [Res("kubernetes:core/v1:ServiceList", "none", {"items": []})])
+        == set()
+    )

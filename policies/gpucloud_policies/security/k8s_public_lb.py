@@ -203,7 +203,10 @@ GUARDRAIL = Guardrail(
     ),
     kind="stack",
     surfaces=frozenset({"network"}),
-    reads=frozenset({"kubernetes:*:Service", "kubernetes:*:Ingress"}),
+    # A List kind's items are Services and Ingresses too (k8s.objects yields them).
+    reads=frozenset(
+        {"kubernetes:*:Service", "kubernetes:*:Ingress", "kubernetes:*:ServiceList", "kubernetes:*:IngressList"}
+    ),
     validate=validate,
     config={
         "allowInternetFacing": {

@@ -23,7 +23,7 @@ from typing import Any
 from .. import surface_paths as sp
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, text
 
-JUDGED = frozenset({sp.PUBLIC_FLAG, sp.BLOCK_FLAG, sp.PUBLIC_ACCESS})
+JUDGED = frozenset({sp.TEMPLATE, sp.PUBLIC_FLAG, sp.BLOCK_FLAG, sp.PUBLIC_ACCESS})
 # A public-address flag on compute or a web front end is the advisory guardrail's (public_exposure.py).
 
 
@@ -65,9 +65,24 @@ def message(k: str, where: str, value: Any) -> str | None:
     return None
 
 
+def _template(args: Any, report: Report) -> None:
+    """A template's resources, judged by the same property names (CloudFormation's PascalCase, camelCased)."""
+    for where, inner, value in sp.template_properties(args.resource_type, args.props):
+        if inner.endswith("publicAccess.type"):
+            found = message(sp.PUBLIC_ACCESS, where.rsplit(".", 1)[0], {"type": value})
+        else:
+            k = kind("", inner)
+            found = message(k, where, value) if k is not None and k != sp.TEMPLATE else None
+        if found:
+            report(found)
+
+
 def validate(args: Any, report: Report, cfg: Config) -> None:
     for path in sp.paths_of(args.resource_type, "network"):
         k = kind(args.resource_type, path)
+        if k == sp.TEMPLATE:
+            _template(args, report)
+            continue
         if k is None:
             continue
         for where, value in sp.values(args.props, path):

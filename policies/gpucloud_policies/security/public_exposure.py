@@ -26,7 +26,7 @@ from .. import surface_paths as sp
 from ..base import Config, EnforcementLevel, Guardrail, Report, Severity, get, has, integer, maps, strings
 from ..readers import reach
 
-JUDGED = frozenset({sp.PUBLIC_FLAG, sp.INTERNAL, sp.PRESENCE, sp.ALLOW_CIDRS})
+JUDGED = frozenset({sp.TEMPLATE, sp.PUBLIC_FLAG, sp.INTERNAL, sp.PRESENCE, sp.ALLOW_CIDRS})
 
 
 def kind(token: str, path: str) -> str | None:
@@ -65,11 +65,38 @@ def _cidr_messages(path: str, found: list[tuple[str, Any]]) -> list[str]:
     ]
 
 
+def _template(args: Any, report: Report) -> None:
+    """A template's resources, judged by the same property names (CloudFormation's PascalCase, camelCased); a
+    load balancer there says ``Scheme: internet-facing`` where pulumi-aws says ``internal: false``."""
+    cidrs: dict[tuple[str, str], list[tuple[str, Any]]] = {}
+    for where, inner, value in sp.template_properties(args.resource_type, args.props):
+        if sp.leaf(inner) == "scheme" and isinstance(value, str) and value.strip().lower() == "internet-facing":
+            report(
+                f"{where} is 'internet-facing': the load balancer is internet-facing. Review: make it internal "
+                "unless it is meant to be a public front end."
+            )
+            continue
+        k = kind("", inner)
+        if k == sp.ALLOW_CIDRS:
+            resource = where.split(".Properties", 1)[0]
+            cidrs.setdefault((resource, inner), []).append((where, value))
+        elif k == sp.PUBLIC_FLAG and sp.public_flag(value):
+            report(
+                f"{where} is {value!r}: it gets a public address on the internet. Review: use private subnets "
+                "unless it is meant to be public."
+            )
+    for (resource, inner), found in cidrs.items():
+        for message in _cidr_messages(f"{resource}.Properties {inner}", found):
+            report(message)
+
+
 def validate(args: Any, report: Report, cfg: Config) -> None:
     props = args.props
     for path in sp.paths_of(args.resource_type, "network"):
         k = kind(args.resource_type, path)
-        if k == sp.INTERNAL:
+        if k == sp.TEMPLATE:
+            _template(args, report)
+        elif k == sp.INTERNAL:
             # Unset is internet-facing: pulumi-aws LoadBalancer ``internal`` defaults to false.
             value = get(props, path) if has(props, path) else None
             if not sp.public_flag(value):
