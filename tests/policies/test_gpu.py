@@ -227,3 +227,36 @@ def test_efa_shape_for_multi_node_training():
     unknown_az = [Res(SUBNET, "a", {"availabilityZone": UNKNOWN}), _efa_lt("lt", 32), pool("p", "lt", ["a"])]
     with pytest.raises(UnknownValueError):
         stack_flagged("efa-shape", unknown_az)
+
+
+def test_gpu_count_cap_reads_scheduled_actions_on_groups():
+    """An ASG's scheduled action can raise its size beyond maxSize: the pool grows as far as the action sets it."""
+    schedule = "aws:autoscaling/schedule:Schedule"
+    lt = Res(LT, "lt", {"instanceType": "p5.48xlarge"})  # 8 GPUs each
+    asg = Res(
+        ASG,
+        "asg",
+        {"name": "trainers", "launchTemplate": {"id": UNKNOWN}, "maxSize": 2.0, "minSize": 0.0},
+        deps={"launchTemplate": ["lt"]},
+    )
+    cfg = {"maxGpusPerPool": 64, "maxGpusPerStack": 1000}
+    assert stack_flagged("gpu-count-cap", [lt, asg], cfg) == set()
+    by_dependency = Res(
+        schedule, "burst", {"autoscalingGroupName": UNKNOWN, "maxSize": 20.0}, deps={"autoscalingGroupName": ["asg"]}
+    )
+    assert stack_messages("gpu-count-cap", [lt, asg, by_dependency], cfg) == [
+        (
+            "burst",
+            "burst: sets its group to 20 instances (160 GPUs at 8 per instance), above the per-pool cap of 64. "
+            "Fix: lower the scheduled size to 8 or raise maxGpusPerPool.",
+        )
+    ]
+    by_name = Res(schedule, "nightly", {"autoscalingGroupName": "trainers", "desiredCapacity": 9.0, "maxSize": -1.0})
+    assert stack_flagged("gpu-count-cap", [lt, asg, by_name], cfg) == {"nightly"}
+    within = Res(schedule, "small", {"autoscalingGroupName": "trainers", "maxSize": 8.0})
+    assert stack_flagged("gpu-count-cap", [lt, asg, within], cfg) == set()
+    # 8 x 8 = 64 counts toward the stack total, not the group's own 2 x 8.
+    assert stack_flagged("gpu-count-cap", [lt, asg, within], {"maxGpusPerPool": 64, "maxGpusPerStack": 63}) == {"small"}
+    elsewhere = Res(schedule, "other", {"autoscalingGroupName": "someone-elses", "maxSize": 50.0})
+    with pytest.raises(UnknownValueError):
+        stack_flagged("gpu-count-cap", [lt, asg, elsewhere], cfg)
