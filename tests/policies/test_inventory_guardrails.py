@@ -272,3 +272,220 @@ def test_service_lists_are_read_like_services() -> None:
         stack_flagged("k8s-no-public-load-balancer", [Res("kubernetes:core/v1:ServiceList", "none", {"items": []})])
         == set()
     )
+
+
+def test_claims_and_narrowing_recomputed() -> None:
+    """The declarations are what the inventory and the kind functions give, computed again here (the module-level
+    sets are computed once at import)."""
+    assert sp.claimed("data", sp.data_kind, encryption_off.JUDGED) == encryption_off.TYPES
+    assert (
+        sp.claimed("network", public_data_endpoint._claims, public_data_endpoint.JUDGED) == public_data_endpoint.TYPES
+    )
+    assert sp.claimed("network", public_exposure._claims, public_exposure.JUDGED) == public_exposure.TYPES
+    assert len(encryption_off.TYPES) == 234
+    assert len(public_data_endpoint.TYPES) == 25
+    assert len(public_exposure.TYPES) == 26
+    # Both network guardrails read a type with paths of both (RDS shard groups only have the data flag).
+    assert "aws:rds/shardGroup:ShardGroup" in public_data_endpoint.TYPES
+    assert "aws:rds/shardGroup:ShardGroup" not in public_exposure.TYPES
+    assert "aws:ecs/service:Service" in public_exposure.TYPES
+    assert "aws:ecs/service:Service" not in public_data_endpoint.TYPES
+    # A type with a path no name explains is not claimed (VPC: address space only; cleanrooms: crypto settings).
+    assert "aws:ec2/vpc:Vpc" not in public_exposure.TYPES | public_data_endpoint.TYPES
+    assert "aws:cleanrooms/collaboration:Collaboration" not in encryption_off.TYPES
+    modules = (encryption_off, public_data_endpoint, public_exposure)
+    wide = tuple(g for g in GUARDRAILS if g.id not in sp.INVENTORY_DRIVEN) + tuple(m.GUARDRAIL for m in modules)
+    again = {g.id: g for g in sp.narrowed(wide)}
+    for gid in sp.INVENTORY_DRIVEN:
+        assert again[gid].resource_types == BY_ID[gid].resource_types, gid
+    named_elsewhere = encryption_off.GUARDRAIL.resource_types - BY_ID["GC-SEC-172"].resource_types
+    assert {"aws:rds/instance:Instance", "aws:efs/fileSystem:FileSystem", "aws:ebs/volume:Volume"} <= named_elsewhere
+    # Another surface's guardrail does not narrow (the count cap names CloudFormation stacks for compute).
+    assert "aws:cloudformation/stack:Stack" in BY_ID["GC-SEC-171"].resource_types
+    assert all(g is again[g.id] or g.id in sp.INVENTORY_DRIVEN for g in wide)
+
+
+def test_kinds_by_name() -> None:
+    lb = "aws:lb/loadBalancer:LoadBalancer"
+    assert sp.network_kind(lb, "listeners") == sp.CONTEXT
+    assert sp.network_kind("aws:appmesh/virtualRouter:VirtualRouter", "spec.listeners") is None
+    assert sp.network_kind("aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule", "cidrIpv4") == sp.CONTEXT
+    assert sp.network_kind("kubernetes:networking.k8s.io/v1:NetworkPolicy", "spec.egress.to.ipBlock.cidr") == sp.CONTEXT
+    np_ingress = "spec.ingress.from.ipBlock.cidr"
+    assert sp.network_kind("kubernetes:networking.k8s.io/v1:NetworkPolicy", np_ingress) == sp.ALLOW_CIDRS
+    assert sp.network_kind("aws:ec2/subnet:Subnet", "cidrBlock") == sp.CONTEXT
+    assert sp.network_kind("aws:ec2/vpc:Vpc", "cidrBlock") is None
+    assert sp.network_kind("aws:ses/receiptFilter:ReceiptFilter", "cidr") is None
+    assert sp.network_kind("aws:cloudformation/stack:Stack", "templateBody") == sp.TEMPLATE
+    assert sp.network_kind("aws:cloudcontrol/resource:Resource", "desiredState") == sp.TEMPLATE
+    assert sp.network_kind("aws:other/thing:Thing", "templateBody") is None
+    assert sp.network_kind("aws:emr/x:X", "permittedPublicSecurityGroupRuleRanges") == sp.CONTEXT
+    assert sp.data_kind("", "kmsEncrypted") == sp.CONTEXT
+    assert sp.data_kind("", "sseS3") == sp.CONTEXT
+    assert sp.data_kind("", "encryptionDisabled") == sp.INVERTED
+    assert sp.data_kind("", "kmsMasterKeyId") == sp.KEY
+    assert sp.data_kind("", "clientBroker") == sp.MODE
+    assert sp.data_kind("", "encryptionInfo") == sp.CONTAINER
+    assert sp.data_kind("", "encryptionStrategy") is None
+    assert sp.leaf("a.b.c") == "c" and sp.leaf("c") == "c"
+    assert sp.camel("PubliclyAccessible") == "publiclyAccessible" and sp.camel("") == ""
+
+
+@pytest.mark.parametrize(
+    ("value", "public", "block_off", "flag_off", "mode_off"),
+    [
+        (True, True, False, False, False),
+        (False, False, True, True, False),
+        ("true", True, False, False, False),
+        (" ENABLED ", True, False, False, False),
+        ("False", False, True, True, False),
+        ("DISABLED", False, False, False, True),
+        (" none", False, False, False, True),
+        ("PLAINTEXT", False, False, False, True),
+        ("TLS", False, False, False, False),
+        (None, False, False, False, False),
+        (0, False, False, False, False),
+    ],
+)
+def test_value_readers(value: Any, public: bool, block_off: bool, flag_off: bool, mode_off: bool) -> None:
+    assert sp.public_flag(value) is public
+    assert sp.block_off(value) is block_off
+    assert sp.flag_off(value) is flag_off
+    assert sp.mode_off(value) is mode_off
+
+
+def test_walkers() -> None:
+    props = {"routes": [{"cidrBlock": "10.0.0.0/8"}, {"other": 1}, {"cidrBlock": None}], "top": {"x": 1}}
+    assert list(sp.values(props, "routes.cidrBlock")) == [("routes[0].cidrBlock", "10.0.0.0/8")]
+    assert list(sp.values(props, "top.x")) == [("top.x", 1)]
+    assert list(sp.values(props, "top.x.y")) == []
+    assert list(sp.values(props, "missing")) == []
+    assert list(sp.values([{"a": 1}], "a")) == [("[0].a", 1)]
+    nested = {"enabled": False, "inner": {"keyId": "k"}, "list": [{"type": "NONE"}], "flat": ["a", "b"], "null": None}
+    assert list(sp.walk_object(nested, "c")) == [
+        ("c.enabled", "enabled", False),
+        ("c.inner.keyId", "keyId", "k"),
+        ("c.list[0].type", "type", "NONE"),
+        ("c.flat", "flat", ["a", "b"]),
+    ]
+    assert list(sp.walk_object("scalar", "c")) == []
+    template = json.dumps(
+        {"Resources": {"A": {"Properties": {"Outer": {"Inner": [{"Cidr": "x"}], "Flat": ["p", "q"]}}}, "B": "odd"}}
+    )
+    assert list(sp.template_properties("aws:cloudformation/stack:Stack", {"templateBody": template})) == [
+        ("templateBody.Resources.A.Properties.Outer.Inner[0].Cidr", "outer.inner.cidr", "x"),
+        ("templateBody.Resources.A.Properties.Outer.Flat", "outer.flat", ["p", "q"]),
+    ]
+    assert list(sp.template_properties("aws:cloudformation/stack:Stack", {"templateBody": "[]"})) == []
+    state = json.dumps({"PubliclyAccessible": True})
+    assert list(sp.template_properties("aws:cloudcontrol/resource:Resource", {"desiredState": state})) == [
+        ("desiredState.PubliclyAccessible", "publiclyAccessible", True)
+    ]
+
+
+def test_messages_name_the_value_and_the_fix() -> None:
+    db = "aws:neptune/clusterInstance:ClusterInstance"
+    assert resource_messages("public-data-endpoint", Res(db, "n", {"publiclyAccessible": "true"})) == [
+        "n: publiclyAccessible is 'true': the data service gets a public endpoint on the internet. Fix: set it to "
+        "false and reach it from inside the VPC (VPN, peering, PrivateLink)."
+    ]
+    ap = "aws:s3/accessPoint:AccessPoint"
+    assert resource_messages(
+        "public-data-endpoint", Res(ap, "a", {"publicAccessBlockConfiguration": {"blockPublicPolicy": "false"}})
+    ) == [
+        "a: publicAccessBlockConfiguration.blockPublicPolicy is 'false': a block on public access is turned off. "
+        "Fix: set it to true (or remove it)."
+    ]
+    msk = "aws:msk/cluster:Cluster"
+    ok = {"brokerNodeGroupInfo": {"connectivityInfo": {"publicAccess": {"type": "disabled"}}}}
+    unset = {"brokerNodeGroupInfo": {"connectivityInfo": {"publicAccess": {}}}}
+    assert flagged("public-data-endpoint", [Res(msk, "ok", ok), Res(msk, "unset", unset)]) == set()
+    sub = "aws:ec2/subnet:Subnet"
+    assert resource_messages("public-exposure-review", Res(sub, "s", {"mapPublicIpOnLaunch": True})) == [
+        "s: mapPublicIpOnLaunch is True: it gets a public address on the internet. Review: use private subnets (NAT "
+        "or VPC endpoints for egress) unless it is meant to be public."
+    ]
+    mail = "aws:mailmanager/ingressPoint:IngressPoint"
+    assert resource_messages(
+        "public-exposure-review",
+        Res(mail, "m", {"networkConfiguration": {"publicNetworkConfiguration": {"ipType": "IPV4"}}}),
+    ) == [
+        "m: networkConfiguration.publicNetworkConfiguration is set: it takes traffic from the internet. Review: use "
+        "a VPC network configuration unless it is meant to be public."
+    ]
+    elb = "aws:elb/loadBalancer:LoadBalancer"
+    msgs = resource_messages(
+        "public-exposure-review", Res(elb, "e", {"internal": False, "listeners": [{"lbPort": 80}, {"lbPort": 443}, {}]})
+    )
+    assert msgs == [
+        "e: internal is False: the load balancer is internet-facing (listeners on port 80, 443). Review: set "
+        "internal=True unless it is meant to be a public front end."
+    ]
+    ws = "aws:sagemaker/workforce:Workforce"
+    msgs = resource_messages(
+        "public-exposure-review", Res(ws, "w", {"sourceIpConfig": {"cidrs": ["0.0.0.0/0", "10.0.0.0/8"]}})
+    )
+    assert msgs == [
+        "w: sourceIpConfig.cidrs admits 0.0.0.0/0, 10.0.0.0/8, which together reach the internet. Fix: list only the "
+        "networks that need it, if this is not meant to be public."
+    ]
+    share = "aws:storagegateway/smbFileShare:SmbFileShare"
+    assert resource_messages(
+        "encryption-not-disabled", Res(share, "s", {"kmsKeyArn": "alias/aws/s3", "kmsEncrypted": True})
+    ) == [
+        "s: kmsKeyArn is 'alias/aws/s3', an AWS-managed key alias (alias/aws/...), not a customer-managed key. Fix: "
+        "name a customer-managed KMS key, whose key policy the account controls."
+    ]
+    ws_ = "aws:workspaces/workspace:Workspace"
+    assert resource_messages("encryption-not-disabled", Res(ws_, "w", {"rootVolumeEncryptionEnabled": False})) == [
+        "w: rootVolumeEncryptionEnabled is False: encryption is turned off. Fix: set it to true (or remove it)."
+    ]
+    emr = "aws:emr/securityConfiguration:SecurityConfiguration"
+    if emr in BY_ID["GC-SEC-172"].resource_types:
+        assert flagged("encryption-not-disabled", [Res(emr, "e", {})]) == set()
+
+
+def test_containers_judge_every_field() -> None:
+    fh = "aws:kinesis/firehoseDeliveryStream:FirehoseDeliveryStream"
+    rs = [
+        Res(fh, "off", {"serverSideEncryption": {"enabled": False}}),
+        Res(
+            fh,
+            "aws-key",
+            {
+                "serverSideEncryption": {
+                    "enabled": True,
+                    "keyType": "CUSTOMER_MANAGED_CMK",
+                    "keyArn": "alias/aws/firehose",
+                }
+            },
+        ),
+        Res(fh, "on", {"serverSideEncryption": {"enabled": True, "keyType": "AWS_OWNED_CMK"}}),
+    ]
+    assert flagged("encryption-not-disabled", rs) == {"off", "aws-key"}
+    msk = "aws:msk/cluster:Cluster"
+    plain = {"encryptionInfo": {"encryptionInTransit": {"clientBroker": "PLAINTEXT", "inCluster": True}}}
+    assert resource_messages("encryption-not-disabled", Res(msk, "m", plain)) == [
+        "m: encryptionInfo.encryptionInTransit.clientBroker is 'PLAINTEXT': no encryption. Fix: choose an encrypting "
+        "mode (a KMS one where offered)."
+    ]
+    # An SQS-managed-SSE flag off inside a settings object beside a customer-managed key is SSE-KMS.
+    box = {"settings": {"sqsManagedSseEnabled": False, "kmsKeyId": KEY_ARN}}
+    out = encryption_off.findings(
+        sp.CONTAINER, "settings", "settings", box["settings"], box, {"requireCustomerManagedKeys": True}
+    )
+    assert out == []
+    lone = {"sqsManagedSseEnabled": False}
+    out = encryption_off.findings(sp.CONTAINER, "settings", "settings", lone, {}, {"requireCustomerManagedKeys": True})
+    assert out == [
+        "settings.sqsManagedSseEnabled is False: encryption is turned off. Fix: set it to true (or remove it)."
+    ]
+    with_alias = {"sqsManagedSseEnabled": False, "kmsKeyId": "alias/aws/sqs"}
+    out = encryption_off.findings(sp.CONTAINER, "s", "s", with_alias, {}, {"requireCustomerManagedKeys": False})
+    assert out == ["s.sqsManagedSseEnabled is False: encryption is turned off. Fix: set it to true (or remove it)."]
+    # A list of settings objects, element by element.
+    s3v = "aws:s3/vectorsVectorBucket:VectorsVectorBucket"
+    listed = {"encryptionConfigurations": [{"sseType": "AES256"}, {"sseType": "aws:kms", "kmsKeyArn": "alias/aws/s3"}]}
+    if s3v in BY_ID["GC-SEC-172"].resource_types:
+        msgs = resource_messages("encryption-not-disabled", Res(s3v, "v", listed))
+        assert msgs and "encryptionConfigurations[1].kmsKeyArn" in msgs[0]

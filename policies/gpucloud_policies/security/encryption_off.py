@@ -80,22 +80,10 @@ def findings(kind: str, name: str, where: str, value: Any, parent: Any, cfg: Con
         for path, inner, v in sp.walk_object(value, where, _is_key):
             inner_kind = sp.data_kind("", inner)
             if inner_kind in JUDGED and inner_kind != sp.CONTAINER:
-                holder = _holder(value, path, where)
-                out += findings(inner_kind, inner, path, v, holder, cfg)
+                # A key anywhere in the same settings object is the one a managed-SSE flag gives way to.
+                out += findings(inner_kind, inner, path, v, value, cfg)
         return out
     return []
-
-
-def _holder(root: Any, path: str, where: str) -> Any:
-    """The object holding the value at ``path`` inside ``root`` (for sibling keys)."""
-    node = root
-    steps = path[len(where) + 1 :].split(".")[:-1]
-    for step in steps:
-        name, _, index = step.partition("[")
-        node = get(node, name)
-        if index:
-            node = get(node, int(index.rstrip("]")))
-    return node
 
 
 def validate(args: Any, report: Report, cfg: Config) -> None:

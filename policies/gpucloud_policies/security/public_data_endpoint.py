@@ -6,8 +6,11 @@ property name says, the same for every type:
 
 - ``publiclyAccessible`` / ``publicConnectivity`` true: the database, broker, replication instance, graph or
   warehouse gets a public DNS name resolving to a public address (RDS, Neptune, Redshift, DMS, Amazon MQ,
-  Timestream for InfluxDB, Lightsail databases, Neptune Analytics). Unset is the private default of each of these
-  pulumi-aws inputs, so only an explicit true is a finding: certain, and a data store is never a front end.
+  Timestream for InfluxDB, Lightsail databases, Neptune Analytics). Only an explicit true is a finding, as AWS
+  Config's managed rules judge it (rds-instance-public-access-check, dms-replication-not-public,
+  redshift-cluster-public-access-check: NON_COMPLIANT when PubliclyAccessible is true): certain, and a data store
+  is never a front end. Unset is not judged here (the pulumi-aws inputs of RDS, Redshift, MQ, Neptune and DMS
+  default to private; a service whose API default is public would need its own rule).
 - an MSK ``connectivityInfo.publicAccess.type`` of ``SERVICE_PROVIDED_EIPS``: brokers on public addresses.
 - a public-access block flag set false (S3 access points, the account-level and Multi-Region Access Point
   blocks, Secrets Manager ``blockPublicPolicy``, the EMR block on public security-group rules): the explicit
