@@ -260,3 +260,42 @@ def test_gpu_count_cap_reads_scheduled_actions_on_groups():
     elsewhere = Res(schedule, "other", {"autoscalingGroupName": "someone-elses", "maxSize": 50.0})
     with pytest.raises(UnknownValueError):
         stack_flagged("gpu-count-cap", [lt, asg, elsewhere], cfg)
+
+
+def test_scheduled_sizes_count_toward_the_stack_in_any_order():
+    schedule = "aws:autoscaling/schedule:Schedule"
+    lt = Res(LT, "lt", {"instanceType": "g6.xlarge"})  # 1 GPU each
+    asg = Res(
+        ASG, "asg", {"name": "g", "launchTemplate": {"id": UNKNOWN}, "maxSize": 1.0}, deps={"launchTemplate": ["lt"]}
+    )
+    ng = Res(NG, "ng", {"instanceTypes": ["p5.48xlarge"], "scalingConfig": {"maxSize": 1.0}})  # 8 GPUs
+    action = Res(schedule, "up", {"autoscalingGroupName": "g", "maxSize": 6.0})
+    cfg = {"maxGpusPerPool": 4, "maxGpusPerStack": 13}
+    for order in ([ng, lt, asg, action], [lt, asg, action, ng]):
+        found = stack_messages("gpu-count-cap", order, cfg)
+        assert sorted(found) == [
+            (
+                "ng",
+                "ng: can grow to 8 GPUs (max size 1 x 8 GPUs per instance), above the per-pool cap of 4. Fix: lower "
+                "the max size to 0 or raise maxGpusPerPool in this environment's policy config.",
+            ),
+            (
+                "ng",
+                "ng: the stack can grow to 14 GPUs in all, above maxGpusPerStack 13. Fix: lower pool max sizes (this "
+                "pool is the largest) or raise maxGpusPerStack in this environment's policy config.",
+            ),
+            (
+                "up",
+                "up: sets its group to 6 instances (6 GPUs at 1 per instance), above the per-pool cap of 4. Fix: "
+                "lower the scheduled size to 4 or raise maxGpusPerPool.",
+            ),
+        ], order
+    # The larger of two actions on one group counts.
+    second = Res(schedule, "more", {"autoscalingGroupName": "g", "desiredCapacity": 7.0})
+    names = [
+        n
+        for n, _ in stack_messages(
+            "gpu-count-cap", [lt, asg, action, second], {"maxGpusPerPool": 6, "maxGpusPerStack": 99}
+        )
+    ]
+    assert names == ["more"]

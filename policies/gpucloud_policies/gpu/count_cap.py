@@ -63,7 +63,7 @@ def _scheduled(resources: Any) -> dict[str, tuple[int, str]]:
     out: dict[str, tuple[int, str]] = {}
     for s in of_type(resources, SCHEDULE):
         with deciding(s):
-            size = max(integer(get(s.props, key), 0) or 0 for key in ("maxSize", "desiredCapacity"))
+            size = max(integer(get(s.props, key)) or 0 for key in ("maxSize", "desiredCapacity"))
             targets = linked(s, "autoscalingGroupName", ASG)
             if not targets:
                 named = by_name.get(text(get(s.props, "autoscalingGroupName")))
