@@ -4,6 +4,7 @@ import pytest
 from pulumi_policy.proxy import UnknownValueError
 
 from gpucloud.guard.harness import UNKNOWN, Res, flagged, resource_messages, stack_flagged, stack_messages
+from gpucloud.policies.gpucloud_policies.base import UndecidedError
 
 NG = "aws:eks/nodeGroup:NodeGroup"
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -299,3 +300,32 @@ def test_scheduled_sizes_count_toward_the_stack_in_any_order():
         )
     ]
     assert names == ["more"]
+
+
+def test_scheduled_action_details():
+    schedule = "aws:autoscaling/schedule:Schedule"
+    lt = Res(LT, "lt", {"instanceType": "g6.xlarge"})
+    asg = Res(
+        ASG, "asg", {"name": "g", "launchTemplate": {"id": UNKNOWN}, "maxSize": 1.0}, deps={"launchTemplate": ["lt"]}
+    )
+    big = Res(schedule, "big", {"autoscalingGroupName": "g", "maxSize": 9.0})
+    small = Res(schedule, "small", {"autoscalingGroupName": "g", "maxSize": 7.0})
+    # The larger action wins whichever comes first; an action setting no size (unset, -1) changes nothing.
+    cfg = {"maxGpusPerPool": 6, "maxGpusPerStack": 99}
+    assert [n for n, _ in stack_messages("gpu-count-cap", [lt, asg, big, small], cfg)] == ["big"]
+    noop = Res(schedule, "noop", {"autoscalingGroupName": "g", "maxSize": -1.0})
+    assert stack_messages("gpu-count-cap", [lt, asg, noop], {"maxGpusPerPool": 1, "maxGpusPerStack": 1}) == []
+    # A schedule that names another resource (not a group) is not joined to it.
+    other = Res(NG, "ng", {"instanceTypes": ["g6.xlarge"], "scalingConfig": {"maxSize": 1.0}})
+    odd = Res(schedule, "odd", {"autoscalingGroupName": UNKNOWN, "maxSize": 9.0}, deps={"autoscalingGroupName": ["ng"]})
+    with pytest.raises(UndecidedError) as exc:
+        stack_messages("gpu-count-cap", [other, odd], cfg)
+    assert [(u.urn.rsplit("::", 1)[-1], u.field, u.reason) for u in exc.value.undecided] == [
+        ("odd", "autoscalingGroupName", "string value at .autoscalingGroupName can't be known during preview")
+    ]
+    elsewhere = Res(schedule, "elsewhere", {"autoscalingGroupName": "not-here", "maxSize": 9.0})
+    with pytest.raises(UndecidedError) as exc:
+        stack_messages("gpu-count-cap", [lt, asg, elsewhere], cfg)
+    assert [(u.urn.rsplit("::", 1)[-1], u.field, u.reason) for u in exc.value.undecided] == [
+        ("elsewhere", "autoscalingGroupName", "the scheduled action's group is not in this plan")
+    ]
