@@ -35,14 +35,22 @@ _CAPACITY = re.compile(
     r"^(?:desiredCapacity|desiredSize|maxSize|minSize|instanceCount|initialInstanceCount|\w+InstanceCount|"
     r"targetCapacity|\w+TargetCapacity|maxVcpus|minVcpus|desiredVcpus|nodeCount|numberOfNodes)$"
 )
+# "public" and "cidr" at a camelCase word boundary (``vpcIdRestriction`` holds c-I-d-R, not a CIDR).
 _NETWORK = re.compile(
-    r"(?i:public|cidr)|^(?:internal|scheme|loadBalancerSourceRanges|externalIPs|externalIps|sourceRanges|"
-    r"listeners?|ingress)$"
+    r"^public|Public|^cidr|Cidr|CIDR|^(?:internal|scheme|loadBalancerSourceRanges|externalIPs|externalIps|"
+    r"sourceRanges|listeners?|ingress)$"
+)
+# Public *key material* and public-marketplace prices or ARNs are not network exposure.
+_NOT_NETWORK = re.compile(
+    r"(?i)public(?:signing)?keys?(?:id|endpoint)?$|publiccertificate$|workforcetaskprice|publichubcontent"
 )
 _PRINCIPAL = re.compile(r"^(?:policy|assumeRolePolicy|accessPolic(?:y|ies)|resourcePolicy|keyPolicy|principals?)$")
 _IAM = re.compile(r"^(?:managedPolicyArns?|inlinePolic(?:y|ies)|policyArns?|permissionsBoundary)$")
 _IAM_DOCUMENT = re.compile(r"^(?:policy|policyDocument)$")
 _DATA = re.compile(r"(?i:kms|encrypt)|^sse|Sse[A-Z]")
+# Named after encryption but holding no protection setting: an encryption context (metadata bound to KMS calls),
+# a data-key reuse period, a TLS port number, a selection of which encrypted objects to replicate.
+_NOT_DATA = re.compile(r"(?i)encryptioncontext|reuseperiod|encryptionport$|encryptedobjects$")
 _SECRETS = re.compile(
     r"^(?:userData|userDataBase64|environment|environmentVariables|variables|parameters|secretString|"
     r"secretBinary)$|(?i:password|connectionstring|privatekey|authtoken|accesstoken|apitoken)"
@@ -62,7 +70,7 @@ def _leaf_surfaces(token: str, name: str, nested: bool) -> list[str]:
     found = []
     if _INSTANCE_TYPE.match(name) or _CAPACITY.match(name):
         found.append("compute")
-    if _NETWORK.search(name):
+    if _NETWORK.search(name) and not _NOT_NETWORK.search(name):
         found.append("network")
     iam_module = token.startswith("aws:iam/")
     if not nested and (_IAM.match(name) or (iam_module and _IAM_DOCUMENT.match(name))):
@@ -71,7 +79,7 @@ def _leaf_surfaces(token: str, name: str, nested: bool) -> list[str]:
         found.append("principal")
     if token.startswith("kubernetes:rbac.authorization.k8s.io/") and _RBAC.match(name):
         found.append("iam")
-    if _DATA.search(name):
+    if _DATA.search(name) and not _NOT_DATA.search(name):
         found.append("data")
     if _SECRETS.search(name):
         found.append("secrets")

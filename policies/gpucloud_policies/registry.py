@@ -8,7 +8,7 @@ from typing import Any
 
 from pulumi_policy import Policy
 
-from . import coverage
+from . import coverage, surface_paths
 from .base import Guardrail
 from .cost import budget, reserved_capacity, scale_to_zero, spend_cap, spot_share, tags
 from .gpu import capacity_block_placement, count_cap, deprecated, efa_shape, family_allowlist, market, min_memory
@@ -21,6 +21,7 @@ from .security import (
     eks_endpoint,
     eks_logging,
     eks_secrets,
+    encryption_off,
     fsx_cmk,
     hop_limit,
     iam_admin,
@@ -35,6 +36,8 @@ from .security import (
     kms_rotation,
     nacl_world_ingress,
     plaintext_secrets,
+    public_data_endpoint,
+    public_exposure,
     public_ip,
     rds_cmk,
     resource_policy_public,
@@ -96,6 +99,10 @@ GUARDRAILS: tuple[Guardrail, ...] = tuple(
         kms_rotation,
         cloudtrail,
         vpc_flow_logs,
+        # inventory-driven: every other type of the surface inventory's network and data paths
+        public_data_endpoint,
+        public_exposure,
+        encryption_off,
         k8s_pod_security,
         # reads what k8s-pod-security matched on the same plan, so it runs right after it
         k8s_exemptions_used,
@@ -112,6 +119,8 @@ GUARDRAILS: tuple[Guardrail, ...] = tuple(
         fsx_locality,
     )
 )
+# The inventory-driven guardrails leave the types another guardrail names for the same surface to it.
+GUARDRAILS = surface_paths.narrowed(GUARDRAILS)
 
 # Names of policies folded into others. Not aliases: an old entry's keys may not mean the same under the new
 # policy, so a config naming one is refused with where to move it.

@@ -2,7 +2,9 @@
 compute environments, SageMaker (notebook instances, endpoint configurations, training and tuning jobs), EMR
 (clusters, instance groups and fleets), Image Builder infrastructure, CloudFormation stacks and Cloud Control
 resources put on EC2, and the simpler services of ``SIMPLE`` (GameLift, AppStream, Cloud9, dedicated hosts,
-CodeBuild fleets, SageMaker Studio apps, spaces and domain defaults, monitoring jobs). The surface inventory
+CodeBuild fleets, SageMaker Studio apps, spaces and domain defaults, monitoring jobs, algorithm validation,
+Lambda and ECS managed instances, Mainframe Modernization, Elastic Disaster Recovery, EKS local clusters and
+Outposts capacity tasks, Batch job overrides from EventBridge Pipes). The surface inventory
 (gpucloud.surface) lists these types as starting compute; capacity.py reads EC2's own paths, this module the
 services', so the GPU family allowlist and the GPU count cap see both.
 
@@ -70,6 +72,39 @@ SIMPLE: dict[str, tuple[tuple[str, _Count], ...]] = {
             "monitoringScheduleConfig.monitoringJobDefinition.monitoringResources.clusterConfig.instanceCount",
         ),
     ),
+    # Lambda Managed Instances and ECS Managed Instances launch EC2 instances of the allowed types in the
+    # account, as many as the service's scaling decides (``excludedInstanceTypes`` only narrows the choice).
+    "aws:lambda/capacityProvider:CapacityProvider": (("instanceRequirements.allowedInstanceTypes.*", None),),
+    "aws:ecs/capacityProvider:CapacityProvider": (
+        ("managedInstancesProvider.instanceLaunchTemplate.instanceRequirements.allowedInstanceTypes.*", None),
+    ),
+    # AWS Mainframe Modernization names EC2 types with an "M2." prefix; desiredCapacity instances run.
+    "aws:m2/environment:Environment": (("instanceType", "highAvailabilityConfig.desiredCapacity"),),
+    # Elastic Disaster Recovery starts replication servers of this type, as many as the source servers need.
+    "aws:drs/replicationConfigurationTemplate:ReplicationConfigurationTemplate": (
+        ("replicationServerInstanceType", None),
+    ),
+    # EKS local clusters on Outposts run their control plane (and etcd) instances of these types on the Outpost.
+    "aws:eks/cluster:Cluster": (
+        ("outpostConfig.controlPlaneInstanceType", None),
+        ("outpostConfig.etcdInstanceType", None),
+    ),
+    # An Outposts capacity task carves the Outpost's hardware into pools of these instance types.
+    "aws:outposts/capacityTask:CapacityTask": (("instancePools.*.instanceType", None),),
+    # An algorithm's validation profiles run a training job and a transform job when SageMaker validates it
+    # (the ``supported*InstanceTypes`` lists only declare where it may run; the jobs that use it are judged).
+    "aws:sagemaker/algorithm:Algorithm": (
+        ("validationSpecification.validationProfiles.*.trainingJobDefinition.resourceConfig.instanceType", None),
+        (
+            "validationSpecification.validationProfiles.*.trainingJobDefinition.resourceConfig.instanceGroups.*."
+            "instanceType",
+            None,
+        ),
+        ("validationSpecification.validationProfiles.*.transformJobDefinition.transformResources.instanceType", None),
+    ),
+    # A Batch job's container override picks a type inside its queue's compute environments, whose capacity is
+    # counted there: the override starts no more instances (count 0).
+    "aws:pipes/pipe:Pipe": (("targetParameters.batchJobParameters.containerOverrides.instanceType", 0),),
 }
 
 SERVICE_TYPES = frozenset(
@@ -131,7 +166,7 @@ class ServiceCapacity:
 
 def ec2_type(name: str) -> str:
     """SageMaker's ``ml.`` and AppStream's ``stream.graphics.`` spellings of an EC2 type, as EC2 names them."""
-    for prefix in ("ml.", "stream.graphics."):
+    for prefix in ("ml.", "stream.graphics.", "M2."):
         if name.startswith(prefix):
             return name[len(prefix) :]
     return name
@@ -160,7 +195,8 @@ def _simple(resource_type: str, props: Any) -> Iterator[ServiceCapacity]:
         for where, value in _find(props, type_path.split("."), ""):
             t = text(value)
             if t:
-                yield ServiceCapacity(where, ec2_type(t), nodes)
+                # An allowed-types wildcard of a whole family ("g5.*") admits every size of it: a family.
+                yield ServiceCapacity(where, ec2_type(t).removesuffix(".*"), nodes)
 
 
 def _count(v: Any, default: int) -> int:

@@ -4,6 +4,7 @@ import pytest
 from pulumi_policy.proxy import UnknownValueError
 
 from gpucloud.guard.harness import UNKNOWN, Res, flagged, resource_messages, stack_flagged, stack_messages
+from gpucloud.policies.gpucloud_policies.base import UndecidedError
 
 NG = "aws:eks/nodeGroup:NodeGroup"
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -227,3 +228,104 @@ def test_efa_shape_for_multi_node_training():
     unknown_az = [Res(SUBNET, "a", {"availabilityZone": UNKNOWN}), _efa_lt("lt", 32), pool("p", "lt", ["a"])]
     with pytest.raises(UnknownValueError):
         stack_flagged("efa-shape", unknown_az)
+
+
+def test_gpu_count_cap_reads_scheduled_actions_on_groups():
+    """An ASG's scheduled action can raise its size beyond maxSize: the pool grows as far as the action sets it."""
+    schedule = "aws:autoscaling/schedule:Schedule"
+    lt = Res(LT, "lt", {"instanceType": "p5.48xlarge"})  # 8 GPUs each
+    asg = Res(
+        ASG,
+        "asg",
+        {"name": "trainers", "launchTemplate": {"id": UNKNOWN}, "maxSize": 2.0, "minSize": 0.0},
+        deps={"launchTemplate": ["lt"]},
+    )
+    cfg = {"maxGpusPerPool": 64, "maxGpusPerStack": 1000}
+    assert stack_flagged("gpu-count-cap", [lt, asg], cfg) == set()
+    by_dependency = Res(
+        schedule, "burst", {"autoscalingGroupName": UNKNOWN, "maxSize": 20.0}, deps={"autoscalingGroupName": ["asg"]}
+    )
+    assert stack_messages("gpu-count-cap", [lt, asg, by_dependency], cfg) == [
+        (
+            "burst",
+            "burst: sets its group to 20 instances (160 GPUs at 8 per instance), above the per-pool cap of 64. "
+            "Fix: lower the scheduled size to 8 or raise maxGpusPerPool.",
+        )
+    ]
+    by_name = Res(schedule, "nightly", {"autoscalingGroupName": "trainers", "desiredCapacity": 9.0, "maxSize": -1.0})
+    assert stack_flagged("gpu-count-cap", [lt, asg, by_name], cfg) == {"nightly"}
+    within = Res(schedule, "small", {"autoscalingGroupName": "trainers", "maxSize": 8.0})
+    assert stack_flagged("gpu-count-cap", [lt, asg, within], cfg) == set()
+    # 8 x 8 = 64 counts toward the stack total, not the group's own 2 x 8.
+    assert stack_flagged("gpu-count-cap", [lt, asg, within], {"maxGpusPerPool": 64, "maxGpusPerStack": 63}) == {"small"}
+    elsewhere = Res(schedule, "other", {"autoscalingGroupName": "someone-elses", "maxSize": 50.0})
+    with pytest.raises(UnknownValueError):
+        stack_flagged("gpu-count-cap", [lt, asg, elsewhere], cfg)
+
+
+def test_scheduled_sizes_count_toward_the_stack_in_any_order():
+    schedule = "aws:autoscaling/schedule:Schedule"
+    lt = Res(LT, "lt", {"instanceType": "g6.xlarge"})  # 1 GPU each
+    asg = Res(
+        ASG, "asg", {"name": "g", "launchTemplate": {"id": UNKNOWN}, "maxSize": 1.0}, deps={"launchTemplate": ["lt"]}
+    )
+    ng = Res(NG, "ng", {"instanceTypes": ["p5.48xlarge"], "scalingConfig": {"maxSize": 1.0}})  # 8 GPUs
+    action = Res(schedule, "up", {"autoscalingGroupName": "g", "maxSize": 6.0})
+    cfg = {"maxGpusPerPool": 4, "maxGpusPerStack": 13}
+    for order in ([ng, lt, asg, action], [lt, asg, action, ng]):
+        found = stack_messages("gpu-count-cap", order, cfg)
+        assert sorted(found) == [
+            (
+                "ng",
+                "ng: can grow to 8 GPUs (max size 1 x 8 GPUs per instance), above the per-pool cap of 4. Fix: lower "
+                "the max size to 0 or raise maxGpusPerPool in this environment's policy config.",
+            ),
+            (
+                "ng",
+                "ng: the stack can grow to 14 GPUs in all, above maxGpusPerStack 13. Fix: lower pool max sizes (this "
+                "pool is the largest) or raise maxGpusPerStack in this environment's policy config.",
+            ),
+            (
+                "up",
+                "up: sets its group to 6 instances (6 GPUs at 1 per instance), above the per-pool cap of 4. Fix: "
+                "lower the scheduled size to 4 or raise maxGpusPerPool.",
+            ),
+        ], order
+    # The larger of two actions on one group counts.
+    second = Res(schedule, "more", {"autoscalingGroupName": "g", "desiredCapacity": 7.0})
+    names = [
+        n
+        for n, _ in stack_messages(
+            "gpu-count-cap", [lt, asg, action, second], {"maxGpusPerPool": 6, "maxGpusPerStack": 99}
+        )
+    ]
+    assert names == ["more"]
+
+
+def test_scheduled_action_details():
+    schedule = "aws:autoscaling/schedule:Schedule"
+    lt = Res(LT, "lt", {"instanceType": "g6.xlarge"})
+    asg = Res(
+        ASG, "asg", {"name": "g", "launchTemplate": {"id": UNKNOWN}, "maxSize": 1.0}, deps={"launchTemplate": ["lt"]}
+    )
+    big = Res(schedule, "big", {"autoscalingGroupName": "g", "maxSize": 9.0})
+    small = Res(schedule, "small", {"autoscalingGroupName": "g", "maxSize": 7.0})
+    # The larger action wins whichever comes first; an action setting no size (unset, -1) changes nothing.
+    cfg = {"maxGpusPerPool": 6, "maxGpusPerStack": 99}
+    assert [n for n, _ in stack_messages("gpu-count-cap", [lt, asg, big, small], cfg)] == ["big"]
+    noop = Res(schedule, "noop", {"autoscalingGroupName": "g", "maxSize": -1.0})
+    assert stack_messages("gpu-count-cap", [lt, asg, noop], {"maxGpusPerPool": 1, "maxGpusPerStack": 1}) == []
+    # A schedule that names another resource (not a group) is not joined to it.
+    other = Res(NG, "ng", {"instanceTypes": ["g6.xlarge"], "scalingConfig": {"maxSize": 1.0}})
+    odd = Res(schedule, "odd", {"autoscalingGroupName": UNKNOWN, "maxSize": 9.0}, deps={"autoscalingGroupName": ["ng"]})
+    with pytest.raises(UndecidedError) as exc:
+        stack_messages("gpu-count-cap", [other, odd], cfg)
+    assert [(u.urn.rsplit("::", 1)[-1], u.field, u.reason) for u in exc.value.undecided] == [
+        ("odd", "autoscalingGroupName", "string value at .autoscalingGroupName can't be known during preview")
+    ]
+    elsewhere = Res(schedule, "elsewhere", {"autoscalingGroupName": "not-here", "maxSize": 9.0})
+    with pytest.raises(UndecidedError) as exc:
+        stack_messages("gpu-count-cap", [lt, asg, elsewhere], cfg)
+    assert [(u.urn.rsplit("::", 1)[-1], u.field, u.reason) for u in exc.value.undecided] == [
+        ("elsewhere", "autoscalingGroupName", "the scheduled action's group is not in this plan")
+    ]

@@ -2,6 +2,7 @@
 Ingress, the per-stack allowInternetFacing switch, the retired name in configs, and the VllmServer path."""
 
 import pytest
+from pulumi_policy.proxy import UnknownValueError
 
 from gpucloud.components.workloads.vllm import nlb_annotations
 from gpucloud.guard import PolicyConfigError, evaluate
@@ -168,3 +169,62 @@ def test_a_config_naming_the_retired_policy_is_refused_with_where_it_went():
     assert validate_config(config, by_name())[0].startswith("lb-internal-only: no such policy in the pack")
     with pytest.raises(PolicyConfigError, match=r"lb-internal-only: retired: folded into k8s-no-public-load"):
         evaluate(Plan("p", "prod", []), config)
+
+
+SVC_PATCH = "kubernetes:core/v1:ServicePatch"
+ING_PATCH = "kubernetes:networking.k8s.io/v1:IngressPatch"
+
+
+def svc_patch(name, annotations=None, spec=None):
+    body = {"kind": "Service", "metadata": {"name": name, "namespace": "ml", "annotations": annotations or {}}}
+    if spec is not None:
+        body["spec"] = spec
+    return Res(SVC_PATCH, name, body)
+
+
+def ing_patch(name, annotations):
+    return Res(
+        ING_PATCH, name, {"kind": "Ingress", "metadata": {"name": name, "namespace": "web", "annotations": annotations}}
+    )
+
+
+def test_patches_are_judged_on_the_fields_they_set():
+    # What the patch sets wins over the patched object: internal, or no load balancer at all, passes; internet-
+    # facing with ranges of its own is judged as a whole object (not allowed here; allowed with the switch).
+    decided = [
+        svc_patch("labels-only"),
+        svc_patch("to-cluster-ip", spec={"type": "ClusterIP"}),
+        svc_patch("lb-internal", {TYPE: "external", SCHEME: "internal", INTERNAL: "true"}, {"type": "LoadBalancer"}),
+        svc_patch(
+            "lb-public-ranged",
+            {TYPE: "external", SCHEME: "internet-facing"},
+            {"type": "LoadBalancer", "loadBalancerSourceRanges": RESTRICTED},
+        ),
+        svc_patch(
+            "lb-world",
+            {TYPE: "external", SCHEME: "internet-facing"},
+            {"type": "LoadBalancer", "loadBalancerSourceRanges": ["0.0.0.0/0"]},
+        ),
+        ing_patch("alb-internal", {"alb.ingress.kubernetes.io/scheme": "internal"}),
+    ]
+    assert stack_flagged(POLICY, decided) == {"lb-public-ranged", "lb-world"}
+    assert stack_flagged(POLICY, decided, ALLOW) == {"lb-world"}
+    [(_, message)] = stack_messages(POLICY, [decided[4]])
+    assert "open to the world" in message and "['0.0.0.0/0'] cover the internet" in message
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [
+        # Internet-facing by the patch, with whatever source ranges the patched object already has.
+        svc_patch("public-no-ranges", {TYPE: "external", SCHEME: "internet-facing"}, {"type": "LoadBalancer"}),
+        ing_patch("alb-public", {"alb.ingress.kubernetes.io/scheme": "internet-facing"}),
+        # Scheme annotations on a Service whose type the patch leaves to the object; ranges without a scheme.
+        svc_patch("annotations-only", {SCHEME: "internet-facing"}),
+        ing_patch("alb-cidrs-only", {"alb.ingress.kubernetes.io/inbound-cidrs": "10.0.0.0/8"}),
+    ],
+)
+def test_a_patch_whose_exposure_depends_on_the_patched_object_is_undecided(patch):
+    with pytest.raises(UnknownValueError) as exc:
+        stack_messages(POLICY, [patch])
+    assert f"{patch.name} (a patch: the exposure depends on the patched object, not in the plan)" in exc.value.message

@@ -11,9 +11,11 @@ from gpucloud.policies.gpucloud_policies.base import UndecidedError
 POLICY = "reviewed-types-only"
 
 
-def schedule(name: str, **props: object) -> Res:
-    # A scheduled action resizes an ASG: no guardrail reads its sizes yet.
-    return Res("aws:autoscaling/schedule:Schedule", name, {"scheduledActionName": name, **props})
+def patch(name: str, **spec: object) -> Res:
+    # A Service patch merges into a Service the plan does not show: no guardrail reads its network surface yet.
+    return Res(
+        "kubernetes:core/v1:ServicePatch", name, {"metadata": {"name": name}, **({"spec": spec} if spec else {})}
+    )
 
 
 REVIEWED = [
@@ -25,29 +27,34 @@ REVIEWED = [
     Res("mycorp:index:Platform", "platform", {}, custom=False),
     Res("aws:ec2/vpc:Vpc", "vpc", {"cidrBlock": "10.0.0.0/16"}, parent="platform"),
     Res("pulumi:providers:aws", "east", {"region": "us-east-1"}),
-    # A schedule that sets no size changes nothing.
-    schedule("idle"),
+    # A patch that sets no spec changes no exposure.
+    patch("idle"),
 ]
+
+
+WITH_NETWORK = {"unreadSurfaces": ["compute", "network"]}
 
 
 def test_reviewed_types_pass() -> None:
     assert stack_messages(POLICY, REVIEWED) == []
+    assert stack_messages(POLICY, REVIEWED, WITH_NETWORK) == []
 
 
 def test_unreviewed_types_fail() -> None:
     found = [
         Res("gcp:compute/instance:Instance", "gcp-vm", {"machineType": "a2-highgpu-8g"}),
         Res("kubernetes:serving.kserve.io/v1beta1:InferenceService", "isvc", {"spec": {}}),
-        schedule("gpu", maxSize=100.0),
+        patch("gpu", type="LoadBalancer"),
     ]
-    messages = dict(stack_messages(POLICY, [*REVIEWED, *found]))
+    # Every compute surface is read now (the default unreadSurfaces); a network one that is not yet read shows it.
+    messages = dict(stack_messages(POLICY, [*REVIEWED, *found], WITH_NETWORK))
     assert set(messages) == {"gcp-vm", "isvc", "gpu"}
     assert messages["gcp-vm"].startswith(
         "gcp-vm: type gcp:compute/instance:Instance is not reviewed: no guardrail reads it"
     )
     assert "Fix: use a reviewed type, or review it and add it to reviewedTypes" in messages["isvc"]
     assert messages["gpu"].startswith(
-        "gpu: aws:autoscaling/schedule:Schedule sets maxSize (compute), a surface no guardrail reads yet"
+        "gpu: kubernetes:core/v1:ServicePatch sets spec (network), a surface no guardrail reads yet"
     )
 
 
@@ -55,10 +62,12 @@ def test_config_reviews_types_and_surfaces() -> None:
     found = [
         Res("gcp:compute/instance:Instance", "gcp-vm", {}),
         Res("gcp:storage/bucket:Bucket", "gcs", {}),
-        schedule("gpu", maxSize=100.0),
+        patch("gpu", type="LoadBalancer"),
     ]
-    assert stack_flagged(POLICY, found, {"reviewedTypes": ["gcp:compute/*"]}) == {"gcs", "gpu"}
-    assert stack_flagged(POLICY, found, {"reviewedTypes": ["aws:autoscaling/schedule:Schedule"]}) == {"gcp-vm", "gcs"}
+    assert stack_flagged(POLICY, found, {"reviewedTypes": ["gcp:compute/*"], **WITH_NETWORK}) == {"gcs", "gpu"}
+    assert stack_flagged(POLICY, found, {"reviewedTypes": ["gcp:compute/*"]}) == {"gcs"}
+    reviewed = {"reviewedTypes": ["kubernetes:core/v1:ServicePatch"], **WITH_NETWORK}
+    assert stack_flagged(POLICY, found, reviewed) == {"gcp-vm", "gcs"}
     assert stack_flagged(POLICY, found, {"unreadSurfaces": []}) == {"gcp-vm", "gcs"}
     # A surface a guardrail reads never makes a type unreviewed.
     lt = Res("aws:ec2/launchTemplate:LaunchTemplate", "lt", {"userData": "x", "instanceType": "p5.48xlarge"})

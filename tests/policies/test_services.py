@@ -299,3 +299,74 @@ def test_templates() -> None:
     }
     assert services.ec2_type("ml.p4de.24xlarge") == "p4de.24xlarge"
     assert services.ec2_type("g5.xlarge") == "g5.xlarge"
+
+
+def test_managed_instances_and_other_launchers_added_for_issue_25():
+    """Lambda and ECS managed instances, Mainframe Modernization, DRS, EKS local clusters, Outposts capacity tasks,
+    SageMaker algorithm validation and Pipes' Batch overrides start (or pick) EC2 types the allowlist judges."""
+    lam = "aws:lambda/capacityProvider:CapacityProvider"
+    ecs = "aws:ecs/capacityProvider:CapacityProvider"
+    algo = "aws:sagemaker/algorithm:Algorithm"
+    pipe = "aws:pipes/pipe:Pipe"
+    rs = [
+        Res(lam, "lam-p5", {"instanceRequirements": {"allowedInstanceTypes": ["p5.*"]}}),
+        Res(lam, "lam-g6", {"instanceRequirements": {"allowedInstanceTypes": ["g6.*", "c7i.large"]}}),
+        Res(
+            ecs,
+            "ecs-p4d",
+            {
+                "managedInstancesProvider": {
+                    "instanceLaunchTemplate": {"instanceRequirements": {"allowedInstanceTypes": ["p4d.24xlarge"]}}
+                }
+            },
+        ),
+        Res("aws:m2/environment:Environment", "m2", {"instanceType": "M2.m5.large"}),
+        Res(
+            "aws:drs/replicationConfigurationTemplate:ReplicationConfigurationTemplate",
+            "drs",
+            {"replicationServerInstanceType": "g5.xlarge"},
+        ),
+        Res("aws:eks/cluster:Cluster", "local", {"outpostConfig": {"controlPlaneInstanceType": "p4d.24xlarge"}}),
+        Res(
+            "aws:outposts/capacityTask:CapacityTask",
+            "outpost",
+            {"instancePools": [{"instanceType": "p5.48xlarge", "count": 1}]},
+        ),
+        Res(
+            algo,
+            "algo",
+            {
+                "trainingSpecification": {"supportedTrainingInstanceTypes": ["ml.p5.48xlarge"]},
+                "validationSpecification": {
+                    "validationProfiles": [
+                        {
+                            "trainingJobDefinition": {
+                                "resourceConfig": {"instanceType": "ml.p4d.24xlarge", "instanceCount": 1}
+                            }
+                        }
+                    ]
+                },
+            },
+        ),
+        Res(
+            algo,
+            "algo-declares-only",
+            {"trainingSpecification": {"supportedTrainingInstanceTypes": ["ml.p5.48xlarge"]}},
+        ),
+        Res(
+            pipe,
+            "pipe",
+            {"targetParameters": {"batchJobParameters": {"containerOverrides": {"instanceType": "p5.48xlarge"}}}},
+        ),
+    ]
+    assert flagged("gpu-family-allowlist", rs, DEV) == {"lam-p5", "ecs-p4d", "local", "outpost", "algo", "pipe"}
+    assert resource_messages("gpu-family-allowlist", rs[0], DEV) == [
+        "lam-p5: instanceRequirements.allowedInstanceTypes[0] admits family 'p5', which is not allowed here (allowed: "
+        "g5, g6). Fix: name types of an allowed family, or allow the family in allowedFamilies."
+    ]
+    # How many instances the managed services start is theirs to decide: a GPU type leaves the count undecided.
+    with pytest.raises(UndecidedError):
+        stack_flagged("gpu-count-cap", [rs[1]], CAP)
+    # A Batch override picks within its compute environment's capacity, counted there: no GPUs of its own.
+    assert stack_flagged("gpu-count-cap", [rs[-1]], CAP) == set()
+    assert services.ec2_type("M2.m5.large") == "m5.large"

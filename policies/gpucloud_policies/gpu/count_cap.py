@@ -3,7 +3,8 @@ Karpenter NodePools must bound their GPUs with spec.limits["nvidia.com/gpu"].
 
 A pool is anything pools.py knows to start nodes (node groups, ASGs, EC2 Fleets, Spot Fleets, instances, spot
 requests, capacity reservations), and what other services start (services.py: Batch by its vCPU limit, SageMaker,
-EMR, Image Builder, infrastructure templates); a requirement set counts with the largest GPU count it admits."""
+EMR, Image Builder, infrastructure templates); a requirement set counts with the largest GPU count it admits. An
+ASG grows as far as its scheduled actions (autoscaling.Schedule) set it, when that is beyond its own maxSize."""
 
 from __future__ import annotations
 
@@ -20,13 +21,18 @@ from ..base import (
     StackReport,
     deciding,
     get,
+    integer,
     keys,
     mark_undecided,
+    text,
 )
 from ..capacity import GPU_RESOURCE, NODE_POOLS, nodepool_is_gpu
 from ..pools import POOL_RESOURCES, pools
 from ..services import SERVICE_TYPES, capacity
-from ..stack import of_type
+from ..stack import linked, of_type
+
+ASG = "aws:autoscaling/group:Group"
+SCHEDULE = "aws:autoscaling/schedule:Schedule"
 
 
 def _service_gpus(r: Any) -> int | None:
@@ -47,15 +53,54 @@ def _service_gpus(r: Any) -> int | None:
     return total
 
 
+def _scheduled(resources: Any) -> dict[str, tuple[int, str]]:
+    """ASG URN -> (the largest size a scheduled action sets it to, that action's URN). An action names its group
+    by ``autoscalingGroupName``: the group it depends on, or the one of that literal name; an action on a group
+    the plan does not show is undecided (its instance types are not in the plan). ``-1`` leaves a size as it is
+    (pulumi-aws autoscaling.Schedule)."""
+    groups = list(of_type(resources, ASG))
+    by_name = {text(get(g.props, "name")): g for g in groups if text(get(g.props, "name"))}
+    out: dict[str, tuple[int, str]] = {}
+    for s in of_type(resources, SCHEDULE):
+        with deciding(s):
+            size = max(integer(get(s.props, key)) or 0 for key in ("maxSize", "desiredCapacity"))
+            targets = linked(s, "autoscalingGroupName", ASG)
+            if not targets:
+                named = by_name.get(text(get(s.props, "autoscalingGroupName")))
+                targets = [named] if named is not None else []
+            if not targets:
+                mark_undecided(s.urn, "autoscalingGroupName", "the scheduled action's group is not in this plan")
+            for g in targets:
+                if size > out.get(g.urn, (-1, ""))[0]:
+                    out[g.urn] = (size, s.urn)
+    return out
+
+
 def validate(args: Any, report: StackReport, cfg: Config) -> None:
     per_pool = int(cfg["maxGpusPerPool"])
     per_stack = int(cfg["maxGpusPerStack"])
     total = 0
     largest = ""
     biggest = -1
+    scheduled = _scheduled(args.resources)
     for pool in pools(args.resources):
         with deciding(pool.resource):
             n = pool.known().max_gpus
+            by_schedule = scheduled.get(pool.resource.urn)
+            if by_schedule is not None and by_schedule[0] * pool.gpus_per_node > n:
+                # A scheduled action raises the group's size beyond its own maxSize: that is how far it grows.
+                n = by_schedule[0] * pool.gpus_per_node
+                if n > per_pool:
+                    report(
+                        by_schedule[1],
+                        f"sets its group to {by_schedule[0]} instances ({n} GPUs at {pool.gpus_per_node} per "
+                        f"instance), above the per-pool cap of {per_pool}. Fix: lower the scheduled size to "
+                        f"{per_pool // max(pool.gpus_per_node, 1)} or raise maxGpusPerPool.",
+                    )
+                total += n
+                if n > biggest:
+                    largest, biggest = by_schedule[1], n
+                continue
             total += n
             if n > biggest:
                 largest, biggest = pool.resource.urn, n
@@ -125,7 +170,7 @@ GUARDRAIL = Guardrail(
     references=("gpucloud guardrails rule 32",),
     kind="stack",
     surfaces=frozenset({"compute"}),
-    reads=frozenset({*POOL_RESOURCES, *NODE_POOLS, *SERVICE_TYPES}),
+    reads=frozenset({*POOL_RESOURCES, *NODE_POOLS, *SERVICE_TYPES, SCHEDULE}),
     validate=validate,
     config={
         "maxGpusPerPool": {"type": "integer", "minimum": 0, "default": 64, "description": "GPUs one pool may reach."},

@@ -28,6 +28,13 @@ The verdict: an internet-facing load balancer open to the world is a violation u
 one restricted to known networks is a violation unless the stack sets ``allowInternetFacing`` (the policy mirror
 of the platform's ``addons.loadBalancerController.allowInternetFacing``). Rendered chart objects are checked too
 (``k8s.py``).
+
+A ServicePatch or IngressPatch (server-side apply onto an object that exists already) is judged on the fields it
+sets, since they win over the object's: a patch that sets nothing exposure-related is not exposure; one that
+makes the object internal, or internet-facing with source ranges of its own, is judged like a whole object; one
+that makes it internet-facing without ranges, or sets only part of what decides it (annotations without
+``spec.type``, ranges without a scheme), depends on the patched object the plan does not show, and is undecided
+with that reason (fail closed, the pack's ``unknowns`` rule).
 """
 
 from __future__ import annotations
@@ -163,8 +170,49 @@ def message(obj: KObject, exposure: Exposure, allow_internet_facing: bool) -> st
     )
 
 
+_EXPOSURE_ANNOTATIONS = (TYPE, SCHEME, INTERNAL, SOURCE_RANGES, ALB_SCHEME, ALB_CIDRS)
+
+
+def patch_verdict(obj: KObject, ann: dict[str, str]) -> tuple[Exposure | None, bool]:
+    """(exposure, decided) for a ServicePatch / IngressPatch from the fields it sets (see the module docstring)."""
+    whole = KObject(obj.urn, obj.kind.removesuffix("Patch"), obj.namespace, obj.name, obj.body, obj.source)
+    exposure = _service(whole, ann) if whole.kind == "Service" else _ingress(whole, ann)
+    spec = get(obj.body, "spec")
+    touches = any(a in ann for a in _EXPOSURE_ANNOTATIONS) or (
+        whole.kind == "Service"
+        and isinstance(spec, Mapping)
+        and any(k in spec for k in ("type", "loadBalancerClass", "loadBalancerSourceRanges"))
+    )
+    if exposure is not None:
+        # Internet-facing for certain; open to the world only if the object has no ranges the patch leaves.
+        return exposure, bool(exposure.ranges)
+    if not touches:
+        return None, True
+    if whole.kind == "Service" and text(get(obj.body, "spec", "type")) not in ("", "LoadBalancer"):
+        return None, True  # the patch makes it a ClusterIP / NodePort Service: no load balancer
+    if whole.kind == "Service" and text(get(obj.body, "spec", "type")) == "LoadBalancer":
+        return None, True  # a LoadBalancer the patch's own annotations make internal
+    if whole.kind == "Ingress" and ann.get(ALB_SCHEME, "") == "internal":
+        return None, True
+    return None, False
+
+
 def validate(args: Any, report: StackReport, cfg: Config) -> None:
     undecided: list[str] = []
+    for obj in objects(args.resources, {"ServicePatch", "IngressPatch"}):
+        if _allowed(obj, cfg["allowedPublic"]):
+            continue
+        try:
+            exposure, decided = patch_verdict(obj, _annotations(obj))
+        except UnknownValueError:
+            undecided.append(obj.ref)
+            continue
+        if not decided:
+            undecided.append(f"{obj.ref} (a patch: the exposure depends on the patched object, not in the plan)")
+            continue
+        found = message(obj, exposure, bool(cfg["allowInternetFacing"])) if exposure else None
+        if found:
+            report(obj.urn, found)
     for obj in objects(args.resources, {"Service", "Ingress"}):
         if _allowed(obj, cfg["allowedPublic"]):
             continue
@@ -203,7 +251,17 @@ GUARDRAIL = Guardrail(
     ),
     kind="stack",
     surfaces=frozenset({"network"}),
-    reads=frozenset({"kubernetes:*:Service", "kubernetes:*:Ingress"}),
+    # A List kind's items are Services and Ingresses too (k8s.objects yields them).
+    reads=frozenset(
+        {
+            "kubernetes:*:Service",
+            "kubernetes:*:Ingress",
+            "kubernetes:*:ServiceList",
+            "kubernetes:*:IngressList",
+            "kubernetes:*:ServicePatch",
+            "kubernetes:*:IngressPatch",
+        }
+    ),
     validate=validate,
     config={
         "allowInternetFacing": {

@@ -1,0 +1,4 @@
+resource "aws_kinesis_stream" "telemetry" {
+  shard_count     = 1
+  encryption_type = "NONE"
+}
