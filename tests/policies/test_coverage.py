@@ -7,6 +7,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from gpucloud import surface
 from gpucloud.policies.gpucloud_policies import GUARDRAILS, coverage
 
@@ -123,17 +125,21 @@ def test_pattern_reads() -> None:
     assert not coverage.matches("aws:s3/bucket:Bucket", [])
 
 
-def test_triaged_types() -> None:
+def test_triaged_types(monkeypatch: pytest.MonkeyPatch) -> None:
     assert coverage.triaged("aws:autoscaling/schedule:Schedule")  # in the inventory (its compute not yet read)
     assert coverage.triaged("kubernetes:karpenter.sh/v1:NodePool")  # named by the GPU guardrails
     assert coverage.triaged("kubernetes:kubeflow.org/v2beta1:MPIJob")  # reviewed by hand
     # Read by a pattern only (k8s-pod-security searches every object): a surface, not a review of the type.
     assert not coverage.triaged("kubernetes:serving.kserve.io/v1beta1:InferenceService")
     assert not coverage.triaged("gcp:compute/instance:Instance")
-    assert coverage.unread_roots("kubernetes:core/v1:ServicePatch", ("network",)) == (("network", "spec"),)
+    assert coverage.unread_roots("kubernetes:core/v1:ServicePatch", ("network",)) == ()  # k8s-no-public-lb
     assert coverage.unread_roots("aws:autoscaling/schedule:Schedule", ("compute",)) == ()  # gpu-count-cap
     assert coverage.unread_roots("aws:gamelift/fleet:Fleet", ("compute",)) == ()
     assert coverage.unread_roots("aws:ec2/instance:Instance", ("compute", "network")) == ()
+    # A pair nobody reads and the scope table does not list (a provider upgrade's new input) counts as unread,
+    # named by its top-level input.
+    monkeypatch.setattr(coverage, "readers", lambda token, surface_id=None: [])
+    assert coverage.unread_roots("kubernetes:networking.k8s.io/v1:IngressPatch", ("network",)) == (("network", "spec"),)
 
 
 def test_scope_file_is_one_entry_per_line() -> None:
