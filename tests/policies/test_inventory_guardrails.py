@@ -298,7 +298,7 @@ def test_claims_and_narrowing_recomputed() -> None:
     )
     assert sp.claimed("network", public_exposure._claims, public_exposure.JUDGED) == public_exposure.TYPES
     assert len(encryption_off.TYPES) == 234
-    assert len(public_data_endpoint.TYPES) == 25
+    assert len(public_data_endpoint.TYPES) == 26
     assert len(public_exposure.TYPES) == 26
     # Both network guardrails read a type with paths of both (RDS shard groups only have the data flag).
     assert "aws:rds/shardGroup:ShardGroup" in public_data_endpoint.TYPES

@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from gpucloud.guard.harness import Res, stack_flagged, stack_messages
+from gpucloud.policies.gpucloud_policies import coverage
 from gpucloud.policies.gpucloud_policies.base import UndecidedError
 
 POLICY = "reviewed-types-only"
 
 
 def patch(name: str, **spec: object) -> Res:
-    # A Service patch merges into a Service the plan does not show: no guardrail reads its network surface yet.
     return Res(
         "kubernetes:core/v1:ServicePatch", name, {"metadata": {"name": name}, **({"spec": spec} if spec else {})}
     )
@@ -35,18 +35,36 @@ REVIEWED = [
 WITH_NETWORK = {"unreadSurfaces": ["compute", "network"]}
 
 
+@pytest.fixture
+def patch_unread(monkeypatch: pytest.MonkeyPatch):
+    """Every pair of the inventory is read or out of scope today, so an unread surface is simulated: the Service
+    patch's network surface loses its reader (k8s-no-public-load-balancer), as a provider upgrade's new input
+    nobody reads yet would be."""
+    real = coverage.readers
+
+    def readers(token: str, surface_id: str | None = None) -> list[str]:
+        return [] if token == "kubernetes:core/v1:ServicePatch" else real(token, surface_id)
+
+    monkeypatch.setattr(coverage, "readers", readers)
+    coverage.unread_roots.cache_clear()
+    yield
+    coverage.unread_roots.cache_clear()
+
+
 def test_reviewed_types_pass() -> None:
     assert stack_messages(POLICY, REVIEWED) == []
     assert stack_messages(POLICY, REVIEWED, WITH_NETWORK) == []
+    # A Service patch's network surface is read (k8s-no-public-load-balancer): setting it is no unread surface.
+    assert stack_flagged(POLICY, [patch("lb", type="LoadBalancer")], WITH_NETWORK) == set()
 
 
-def test_unreviewed_types_fail() -> None:
+def test_unreviewed_types_fail(patch_unread: None) -> None:
     found = [
         Res("gcp:compute/instance:Instance", "gcp-vm", {"machineType": "a2-highgpu-8g"}),
         Res("kubernetes:serving.kserve.io/v1beta1:InferenceService", "isvc", {"spec": {}}),
         patch("gpu", type="LoadBalancer"),
     ]
-    # Every compute surface is read now (the default unreadSurfaces); a network one that is not yet read shows it.
+    # Every compute surface is read (the default unreadSurfaces); the network surface made unread shows it.
     messages = dict(stack_messages(POLICY, [*REVIEWED, *found], WITH_NETWORK))
     assert set(messages) == {"gcp-vm", "isvc", "gpu"}
     assert messages["gcp-vm"].startswith(
@@ -58,7 +76,7 @@ def test_unreviewed_types_fail() -> None:
     )
 
 
-def test_config_reviews_types_and_surfaces() -> None:
+def test_config_reviews_types_and_surfaces(patch_unread: None) -> None:
     found = [
         Res("gcp:compute/instance:Instance", "gcp-vm", {}),
         Res("gcp:storage/bucket:Bucket", "gcs", {}),

@@ -11,7 +11,7 @@ aws.sagemaker.Model(
         "image": f"763104351884.dkr.ecr.us-east-1.amazonaws.com/{TGI}",
         "environment": {
             "HF_MODEL_ID": "meta-llama/Llama-3.1-8B",
-            "HF_TOKEN": "hf_" + "QwErTyUiOpAsDfGhJkLzXcVbNm1234567890",
+            "HF_TOKEN": "hf_" + "QwErTyUiOpAsDfGhJkLzXcVbNmPlOkIjUh",
         },
     },
 )
