@@ -8,7 +8,6 @@ that registrations and invokes go through are monitor.py.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import logging
 import os
@@ -20,7 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from gpucloud.plan import lazy_sdk, options
+from gpucloud.plan import lazy_sdk, options, threads
 from gpucloud.plan.deadline import Deadline, PlanTimeout, TimeoutSettingError, resolve_timeout
 from gpucloud.plan.model import SECRET, UNKNOWN_OUTPUT, Plan, ResourceRecord, unknown_marker
 from gpucloud.plan.monitor import (
@@ -168,6 +167,7 @@ def _run_in_context(
     # Offline plans load only the provider SDK modules the program uses (see lazy_sdk); same names, same objects.
     lazy_sdk.install()
     loop = asyncio.new_event_loop()
+    executor = threads.install(loop)
     asyncio.set_event_loop(loop)
     restore_stack_traces = _skip_source_positions()
     previous_cwd = os.getcwd()
@@ -258,7 +258,7 @@ def _run_in_context(
         if added_path in sys.path:
             sys.path.remove(added_path)
         _forget_program_modules(modules_before, project_dir)
-        _drain(loop)
+        _drain(loop, executor)
         loop.close()
         asyncio.set_event_loop(None)
     # The SDK registers resources from executor threads, so arrival order varies between runs; URN order
@@ -322,7 +322,7 @@ def _skip_source_positions() -> Callable[[], None]:
     return restore
 
 
-def _drain(loop: asyncio.AbstractEventLoop) -> None:
+def _drain(loop: asyncio.AbstractEventLoop, executor: threads.RunExecutor) -> None:
     """Finish everything a run left behind, so a failed program cannot break the next plan in this process.
 
     After a program error the SDK still has RPCs in executor threads and outputs waiting on them; closing the
@@ -337,8 +337,7 @@ def _drain(loop: asyncio.AbstractEventLoop) -> None:
         # Bounded too: a program's coroutine may swallow its cancellation and wait on.
         loop.run_until_complete(asyncio.wait(pending, timeout=_DRAIN_S))
     # Bounded: an executor thread still blocked (a program's synchronous wait) must not hang the next plan.
-    with contextlib.suppress(TimeoutError):
-        loop.run_until_complete(asyncio.wait_for(loop.shutdown_default_executor(), _DRAIN_S))
+    loop.run_until_complete(threads.settle(executor, _DRAIN_S))
 
 
 _DRAIN_S = 5.0
