@@ -8,7 +8,7 @@ file. The file is keyed by policy name or "all"; a value is a level string or an
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 LEVELS = ("advisory", "mandatory", "remediate", "disabled")
@@ -61,32 +61,36 @@ def validate_config(config: Any, guardrails: Mapping[str, Any], retired: Mapping
 
 def _entry_problems(properties: Mapping[str, Any], value: Any) -> list[tuple[tuple[str, ...], str]]:
     """(key path, message) of every schema error in one policy's entry, in key-path order."""
-    schema_key, value_key = _frozen(properties), _frozen(value)
-    if schema_key is None or value_key is None:
+    value_key = _frozen(value)
+    if value_key is None:
         return _validated(_object_schema(properties), value)
     # Validation is a function of the schema and the entry alone, and jsonschema walks both every time (about
     # 2 ms per plan for the shipped prod config): the plans of one process judged with the same entries (`plan
-    # --all`, a corpus, the tests) reuse the answer.
-    key = (schema_key, value_key)
-    found = _PROBLEMS.get(key)
+    # --all`, a corpus, the tests) reuse the answer. The schema is known by identity (a guardrail's schema is
+    # built with it and never changed; the memo holds it, so its id cannot pass to another object meanwhile).
+    memo = _SCHEMAS.get(id(properties))
+    if memo is None or memo.properties is not properties:
+        if len(_SCHEMAS) >= _MEMO_LIMIT:
+            # A long-lived process judging ever new schemas must not grow without bound; starting over is cheap.
+            _SCHEMAS.clear()
+        memo = _SCHEMAS[id(properties)] = _SchemaMemo(properties, _draft7(_object_schema(properties)))
+    found = memo.problems.get(value_key)
     if found is None:
-        validator = _VALIDATORS.get(schema_key)
-        if validator is None:
-            validator = _bounded(_VALIDATORS)[schema_key] = _draft7(_object_schema(properties))
-        found = _bounded(_PROBLEMS)[key] = tuple(_validated(validator, value))
+        if len(memo.problems) >= _MEMO_LIMIT:
+            memo.problems.clear()
+        found = memo.problems[value_key] = tuple(_validated(memo.validator, value))
     return list(found)
 
 
-_PROBLEMS: dict[Any, tuple[tuple[tuple[str, ...], str], ...]] = {}
-_VALIDATORS: dict[Any, Any] = {}
+@dataclass
+class _SchemaMemo:
+    properties: Mapping[str, Any]
+    validator: Any
+    problems: dict[Any, tuple[tuple[tuple[str, ...], str], ...]] = field(default_factory=dict)
+
+
+_SCHEMAS: dict[int, _SchemaMemo] = {}
 _MEMO_LIMIT = 1024
-
-
-def _bounded(memo: dict[Any, Any]) -> dict[Any, Any]:
-    # A long-lived process judging ever new configs must not grow without bound; starting over is rare and cheap.
-    if len(memo) >= _MEMO_LIMIT:
-        memo.clear()
-    return memo
 
 
 def _draft7(schema: Mapping[str, Any]) -> Any:
@@ -105,6 +109,8 @@ def _validated(validator: Any, value: Any) -> list[tuple[tuple[str, ...], str]]:
 def _frozen(value: Any) -> Any:
     """A hashable key equal only for values every validator treats alike: the type is part of it (JSON Schema
     tells an integer from a float and a list from a tuple by type), else None for what has no such key."""
+    if value is None or type(value) in _SCALARS:
+        return (type(value), value)
     if isinstance(value, Mapping):
         items = [(k, _frozen(v)) for k, v in value.items()]
         if any(not isinstance(k, str) or v is None for k, v in items):
@@ -113,9 +119,12 @@ def _frozen(value: Any) -> Any:
     if isinstance(value, list | tuple):
         frozen = [_frozen(v) for v in value]
         return None if any(v is None for v in frozen) else (type(value), tuple(frozen))
-    if value is None or isinstance(value, str | int | float | bool):
+    if isinstance(value, str | int | float):
         return (type(value), value)
     return None
+
+
+_SCALARS = frozenset({str, int, float, bool})
 
 
 def check_config(config: Any, guardrails: Mapping[str, Any], retired: Mapping[str, str] | None = None) -> None:

@@ -13,8 +13,7 @@ from gpucloud.policies.gpucloud_policies import by_name
 @pytest.fixture()
 def counted(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     """Every entry jsonschema is asked to validate, with the memo emptied first."""
-    monkeypatch.setattr(config_module, "_PROBLEMS", {})
-    monkeypatch.setattr(config_module, "_VALIDATORS", {})
+    monkeypatch.setattr(config_module, "_SCHEMAS", {})
     seen: list[object] = []
     iter_errors = jsonschema.Draft7Validator.iter_errors
 
@@ -73,5 +72,20 @@ def test_the_memo_is_bounded(monkeypatch: pytest.MonkeyPatch, counted: list[obje
     monkeypatch.setattr(config_module, "_MEMO_LIMIT", 3)
     for cap in range(5):
         validate_config({"gpu-count-cap": {"maxGpusPerPool": cap}}, by_name())
-    assert len(config_module._PROBLEMS) <= 3
+    [memo] = config_module._SCHEMAS.values()
+    assert len(memo.problems) <= 3
     assert len(counted) == 5
+    # Forgotten answers are computed again, and still right.
+    assert validate_config({"gpu-count-cap": {"maxGpusPerPool": -1}}, by_name()) == [
+        "gpu-count-cap.maxGpusPerPool: -1 is less than the minimum of 0"
+    ]
+
+
+def test_another_schema_object_is_validated_against_itself(counted: list[object]) -> None:
+    class Guardrail:
+        def __init__(self, minimum: int) -> None:
+            self.config = {"cap": {"type": "integer", "minimum": minimum}}
+
+    entry = {"p": {"cap": 5}}
+    assert validate_config(entry, {"p": Guardrail(0)}) == []
+    assert validate_config(entry, {"p": Guardrail(10)}) == ["p.cap: 5 is less than the minimum of 10"]
