@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from gpucloud.plan import lazy_sdk, options, sdk_types, threads
+from gpucloud.plan import lazy_sdk, options, threads
 from gpucloud.plan.deadline import Deadline, PlanTimeout, TimeoutSettingError, resolve_timeout
 from gpucloud.plan.model import SECRET, UNKNOWN_OUTPUT, Plan, ResourceRecord, unknown_marker
 from gpucloud.plan.monitor import (
@@ -166,8 +166,6 @@ def _run_in_context(
         raise PlanInputError(str(exc)) from None
     # Offline plans load only the provider SDK modules the program uses (see lazy_sdk); same names, same objects.
     lazy_sdk.install()
-    # ... and resolve the type of only the properties a program sets (see sdk_types); same types, same plan.
-    sdk_types.install()
     loop = asyncio.new_event_loop()
     executor = threads.install(loop)
     asyncio.set_event_loop(loop)
