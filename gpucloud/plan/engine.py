@@ -175,7 +175,10 @@ def _run_in_context(
     modules_before = set(sys.modules)
     # The SDK logs resource errors through the engine logger before re-raising; the CLI reports them once.
     quiet = logging.getLogger("gpucloud.plan.engine")
-    quiet.addHandler(logging.NullHandler())
+    # One handler for the process: a handler added per plan piled up (one per program planned) on a logger
+    # that lives as long as the process.
+    if not any(isinstance(h, logging.NullHandler) for h in quiet.handlers):
+        quiet.addHandler(logging.NullHandler())
     quiet.propagate = False
     log = PlanLog()
     monitor: Any = None

@@ -69,3 +69,13 @@ def test_a_forked_worker_plans_with_threads_of_its_own() -> None:
     assert threads._pool is not None
     with multiprocessing.get_context("fork").Pool(1) as pool:
         assert pool.apply_async(_plan_in_child, (0,)).get(timeout=60) == ["first", "second"]
+
+
+def test_plans_leave_one_handler_on_the_engine_logger() -> None:
+    import logging
+
+    for _ in range(3):
+        _plan_two_buckets()
+    handlers = logging.getLogger("gpucloud.plan.engine").handlers
+    # pytest's own capture handler may sit beside it.
+    assert sum(1 for h in handlers if type(h) is logging.NullHandler) == 1
