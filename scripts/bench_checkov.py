@@ -7,7 +7,8 @@ Checkov 3.3.30 runs in its own virtualenv (created on first use with `pip instal
 ~/.cache/gpucloud/checkov-3.3.30, or --venv / $GPUCLOUD_CHECKOV_VENV) over every case's bad.tf and good.tf, in one
 `checkov -d` run; gpucloud plans every case's bad.py and good.py and evaluates the pack with the case's config
 through the same path as `gpucloud plan` and the corpus test (`build_report`, cost section included, conformance
-off), in one subprocess of this interpreter. Both times include each tool's start-up; CPU seconds are the
+off), in one subprocess of this interpreter that runs as the `gpucloud` command does (`gpucloud.cli.one_shot`: no
+cyclic collector, no interpreter teardown). Both times include each tool's start-up; CPU seconds are the
 children's user + system time (getrusage), which a loaded machine does not inflate the way it does wall time.
 
 Scoring, the same for both tools:
@@ -386,8 +387,10 @@ def compare(
 
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        gpucloud_worker(sys.argv[2:])
-        return 0
+        from gpucloud.cli import one_shot
+
+        # As the `gpucloud` command runs: no cyclic collector, no interpreter teardown after the output.
+        one_shot(lambda: gpucloud_worker(sys.argv[2:]) or 0)
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=ROOT / "tests" / "guard" / "corpus")
     parser.add_argument(
