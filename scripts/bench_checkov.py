@@ -8,8 +8,9 @@ Checkov 3.3.30 runs in its own virtualenv (created on first use with `pip instal
 `checkov -d` run; gpucloud plans every case's bad.py and good.py and evaluates the pack with the case's config
 through the same path as `gpucloud plan` and the corpus test (`build_report`, cost section included, conformance
 off), in one subprocess of this interpreter that runs as the `gpucloud` command does (`gpucloud.cli.one_shot`: no
-cyclic collector, no interpreter teardown). Both times include each tool's start-up; CPU seconds are the
-children's user + system time (getrusage), which a loaded machine does not inflate the way it does wall time.
+cyclic collector, no interpreter teardown), with gpucloud's modules byte-compiled first as an install has them. Both
+times include each tool's start-up; CPU seconds are the children's user + system time (getrusage), which a loaded
+machine does not inflate the way it does wall time.
 
 Scoring, the same for both tools:
 - a *bad* twin is a hit when the tool reports at least one finding of the case's violation class: for gpucloud a
@@ -411,6 +412,12 @@ def main() -> int:
     if not dirs:
         parser.error(f"--corpus {args.corpus}: no case directories with expect.json")
     exe = checkov_bin(args.venv)
+    # Byte-compile gpucloud's own modules, as pip does for an installed gpucloud (and did for Checkov in its
+    # virtualenv) and as scripts/bench_plan.py does: the build machine sets PYTHONDONTWRITEBYTECODE, and every
+    # worker would otherwise compile them from source again, which no installed user pays.
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", "gpucloud", "components", "policies"], cwd=ROOT, check=True
+    )
 
     with Machine() as machine:
         times: dict[str, list[tuple[float, float]]] = {"checkov": [], "gpucloud": []}
