@@ -343,7 +343,7 @@ def _track_tasks(loop: asyncio.AbstractEventLoop) -> list[asyncio.Task[Any]]:
         created.append(task)
         return task
 
-    loop.set_task_factory(factory)  # type: ignore[arg-type]
+    loop.set_task_factory(factory)
     return created
 
 
