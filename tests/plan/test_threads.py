@@ -66,6 +66,8 @@ def _plan_in_child(_: int) -> list[str]:
 def test_a_forked_worker_plans_with_threads_of_its_own() -> None:
     # The parent's pool is warm (its threads exist here only); a child that queued work there would wait forever.
     assert _plan_two_buckets() == ["first", "second"]
+    # The SDK's monitor calls run inline: warm the parent's pool threads as a program's own executor work would.
+    threads._shared().submit(lambda: None).result(timeout=10)
     assert threads._pool is not None
     with multiprocessing.get_context("fork").Pool(1) as pool:
         assert pool.apply_async(_plan_in_child, (0,)).get(timeout=60) == ["first", "second"]
@@ -79,3 +81,58 @@ def test_plans_leave_one_handler_on_the_engine_logger() -> None:
     handlers = logging.getLogger("gpucloud.plan.engine").handlers
     # pytest's own capture handler may sit beside it.
     assert sum(1 for h in handlers if type(h) is logging.NullHandler) == 1
+
+
+def _monitor_threads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
+    from pulumi.runtime.mocks import MockMonitor
+
+    seen: list[tuple[str, bool]] = []
+    register = MockMonitor.RegisterResource
+
+    def recording(self: MockMonitor, request: object) -> object:
+        seen.append((request.name, threading.current_thread() is threading.main_thread()))  # type: ignore[attr-defined]
+        return register(self, request)
+
+    monkeypatch.setattr(MockMonitor, "RegisterResource", recording)
+    return seen
+
+
+def test_the_sdks_monitor_calls_run_inline_on_the_plans_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = _monitor_threads(monkeypatch)
+    assert _plan_two_buckets() == ["first", "second"]
+    assert sorted(name for name, _ in seen if name in ("first", "second")) == ["first", "second"]
+    assert all(on_main for _, on_main in seen)
+    # The inline calls leave the plan's loop as it was: the next plan (and its outputs) work alike.
+    assert run_callable(_two_buckets).outputs == {"name": run_callable(_two_buckets).outputs["name"]}
+
+
+def test_a_registration_with_a_transform_runs_on_a_pool_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The transform runs on the plan's loop, which an inline call would block until the deadline.
+    seen = _monitor_threads(monkeypatch)
+
+    def tagged(args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult:
+        return pulumi.ResourceTransformResult(props={**args.props, "tags": {"team": "ml"}}, opts=args.opts)
+
+    def program() -> None:
+        aws.s3.BucketV2("plain")
+        aws.s3.BucketV2("transformed", opts=pulumi.ResourceOptions(transforms=[tagged]))
+
+    plan = run_callable(program, timeout=30)
+    by_name = {r.name: r for r in plan.resources}
+    assert by_name["transformed"].inputs["tags"] == {"team": "ml"}
+    assert dict(seen)["plain"] is True
+    assert dict(seen)["transformed"] is False
+
+
+def test_a_programs_own_executor_work_stays_on_the_pool() -> None:
+    ran_on: list[bool] = []
+
+    def program() -> None:
+        def work() -> None:
+            ran_on.append(threading.current_thread() is threading.main_thread())
+
+        asyncio.get_event_loop().run_in_executor(None, work)
+        aws.s3.BucketV2("b")
+
+    assert [r.name for r in run_callable(program).resources] == ["b"]
+    assert ran_on == [False]
