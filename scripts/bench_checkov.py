@@ -7,8 +7,10 @@ Checkov 3.3.30 runs in its own virtualenv (created on first use with `pip instal
 ~/.cache/gpucloud/checkov-3.3.30, or --venv / $GPUCLOUD_CHECKOV_VENV) over every case's bad.tf and good.tf, in one
 `checkov -d` run; gpucloud plans every case's bad.py and good.py and evaluates the pack with the case's config
 through the same path as `gpucloud plan` and the corpus test (`build_report`, cost section included, conformance
-off), in one subprocess of this interpreter. Both times include each tool's start-up; CPU seconds are the
-children's user + system time (getrusage), which a loaded machine does not inflate the way it does wall time.
+off), in one subprocess of this interpreter that runs as the `gpucloud` command does (`gpucloud.cli.one_shot`: no
+cyclic collector, no interpreter teardown), with gpucloud's modules byte-compiled first as an install has them. Both
+times include each tool's start-up; CPU seconds are the children's user + system time (getrusage), which a loaded
+machine does not inflate the way it does wall time.
 
 Scoring, the same for both tools:
 - a *bad* twin is a hit when the tool reports at least one finding of the case's violation class: for gpucloud a
@@ -386,8 +388,10 @@ def compare(
 
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        gpucloud_worker(sys.argv[2:])
-        return 0
+        from gpucloud.cli import one_shot
+
+        # As the `gpucloud` command runs: no cyclic collector, no interpreter teardown after the output.
+        one_shot(lambda: gpucloud_worker(sys.argv[2:]) or 0)
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=ROOT / "tests" / "guard" / "corpus")
     parser.add_argument(
@@ -408,6 +412,12 @@ def main() -> int:
     if not dirs:
         parser.error(f"--corpus {args.corpus}: no case directories with expect.json")
     exe = checkov_bin(args.venv)
+    # Byte-compile gpucloud's own modules, as pip does for an installed gpucloud (and did for Checkov in its
+    # virtualenv) and as scripts/bench_plan.py does: the build machine sets PYTHONDONTWRITEBYTECODE, and every
+    # worker would otherwise compile them from source again, which no installed user pays.
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", "gpucloud", "components", "policies"], cwd=ROOT, check=True
+    )
 
     with Machine() as machine:
         times: dict[str, list[tuple[float, float]]] = {"checkov": [], "gpucloud": []}

@@ -11,7 +11,7 @@ import os
 import sys
 import traceback
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import NoReturn
 
@@ -131,17 +131,23 @@ def _show_warning(message: Warning | str, category: type[Warning], *_args: objec
 
 
 def entry() -> NoReturn:
-    """The `gpucloud` console script and `python -m gpucloud.cli`: one command, then exit without teardown.
+    """The `gpucloud` console script and `python -m gpucloud.cli`: one command, then exit without teardown."""
+    one_shot(lambda: _main(None))
+
+
+def one_shot(run: Callable[[], int]) -> NoReturn:
+    """Run `run` as the `gpucloud` command runs, then leave the process with its exit code.
 
     A one-shot process does not need the cyclic collector at all: even at main()'s thresholds it spent 0.13 s
     of a prod plan scanning, and restoring them at the end set off one more pass over everything the plan
     imported (0.3 s). Without it the prod plan peaks at 133 MB, as with it, and a 100-pool plan at 165 MB
     against 163 MB: what a plan allocates is freed by reference counting. Tearing down the imported modules
     (pulumi_aws, pulumi_kubernetes) took another second after all output was written, so, like mypy, flush
-    the standard streams and leave with os._exit; atexit handlers run first.
+    the standard streams and leave with os._exit; atexit handlers run first. Other one-process runs of the
+    planner (scripts/bench_checkov.py's worker) use this too, so they run as the command does.
     """
     gc.disable()
-    code = _main(None)
+    code = run()
     atexit._run_exitfuncs()
     try:
         sys.stdout.flush()

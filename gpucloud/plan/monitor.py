@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gpucloud.plan import autoname, k8s_components, refs, remote, transforms
+from gpucloud.plan import autoname, k8s_components, refs, remote, threads, transforms
 from gpucloud.plan.deadline import Deadline
 from gpucloud.plan.model import UNKNOWN, ResourceRecord, is_unknown
 from gpucloud.plan.offline import (
@@ -198,6 +198,10 @@ def make_monitor(
                 chain.extend(self.own_transforms.get(parent, []))
                 parent = self.parents.get(parent, "")
             chain.extend(self.stack_transforms)
+            if threads.inline() and (chain or (request.remote and request.type in k8s_components.EXPANDED_TYPES)):
+                # A transform runs on the plan's loop, which this call would block; a chart render may overlap
+                # others on the pool's threads.
+                raise threads.NeedsThread
             if chain:
                 try:
                     request = transforms.apply(request, chain, timeout=deadline.remaining())

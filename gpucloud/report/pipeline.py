@@ -1,7 +1,9 @@
 """The report pipeline: a recorded plan through conformance, the cost engine, the guardrail pack and the
 capacity-mix advisor into the `gpucloud.plan/v1` object that every renderer (text, markdown, html, SARIF) reads.
 
-Each stage is imported directly, so the import graph shows what a plan runs (scripts/layers.py checks it).
+Each stage is imported directly, so the import graph shows what a plan runs (scripts/layers.py checks it); the
+capacity-mix advisor where it is asked for, since a report without advice (`--no-mix-advice`, the corpus, the
+Checkov comparison) need not load it.
 """
 
 from __future__ import annotations
@@ -9,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gpucloud.advisor.plan_advice import mix_advice
 from gpucloud.conformance import run_conformance
 from gpucloud.cost import price_plan
 from gpucloud.fleet import types as T
@@ -71,6 +72,8 @@ def build_report(
         # What the change does beside its cost: replaces, drained GPU nodes, data replaced (docs/change-impact.md).
         report["change_impact"] = change_impact(compare, report["resources"], plan.config)
     if mix_horizon is not None:
+        from gpucloud.advisor.plan_advice import mix_advice
+
         report["mix_advice"] = mix_advice(report["resources"], cost, mix_horizon, include_estimates=include_estimates)
     return report
 
