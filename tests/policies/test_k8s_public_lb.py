@@ -7,7 +7,7 @@ from pulumi_policy.proxy import UnknownValueError
 from gpucloud.components.workloads.vllm import nlb_annotations
 from gpucloud.guard import PolicyConfigError, evaluate
 from gpucloud.guard.config import validate_config
-from gpucloud.guard.harness import Res, stack_flagged, stack_messages
+from gpucloud.guard.harness import UNKNOWN, Res, stack_flagged, stack_messages
 from gpucloud.plan.model import Plan
 from gpucloud.policies.gpucloud_policies import by_name, initial_config
 from gpucloud.policies.gpucloud_policies.registry import RETIRED
@@ -228,3 +228,64 @@ def test_a_patch_whose_exposure_depends_on_the_patched_object_is_undecided(patch
     with pytest.raises(UnknownValueError) as exc:
         stack_messages(POLICY, [patch])
     assert f"{patch.name} (a patch: the exposure depends on the patched object, not in the plan)" in exc.value.message
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [
+        svc_patch("ports-only", spec={"ports": [{"port": 80}]}),
+        svc_patch("node-port", {SCHEME: "internet-facing"}, {"type": "NodePort"}),
+        ing_patch("labels-only", {}),
+        ing_patch("tls-only", {"alb.ingress.kubernetes.io/certificate-arn": "arn:aws:acm:us-east-1:1:certificate/x"}),
+    ],
+)
+def test_a_patch_that_sets_no_exposure_field_or_no_load_balancer_passes(patch):
+    assert stack_messages(POLICY, [patch]) == []
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [
+        svc_patch("class-only", spec={"loadBalancerClass": "service.k8s.aws/nlb"}),
+        svc_patch("legacy-internal-only", {INTERNAL: "true"}),
+        svc_patch("ranges-only", spec={"loadBalancerSourceRanges": RESTRICTED}),
+    ],
+)
+def test_a_patch_of_part_of_what_decides_is_undecided(patch):
+    with pytest.raises(UnknownValueError) as exc:
+        stack_messages(POLICY, [patch])
+    assert exc.value.message == (
+        "1 resource(s) could not be decided: stack (metadata.annotations): "
+        "Services/Ingresses that cannot be decided at preview: "
+        f"['ServicePatch ml/{patch.name} (a patch: the exposure depends on the patched object, not in the plan)']"
+    )
+
+
+def test_patch_messages_allowed_public_and_unknowns():
+    ranged = svc_patch(
+        "api",
+        {TYPE: "external", SCHEME: "internet-facing"},
+        {"type": "LoadBalancer", "loadBalancerSourceRanges": RESTRICTED},
+    )
+    assert stack_messages(POLICY, [ranged]) == [
+        (
+            "api",
+            "api: ServicePatch ml/api is an internet-facing load balancer (type LoadBalancer, "
+            "aws-load-balancer-scheme: internet-facing, loadBalancerSourceRanges ['203.0.113.0/24']), which this "
+            "stack does not allow (allowInternetFacing is false). Fix: make it internal "
+            "(service.beta.kubernetes.io/aws-load-balancer-type: external with "
+            "service.beta.kubernetes.io/aws-load-balancer-scheme: internal, or "
+            "alb.ingress.kubernetes.io/scheme: internal), or set allowInternetFacing for this stack.",
+        )
+    ]
+    open_patch = svc_patch("open", {TYPE: "external", SCHEME: "internet-facing"}, {"type": "LoadBalancer"})
+    allowed = {"allowedPublic": [{"namespace": "ml", "name": name, "reason": "r"} for name in ("api", "open")]}
+    # Named in allowedPublic: neither judged nor undecided.
+    assert stack_messages(POLICY, [ranged, open_patch], allowed) == []
+    # An annotation unknown at preview: undecided by the object's own name, judged after the others.
+    computed = svc_patch("computed", {SCHEME: UNKNOWN}, {"type": "LoadBalancer"})
+    found: list[tuple[str, str]] = []
+    with pytest.raises(UnknownValueError) as exc:
+        stack_messages(POLICY, [computed, ranged], found=found)
+    assert "['ServicePatch ml/computed']" in exc.value.message
+    assert [name for name, _ in found] == ["api"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from gpucloud.fleet.types import AUTOSCALING_GROUP
 from gpucloud.fleet.values import quantity
 
 from ..base import (
@@ -31,7 +32,7 @@ from ..pools import POOL_RESOURCES, pools
 from ..services import SERVICE_TYPES, capacity
 from ..stack import linked, of_type
 
-ASG = "aws:autoscaling/group:Group"
+ASG = AUTOSCALING_GROUP
 SCHEDULE = "aws:autoscaling/schedule:Schedule"
 
 

@@ -40,7 +40,7 @@ with that reason (fail closed, the pack's ``unknowns`` rule).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..base import (
@@ -170,31 +170,29 @@ def message(obj: KObject, exposure: Exposure, allow_internet_facing: bool) -> st
     )
 
 
-_EXPOSURE_ANNOTATIONS = (TYPE, SCHEME, INTERNAL, SOURCE_RANGES, ALB_SCHEME, ALB_CIDRS)
+# The annotations that decide a Service's / an Ingress's exposure (besides spec.type and the Service's spec fields).
+_SERVICE_ANNOTATIONS = (TYPE, SCHEME, INTERNAL, SOURCE_RANGES)
+_INGRESS_ANNOTATIONS = (ALB_SCHEME, ALB_CIDRS)
 
 
 def patch_verdict(obj: KObject, ann: dict[str, str]) -> tuple[Exposure | None, bool]:
     """(exposure, decided) for a ServicePatch / IngressPatch from the fields it sets (see the module docstring)."""
-    whole = KObject(obj.urn, obj.kind.removesuffix("Patch"), obj.namespace, obj.name, obj.body, obj.source)
+    whole = replace(obj, kind=obj.kind.removesuffix("Patch"))
     exposure = _service(whole, ann) if whole.kind == "Service" else _ingress(whole, ann)
-    spec = get(obj.body, "spec")
-    touches = any(a in ann for a in _EXPOSURE_ANNOTATIONS) or (
-        whole.kind == "Service"
-        and isinstance(spec, Mapping)
-        and any(k in spec for k in ("type", "loadBalancerClass", "loadBalancerSourceRanges"))
-    )
     if exposure is not None:
         # Internet-facing for certain; open to the world only if the object has no ranges the patch leaves.
         return exposure, bool(exposure.ranges)
-    if not touches:
+    spec = get(obj.body, "spec")
+    if whole.kind == "Service":
+        if text(get(spec, "type")):
+            return None, True  # no load balancer (ClusterIP, NodePort), or one the patch's annotations make internal
+        decides = isinstance(spec, Mapping) and any(
+            k in spec for k in ("loadBalancerClass", "loadBalancerSourceRanges")
+        )
+        return None, not (decides or any(a in ann for a in _SERVICE_ANNOTATIONS))
+    if ann.get(ALB_SCHEME) == "internal":
         return None, True
-    if whole.kind == "Service" and text(get(obj.body, "spec", "type")) not in ("", "LoadBalancer"):
-        return None, True  # the patch makes it a ClusterIP / NodePort Service: no load balancer
-    if whole.kind == "Service" and text(get(obj.body, "spec", "type")) == "LoadBalancer":
-        return None, True  # a LoadBalancer the patch's own annotations make internal
-    if whole.kind == "Ingress" and ann.get(ALB_SCHEME, "") == "internal":
-        return None, True
-    return None, False
+    return None, not any(a in ann for a in _INGRESS_ANNOTATIONS)
 
 
 def validate(args: Any, report: StackReport, cfg: Config) -> None:
