@@ -17,7 +17,6 @@ is a type it may start; the counts of the resource types below are read, other r
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from typing import Any
 from gpucloud import catalog
 
 from .base import get, integer, items, keys, maps, strings, text
+from .readers import templates
 
 BATCH = "aws:batch/computeEnvironment:ComputeEnvironment"
 NOTEBOOK = "aws:sagemaker/notebookInstance:NotebookInstance"
@@ -300,42 +300,13 @@ def _capacity(resource_type: str, props: Any) -> Iterator[ServiceCapacity]:
 # CloudFormation properties).
 
 
-def _yaml_loader() -> Any:
-    import yaml
-
-    class Loader(yaml.SafeLoader):
-        pass
-
-    def tag(loader: Any, suffix: str, node: Any) -> Any:
-        # CloudFormation's short forms: `!Ref X` is {"Ref": X}, `!GetAtt a.b` is {"Fn::GetAtt": ...}.
-        if isinstance(node, yaml.ScalarNode):
-            value: Any = loader.construct_scalar(node)
-        elif isinstance(node, yaml.SequenceNode):
-            value = loader.construct_sequence(node, deep=True)
-        else:
-            value = loader.construct_mapping(node, deep=True)
-        return {"Ref" if suffix == "Ref" else f"Fn::{suffix}": value}
-
-    Loader.add_multi_constructor("!", tag)
-    return Loader
-
-
 def parse_template(body: Any) -> dict[str, Any]:
-    """A template or desired state given as a JSON / YAML string or as an object; {} when it is neither."""
+    """A template or desired state given as a JSON / YAML string (CloudFormation's short-form tags read by
+    readers/templates.py) or as an object; {} when it is neither."""
     if isinstance(body, Mapping):
         return {k: body[k] for k in keys(body)}
-    if not isinstance(body, str) or not body.strip():
-        return {}
-    try:
-        parsed = json.loads(body)
-    except ValueError:
-        import yaml
-
-        try:
-            parsed = yaml.load(body, Loader=_yaml_loader())
-        except yaml.YAMLError:
-            return {}
-    return parsed if isinstance(parsed, dict) else {}
+    parsed = templates.load(body)
+    return dict(parsed) if parsed is not None else {}
 
 
 def _template_resources(template: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:

@@ -22,33 +22,21 @@ from typing import Any
 
 from gpucloud import surface
 
-from .base import UnknownValueError, get, has, is_list, items, keys
+from .base import UnknownValueError, get, is_list, items, keys, unknown
+from .readers import paths
 
 # ---------------------------------------------------------------------------------------------------------
 # Walking a path.
 
 
 def values(props: Any, path: str) -> Iterator[tuple[str, Any]]:
-    """(concrete path, value) for every value at a dotted inventory path; a list at any step is walked element by
-    element (``routes[1].cidrBlock``). Absent or null steps yield nothing; an unknown value raises
-    UnknownValueError when read, as the engine's proxy does, so the pack's ``unknowns`` rule applies."""
-    yield from _walk(props, path.split("."), "")
-
-
-def _walk(node: Any, steps: list[str], where: str) -> Iterator[tuple[str, Any]]:
-    if is_list(node):
-        for i, x in enumerate(items(node)):
-            yield from _walk(x, steps, f"{where}[{i}]")
-        return
-    if not steps:
-        yield where, node
-        return
-    if not isinstance(node, Mapping) or not has(node, steps[0]):
-        return
-    value = get(node, steps[0])
-    if value is None:
-        return
-    yield from _walk(value, steps[1:], f"{where}.{steps[0]}" if where else steps[0])
+    """(concrete path, value) for every value at a dotted inventory path, walked by readers/paths.py (a list at any
+    step element by element: ``routes[1].cidrBlock``). Absent or null steps yield nothing; an unknown value raises
+    UnknownValueError, as the engine's proxy does, so the pack's ``unknowns`` rule applies."""
+    for where, value in paths.values(props, path):
+        if value is paths.UNKNOWN:
+            raise unknown(where or path)
+        yield where, value
 
 
 def leaf(path: str) -> str:

@@ -375,7 +375,12 @@ def test_walkers() -> None:
     assert list(sp.values(props, "top.x")) == [("top.x", 1)]
     assert list(sp.values(props, "top.x.y")) == []
     assert list(sp.values(props, "missing")) == []
-    assert list(sp.values([{"a": 1}], "a")) == [("[0].a", 1)]
+    # Every step expands a list, the first and the last alike (readers/paths.py walks for both readers).
+    assert list(sp.values({"a": [{"b": 1}, {"b": [2, 3]}]}, "a.b")) == [
+        ("a[0].b", 1),
+        ("a[1].b[0]", 2),
+        ("a[1].b[1]", 3),
+    ]
     nested = {"enabled": False, "inner": {"keyId": "k"}, "list": [{"type": "NONE"}], "flat": ["a", "b"], "null": None}
     assert list(sp.walk_object(nested, "c")) == [
         ("c.enabled", "enabled", False),
