@@ -20,14 +20,16 @@ mark); the checkpoint model is the stack's `gpucloud:platform` spec. A plan with
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpucloud.conformance import ConformanceContext, Finding, register_check
 from gpucloud.fleet import labels as L
 from gpucloud.fleet import model as M
 from gpucloud.fleet.build import pools as fleet_pools
 from gpucloud.spec import SpecError, parse_platform
-from gpucloud.spec.pools import NodePoolSpec
+
+if TYPE_CHECKING:
+    from gpucloud.spec.pools import NodePoolSpec
 
 SPOT_NOTICE_SECONDS = 120
 SPOT_NOTICE_DOCS = (

@@ -35,6 +35,8 @@ from pathlib import Path
 from types import CodeType, ModuleType
 from typing import Any
 
+from gpucloud.plan import lazy_types
+
 #: Top-level provider packages whose leaf packages are loaded lazily.
 PROVIDERS = ("pulumi_aws", "pulumi_kubernetes")
 
@@ -277,12 +279,32 @@ class _LazyPackageLoader(importlib.abc.Loader):
         module.__class__ = LazyPackage
 
 
+class _ModuleLoader(importlib.abc.Loader):
+    """A plain module of a provider package: a generated type module (`_inputs`, `outputs`) is executed class by
+    class, any other module with its star-imports of those bound to the names it refers to (lazy_types)."""
+
+    def __init__(self, original: importlib.machinery.SourceFileLoader) -> None:
+        self._original = original
+
+    def __getattr__(self, name: str) -> Any:  # get_code, get_source, resource readers: the file loader's
+        return getattr(self._original, name)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        if lazy_types.is_type_module(module.__name__):
+            lazy_types.load_types(module, self._original)
+        else:
+            lazy_types.exec_importer(module, self._original)
+
+
 class LazyProviderFinder(importlib.abc.MetaPathFinder):
     """Meta-path finder that hands the providers' packages to _LazyPackageLoader.
 
     Whether a package is of the generated shape is only decided when it is executed (most of the ~300 that
     pulumi_aws declares never are); packages of any other shape, such as those holding sub-packages, then run
-    their ``__init__`` as written. Plain modules get the path finder's own spec.
+    their ``__init__`` as written. Plain modules (from source) get _ModuleLoader.
     """
 
     def find_spec(
@@ -291,9 +313,12 @@ class LazyProviderFinder(importlib.abc.MetaPathFinder):
         if path is None or fullname.partition(".")[0] not in PROVIDERS:
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
-        if spec is None or spec.loader is None or spec.origin is None or spec.submodule_search_locations is None:
+        if spec is None or spec.loader is None or spec.origin is None:
             return spec
-        spec.loader = _LazyPackageLoader(spec.loader)
+        if spec.submodule_search_locations is not None:
+            spec.loader = _LazyPackageLoader(spec.loader)
+        elif isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+            spec.loader = _ModuleLoader(spec.loader)
         return spec
 
 

@@ -2,18 +2,57 @@
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from gpucloud.spec.addons import AddonsSpec
-from gpucloud.spec.base import RuleViolations, SpecModel
-from gpucloud.spec.budget import BudgetSpec
-from gpucloud.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS, ClusterSpec, SystemNodeGroupSpec
+if TYPE_CHECKING:
+    from gpucloud.spec.addons import AddonsSpec
+    from gpucloud.spec.base import RuleViolations, SpecModel
+    from gpucloud.spec.budget import BudgetSpec
+    from gpucloud.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS, ClusterSpec, SystemNodeGroupSpec
+    from gpucloud.spec.network import ExistingVpcSpec, NetworkSpec
+    from gpucloud.spec.platform import REQUIRED_TAGS, PlatformSpec
+    from gpucloud.spec.pools import AmiSpec, CapacitySpec, EfaSpec, NodePoolSpec, ReservedCapacitySpec
+    from gpucloud.spec.storage import StorageSpec
+
 from gpucloud.spec.errors import SpecError, SpecIssue
-from gpucloud.spec.loading import load_object, parse_object
-from gpucloud.spec.network import ExistingVpcSpec, NetworkSpec
-from gpucloud.spec.platform import REQUIRED_TAGS, PlatformSpec
-from gpucloud.spec.pools import AmiSpec, CapacitySpec, EfaSpec, NodePoolSpec, ReservedCapacitySpec
-from gpucloud.spec.storage import StorageSpec
+
+# The models are imported on first use (PEP 562): a plan of a program that uses no gpucloud component (the
+# corpus, a team's raw pulumi_aws program) catches SpecError and reads a workload kind, and should not pay for
+# pydantic and every model (about 0.1 s) to do so.
+_LAZY = {
+    "AddonsSpec": "addons",
+    "RuleViolations": "base",
+    "SpecModel": "base",
+    "BudgetSpec": "budget",
+    "SUPPORTED_KUBERNETES_VERSIONS": "cluster",
+    "ClusterSpec": "cluster",
+    "SystemNodeGroupSpec": "cluster",
+    "ExistingVpcSpec": "network",
+    "NetworkSpec": "network",
+    "REQUIRED_TAGS": "platform",
+    "PlatformSpec": "platform",
+    "AmiSpec": "pools",
+    "CapacitySpec": "pools",
+    "EfaSpec": "pools",
+    "NodePoolSpec": "pools",
+    "ReservedCapacitySpec": "pools",
+    "StorageSpec": "storage",
+}
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+        globals()[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(globals()) | set(_LAZY))
+
 
 CONFIG_KEY = "platform"
 CONFIG_NAMESPACE = "gpucloud"
@@ -47,9 +86,15 @@ __all__ = [
 
 def parse_platform(data: Any, source: str = "stack spec", aws_region: str | None = None) -> PlatformSpec:
     """Validate a `gpucloud:platform` object. Raises SpecError listing every problem."""
+    from gpucloud.spec.loading import parse_object
+    from gpucloud.spec.platform import PlatformSpec
+
     return parse_object(PlatformSpec, CONFIG_KEY, data, source, aws_region)
 
 
 def load_platform() -> PlatformSpec:
     """Read and validate the platform spec from the running Pulumi program's stack config."""
+    from gpucloud.spec.loading import load_object
+    from gpucloud.spec.platform import PlatformSpec
+
     return load_object(PlatformSpec, CONFIG_KEY)

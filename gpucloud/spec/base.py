@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
-RULE_ERROR = "spec_rule"
+from gpucloud.spec.errors import RULE_ERROR
 
 
 class SpecModel(BaseModel):

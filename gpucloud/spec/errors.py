@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import typing
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
 
-from gpucloud.spec.base import RULE_ERROR
+# The error type of cross-field spec rules (spec.base.rule_error); here, beside the code that renders it, so that
+# catching SpecError (the plan engine does, for every program) does not import pydantic.
+RULE_ERROR = "spec_rule"
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,8 @@ def _join(prefix: str, loc: tuple[Any, ...]) -> str:
 
 def _model_at(model: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | None:
     """Follow a validation location through nested models to find which model a key belongs to."""
+    from pydantic import BaseModel
+
     current: Any = model
     for part in loc:
         if isinstance(part, int):
@@ -66,6 +71,8 @@ def _model_at(model: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] |
 
 
 def _unwrap_model(annotation: Any) -> Any:
+    from pydantic import BaseModel
+
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     for arg in typing.get_args(annotation):

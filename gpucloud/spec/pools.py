@@ -10,8 +10,8 @@ from pydantic import Field, field_validator, model_validator
 from gpucloud import catalog
 from gpucloud.spec.base import RuleViolations, SpecModel
 from gpucloud.spec.common import Name
+from gpucloud.spec.kinds import WorkloadKind
 
-WorkloadKind = Literal["training", "inference", "hpc", "rendering"]
 Backend = Literal["managed", "self-managed", "karpenter"]
 SpotAllocationStrategy = Literal[
     "price-capacity-optimized", "capacity-optimized", "capacity-optimized-prioritized", "lowest-price"

@@ -23,7 +23,7 @@ from gpucloud import catalog
 from gpucloud.fleet import labels as L
 from gpucloud.fleet import selection
 from gpucloud.fleet import types as T
-from gpucloud.spec.pools import WorkloadKind
+from gpucloud.spec.kinds import WorkloadKind
 
 from .base import falsy, get, integer, items, keys, maps, strings, tags_of, text
 
@@ -359,7 +359,7 @@ def spot_nodes(resource_type: str, props: Any, nodes: int) -> float:
 
 WORKLOAD_KEY = L.WORKLOAD
 INTERRUPTIBLE_KEY = L.INTERRUPTIBLE
-# The workload kinds gpucloud's own spec knows (gpucloud.spec.pools.WorkloadKind); components label pools with
+# The workload kinds gpucloud's own spec knows (gpucloud.spec.kinds.WorkloadKind); components label pools with
 # them under gpucloud.io/workload.
 WORKLOAD_KINDS: tuple[str, ...] = typing.get_args(WorkloadKind)
 
