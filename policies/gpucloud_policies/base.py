@@ -95,7 +95,12 @@ class Guardrail:
         return self.resource_types | self.reads
 
     def defaults(self) -> dict[str, Any]:
-        return {k: v["default"] for k, v in self.config.items() if "default" in v}
+        # Read for every policy of every plan and on every validation (settings()); the schema is frozen with the
+        # guardrail, so its defaults are worked out once, kept in the instance dict, and handed out as a copy.
+        found = self.__dict__.get("_defaults")
+        if found is None:
+            found = self.__dict__["_defaults"] = {k: v["default"] for k, v in self.config.items() if "default" in v}
+        return dict(found)
 
     def settings(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
         merged = self.defaults()
