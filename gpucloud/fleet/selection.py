@@ -6,7 +6,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -111,46 +111,67 @@ _ABS_MANUFACTURER: Final = {"aws": "amazon-web-services"}
 _ABS_KIND: Final = {"gpu": "gpu", "neuron": "inference"}
 
 
-def _in_range(value: float, bounds: Any) -> bool:
+def _range(bounds: Any) -> tuple[float | None, float | None]:
     """An attribute-based ``{min, max}`` range; a missing side is open (EC2 InstanceRequirements semantics)."""
-    lo, hi = number(get(bounds, "min")), number(get(bounds, "max"))
+    return number(get(bounds, "min")), number(get(bounds, "max"))
+
+
+def _in(value: float, lo: float | None, hi: float | None) -> bool:
     return (lo is None or value >= lo) and (hi is None or value <= hi)
+
+
+def _abs_matcher(req: Any) -> Callable[[InstanceSpec], bool]:
+    """The requirement read once (in the order abs_admits always read it, so an unknown value raises the same
+    error first), as a test of one catalog type."""
+    count_range = _range(get(req, "acceleratorCount")) if get(req, "acceleratorCount") is not None else None
+    memory_total = (
+        _range(get(req, "acceleratorTotalMemoryMib")) if get(req, "acceleratorTotalMemoryMib") is not None else None
+    )
+    vcpu_range = _range(get(req, "vcpuCount")) if get(req, "vcpuCount") is not None else None
+    memory_range = _range(get(req, "memoryMib")) if get(req, "memoryMib") is not None else None
+    manufacturers = strings(get(req, "acceleratorManufacturers"))
+    names = {n.lower() for n in strings(get(req, "acceleratorNames"))}
+    kinds = strings(get(req, "acceleratorTypes"))
+    allowed = strings(get(req, "allowedInstanceTypes"))
+    excluded = strings(get(req, "excludedInstanceTypes"))
+
+    def admits(spec: InstanceSpec) -> bool:
+        count = spec.accelerator_count
+        if count_range is not None and not _in(count, *count_range):
+            return False
+        if memory_total is not None and not _in(count * spec.accelerator_memory_gib * 1024, *memory_total):
+            return False
+        if vcpu_range is not None and not _in(spec.vcpu, *vcpu_range):
+            return False
+        if memory_range is not None and not _in(spec.memory_gib * 1024, *memory_range):
+            return False
+        if manufacturers and _ABS_MANUFACTURER.get(spec.manufacturer, spec.manufacturer) not in manufacturers:
+            return False
+        if names and not (count > 0 and L.accelerator_label(spec) in names):
+            return False
+        if kinds and not (count > 0 and _ABS_KIND.get(spec.accelerator_kind, spec.accelerator_kind) in kinds):
+            return False
+        if allowed and not any(fnmatch.fnmatchcase(spec.instance_type, p) for p in allowed):
+            return False
+        return not (excluded and any(fnmatch.fnmatchcase(spec.instance_type, p) for p in excluded))
+
+    return admits
 
 
 def abs_admits(req: Any, spec: InstanceSpec) -> bool:
     """EC2 attribute-based instance selection (InstanceRequirements in the EC2 API reference): every attribute
     left out admits any value, accelerators included, so only what is written narrows the set. Accelerator
     names are EC2's (``a100``, ``trainium2``), the catalog's ``ec2_accelerator_name``."""
-    checks: list[bool] = []
-    count = spec.accelerator_count
-    if get(req, "acceleratorCount") is not None:
-        checks.append(_in_range(count, get(req, "acceleratorCount")))
-    if get(req, "acceleratorTotalMemoryMib") is not None:
-        checks.append(_in_range(count * spec.accelerator_memory_gib * 1024, get(req, "acceleratorTotalMemoryMib")))
-    if get(req, "vcpuCount") is not None:
-        checks.append(_in_range(spec.vcpu, get(req, "vcpuCount")))
-    if get(req, "memoryMib") is not None:
-        checks.append(_in_range(spec.memory_gib * 1024, get(req, "memoryMib")))
-    manufacturers = strings(get(req, "acceleratorManufacturers"))
-    if manufacturers:
-        checks.append(_ABS_MANUFACTURER.get(spec.manufacturer, spec.manufacturer) in manufacturers)
-    names = strings(get(req, "acceleratorNames"))
-    if names:
-        checks.append(count > 0 and L.accelerator_label(spec) in {n.lower() for n in names})
-    kinds = strings(get(req, "acceleratorTypes"))
-    if kinds:
-        checks.append(count > 0 and _ABS_KIND.get(spec.accelerator_kind, spec.accelerator_kind) in kinds)
-    allowed = strings(get(req, "allowedInstanceTypes"))
-    if allowed:
-        checks.append(any(fnmatch.fnmatchcase(spec.instance_type, p) for p in allowed))
-    excluded = strings(get(req, "excludedInstanceTypes"))
-    if excluded:
-        checks.append(not any(fnmatch.fnmatchcase(spec.instance_type, p) for p in excluded))
-    return all(checks)
+    return _abs_matcher(req)(spec)
 
 
 def abs_types(catalog: Catalog, req: Any) -> tuple[str, ...]:
-    return tuple(s.instance_type for s in catalog if abs_admits(req, s))
+    # The requirement is read once for the whole catalog, not once per type (each read walks a proxy).
+    specs = list(catalog)
+    if not specs:
+        return ()
+    admits = _abs_matcher(req)
+    return tuple(s.instance_type for s in specs if admits(s))
 
 
 # ---- Karpenter limits ----------------------------------------------------------------------------------------

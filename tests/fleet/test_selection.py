@@ -103,3 +103,25 @@ def test_any_accelerator_requirement_closes_the_pool_to_types_outside_the_catalo
         assert S.nodepool_types(CAT, [{"key": L.INSTANCE_GPU_COUNT, "operator": op, "values": values}])[1] is False
     every_family = sorted({s.family for s in CAT})
     assert S.nodepool_types(CAT, [{"key": L.INSTANCE_FAMILY, "operator": "In", "values": every_family}])[1] is False
+
+
+def test_abs_types_reads_the_requirement_once_with_the_same_answers() -> None:
+    """abs_types reads the requirement once for the whole catalog: each type's answer is abs_admits', an unknown
+    value raises as it would on the first type, and an empty catalog reads nothing."""
+    import pytest
+    from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError, unknown_checking_proxy
+
+    reqs: list[dict[str, Any]] = [
+        {"acceleratorCount": {"min": 1, "max": 8}, "acceleratorNames": ["H100", "a10g"]},
+        {"vcpuCount": {"min": 4}, "memoryMib": {"max": 65536}, "acceleratorManufacturers": ["nvidia"]},
+        {"acceleratorTypes": ["inference"], "excludedInstanceTypes": ["inf2.*"]},
+        {"allowedInstanceTypes": ["p5*", "g5.*"], "acceleratorTotalMemoryMib": {"min": 24576}},
+        {},
+    ]
+    for req in reqs:
+        expected = tuple(s.instance_type for s in CAT if S.abs_admits(req, s))
+        assert S.abs_types(CAT, req) == expected == S.abs_types(CAT, unknown_checking_proxy(req))
+    unknown = unknown_checking_proxy({"acceleratorCount": {"min": UNKNOWN_STRING_VALUE}})
+    with pytest.raises(UnknownValueError):
+        S.abs_types(CAT, unknown)
+    assert S.abs_types([], unknown) == ()  # type: ignore[arg-type]
