@@ -223,8 +223,8 @@ def test_the_fake_module_is_of_the_generated_shape(tmp_path: Path) -> None:
     assert index.names == ("AArgs", "AArgsDict", "BArgs", "CArgs", "UnusedArgs")
     assert index.classes["AArgs"][:2] == (("_record.deco('outer')", "_record.deco('inner')"), "")
     assert index.classes["AArgsDict"][:2] == ((), "TypedDict")
-    assert index.refs("AArgs") == {"BArgs"} and index.refs("CArgs") == {"BArgs"}
-    assert index.refs("AArgsDict") == set()  # 'BArgsDict' is not a class of the module
+    assert index.refs("AArgs") == ("BArgs",) and index.refs("CArgs") == ("BArgs",)
+    assert index.refs("AArgsDict") == ()  # 'BArgsDict' is not a class of the module
 
 
 @pytest.mark.parametrize(
