@@ -7,8 +7,9 @@ Checkov 3.3.30 runs in its own virtualenv (created on first use with `pip instal
 ~/.cache/gpucloud/checkov-3.3.30, or --venv / $GPUCLOUD_CHECKOV_VENV) over every case's bad.tf and good.tf, in one
 `checkov -d` run; gpucloud plans every case's bad.py and good.py and evaluates the pack with the case's config
 through the same path as `gpucloud plan` and the corpus test (`build_report`, cost section included, conformance
-off), in one subprocess of this interpreter that runs as the `gpucloud` command does (`gpucloud.cli.one_shot`: no
-cyclic collector, no interpreter teardown), with gpucloud's modules byte-compiled first as an install has them. Both
+off), in one subprocess of this interpreter (scripts/bench_worker.py) that runs as the `gpucloud` command does
+(`gpucloud.cli.one_shot`: no cyclic collector, no interpreter teardown), with gpucloud's modules byte-compiled first
+as an install has them. Both
 times include each tool's start-up; CPU seconds are the children's user + system time (getrusage), which a loaded
 machine does not inflate the way it does wall time.
 
@@ -28,11 +29,9 @@ This is a script, not a test: it needs PyPI once and takes minutes. --record wri
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import os
 import resource
-import runpy
 import shutil
 import statistics
 import subprocess
@@ -46,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_record import Machine, record  # noqa: E402
+from bench_worker import expectation  # noqa: E402
 from checkov_venv import CHECKOV_VERSION, DEFAULT_VENV, checkov_bin  # noqa: E402
 
 from gpucloud.fileio import write_atomic  # noqa: E402
@@ -206,11 +206,6 @@ def cases(corpus: Path, only: list[str]) -> list[Path]:
     return out
 
 
-def expectation(d: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((d / "expect.json").read_text())
-    return data
-
-
 def violation_class(exp: dict[str, Any]) -> set[str]:
     """The policies a bad twin must trip: decided violations and resources blocked as undecidable alike."""
     return {str(p) for p, _ in [*exp["bad"], *(exp.get("undecided_bad") or [])]}
@@ -277,54 +272,8 @@ def run_checkov(exe: Path, dirs: list[Path]) -> tuple[dict[tuple[str, str], set[
 # ------------------------------------------------------------------------------------------------- gpucloud
 
 
-def _merge(base: Any, override: Any) -> Any:
-    """As the corpus runner: an override merges into the config's entry; a bare level stays as enforcementLevel."""
-    if isinstance(override, dict):
-        start = dict(base) if isinstance(base, dict) else ({"enforcementLevel": base} if isinstance(base, str) else {})
-        start.update(override)
-        return start
-    return override
-
-
-def policy_config(exp: dict[str, Any]) -> dict[str, Any]:
-    given = exp.get("config", "prod")
-    config: dict[str, Any] = (
-        json.loads((ROOT / "policies" / "configs" / f"{given}.json").read_text())
-        if isinstance(given, str)
-        else dict(given)
-    )
-    for key, value in (exp.get("config_overrides") or {}).items():
-        config[key] = _merge(config.get(key), value)
-    return config
-
-
-def gpucloud_worker(dirs: list[str]) -> None:
-    """Runs in the subprocess: plan and judge each twin as `gpucloud plan` does, print {case/side: [policy, ...]}."""
-    from gpucloud.plan import run_callable
-    from gpucloud.report.pipeline import build_report
-
-    out: dict[str, list[str]] = {}
-    for name in dirs:
-        d = Path(name)
-        exp = expectation(d)
-        for side in ("bad", "good"):
-            program = d / f"{side}.py"
-            if not program.is_file():
-                continue
-            plan = run_callable(
-                functools.partial(runpy.run_path, str(program), run_name="__main__"),
-                project="corpus",
-                stack="prod",
-                region=exp.get("region", "us-east-1"),
-            )
-            section = build_report(plan, policy_config=policy_config(exp), conformance=False)["policies"]
-            # Every violation at any enforcement level counts, undecided-and-blocking ones included.
-            out[f"{d.name}/{side}"] = sorted({str(v["policy"]) for v in section["violations"]})
-    print(json.dumps(out))
-
-
 def run_gpucloud(dirs: list[Path]) -> tuple[dict[tuple[str, str], set[str]], float, float]:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", *map(str, dirs)]
+    cmd = [sys.executable, str(Path(__file__).resolve().with_name("bench_worker.py")), *map(str, dirs)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     proc, wall, cpu = _timed(cmd, cwd=ROOT, env=env)
     if proc.returncode != 0:
@@ -387,11 +336,6 @@ def compare(
 
 
 def main() -> int:
-    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        from gpucloud.cli import one_shot
-
-        # As the `gpucloud` command runs: no cyclic collector, no interpreter teardown after the output.
-        one_shot(lambda: gpucloud_worker(sys.argv[2:]) or 0)
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=ROOT / "tests" / "guard" / "corpus")
     parser.add_argument(

@@ -96,14 +96,17 @@ def test_any_gpucloud_finding_on_a_good_twin_is_a_false_positive(bench: Any, tmp
     assert (gc["flagged"], gc["precision"], gc["flagged_good"]) == (1, 0.5, {"fp-x": ["monthly-spend-cap"]})
 
 
-def test_policy_config_merges_overrides_like_the_corpus_runner(bench: Any) -> None:
-    cfg = bench.policy_config(
+def test_policy_config_merges_overrides_like_the_corpus_runner() -> None:
+    _bench()  # puts scripts/ on the path
+    import bench_worker
+
+    cfg = bench_worker.policy_config(
         {"config": "prod", "config_overrides": {"monthly-spend-cap": {"unknowns": "warn"}, "cost-tags": "disabled"}}
     )
     assert cfg["monthly-spend-cap"]["unknowns"] == "warn"
     assert cfg["monthly-spend-cap"]["maxMonthlyUsd"] == 900000
     assert cfg["cost-tags"] == "disabled"
-    inline = bench.policy_config({"config": {"all": "advisory"}, "config_overrides": {"lt-imdsv2": {"x": 1}}})
+    inline = bench_worker.policy_config({"config": {"all": "advisory"}, "config_overrides": {"lt-imdsv2": {"x": 1}}})
     assert inline == {"all": "advisory", "lt-imdsv2": {"x": 1}}
 
 
