@@ -29,7 +29,7 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
-from gpucloud.guard.config import PolicyConfigError, check_config, effective
+from gpucloud.guard.config import Effective, PolicyConfigError, check_config, effective, frozen
 from gpucloud.plan.model import Plan, ResourceRecord, redact
 
 __all__ = ["Evaluation", "PolicyConfigError", "evaluate", "evaluate_plan", "load_pack"]
@@ -156,25 +156,52 @@ def _stack_urn(plan: Plan) -> str:
     return f"urn:pulumi:{plan.stack}::{plan.project}::pulumi:pulumi:Stack::{plan.project}-{plan.stack}"
 
 
+# Each policy's enforcement level and config, by name, for one (pack, config): a function of the two alone (the
+# pack's initial config is its guardrails' schema defaults), kept for the plans of a process judged with the same
+# config (`plan --all`, a corpus, the tests), which otherwise validated the config and layered it again per plan.
+_SETUPS: dict[Any, tuple[Any, tuple[Any, ...], dict[str, Effective]]] = {}
+_SETUPS_LIMIT = 256
+
+
+def _policy_setup(pack: Any, guardrails: Mapping[str, Any], policy_config: Mapping[str, Any] | None) -> dict[str, Any]:
+    key = None if policy_config is None else frozen(policy_config)
+    held = tuple(guardrails.values())
+    memo_key = (id(pack), tuple(map(id, held)), key)
+    cacheable = policy_config is None or key is not None
+    if cacheable:
+        hit = _SETUPS.get(memo_key)
+        # The memo holds the pack and its guardrails, so their ids cannot pass to other objects meanwhile.
+        if hit is not None and hit[0] is pack and all(a is b for a, b in zip(hit[1], held, strict=True)):
+            return hit[2]
+    if policy_config is not None:
+        check_config(policy_config, guardrails, getattr(pack, "RETIRED", None))
+    initial = pack.initial_config()
+    setup = {name: effective(g, PACK_DEFAULT_LEVEL, policy_config, initial) for name, g in guardrails.items()}
+    if cacheable:
+        if len(_SETUPS) >= _SETUPS_LIMIT:
+            _SETUPS.clear()
+        _SETUPS[memo_key] = (pack, held, setup)
+    return setup
+
+
 def evaluate(
     plan: Plan, policy_config: Mapping[str, Any] | None = None, cost: Mapping[str, Any] | None = None
 ) -> Evaluation:
     """Run every enabled policy of the pack on the plan; see the module docstring for the semantics."""
     pack = load_pack()
     guardrails = pack.by_name()
-    if policy_config is not None:
-        check_config(policy_config, guardrails, getattr(pack, "RETIRED", None))
-    initial = pack.initial_config()
+    setup = _policy_setup(pack, guardrails, policy_config)
     out = Evaluation()
     resource_policies: list[tuple[Any, Any, str, dict[str, Any]]] = []
     stack_policies: list[tuple[Any, Any, str, dict[str, Any]]] = []
     # The priced plan reaches the policies that need it as an argument; without one they price the resources.
     for policy in pack.policies(cost=cost) if cost is not None else pack.policies():
         g = guardrails[policy.name]
-        eff = effective(g, PACK_DEFAULT_LEVEL, policy_config, initial)
+        eff = setup[policy.name]
         if eff.level == "disabled":
             continue
-        entry = (policy, g, eff.level, eff.config)
+        # A copy per plan: the memo's dict must not carry what one plan's policy did to it into the next.
+        entry = (policy, g, eff.level, dict(eff.config))
         (stack_policies if isinstance(policy, StackValidationPolicy) else resource_policies).append(entry)
 
     def reporter(policy: Any, g: Any, level: str, default_urn: str) -> Callable[..., None]:

@@ -61,7 +61,7 @@ def validate_config(config: Any, guardrails: Mapping[str, Any], retired: Mapping
 
 def _entry_problems(properties: Mapping[str, Any], value: Any) -> list[tuple[tuple[str, ...], str]]:
     """(key path, message) of every schema error in one policy's entry, in key-path order."""
-    value_key = _frozen(value)
+    value_key = frozen(value)
     if value_key is None:
         return _validated(_object_schema(properties), value)
     # Validation is a function of the schema and the entry alone, and jsonschema walks both every time (about
@@ -106,19 +106,19 @@ def _validated(validator: Any, value: Any) -> list[tuple[tuple[str, ...], str]]:
     return [(tuple(str(p) for p in err.absolute_path), str(err.message)) for err in errors]
 
 
-def _frozen(value: Any) -> Any:
+def frozen(value: Any) -> Any:
     """A hashable key equal only for values every validator treats alike: the type is part of it (JSON Schema
     tells an integer from a float and a list from a tuple by type), else None for what has no such key."""
     if value is None or type(value) in _SCALARS:
         return (type(value), value)
     if isinstance(value, Mapping):
-        items = [(k, _frozen(v)) for k, v in value.items()]
+        items = [(k, frozen(v)) for k, v in value.items()]
         if any(not isinstance(k, str) or v is None for k, v in items):
             return None
         return (type(value), tuple(sorted(items)))
     if isinstance(value, list | tuple):
-        frozen = [_frozen(v) for v in value]
-        return None if any(v is None for v in frozen) else (type(value), tuple(frozen))
+        parts = [frozen(v) for v in value]
+        return None if any(v is None for v in parts) else (type(value), tuple(parts))
     if isinstance(value, str | int | float):
         return (type(value), value)
     return None
