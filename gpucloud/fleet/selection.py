@@ -120,20 +120,29 @@ def _in(value: float, lo: float | None, hi: float | None) -> bool:
     return (lo is None or value >= lo) and (hi is None or value <= hi)
 
 
-def _abs_matcher(req: Any) -> Callable[[InstanceSpec], bool]:
-    """The requirement read once (in the order abs_admits always read it, so an unknown value raises the same
-    error first), as a test of one catalog type."""
+_AbsParams = tuple[Any, ...]
+
+
+def _abs_params(req: Any) -> _AbsParams:
+    """The requirement read once, in the order abs_admits always read it (so an unknown value raises the same
+    error first), as a hashable value."""
     count_range = _range(get(req, "acceleratorCount")) if get(req, "acceleratorCount") is not None else None
     memory_total = (
         _range(get(req, "acceleratorTotalMemoryMib")) if get(req, "acceleratorTotalMemoryMib") is not None else None
     )
     vcpu_range = _range(get(req, "vcpuCount")) if get(req, "vcpuCount") is not None else None
     memory_range = _range(get(req, "memoryMib")) if get(req, "memoryMib") is not None else None
-    manufacturers = strings(get(req, "acceleratorManufacturers"))
-    names = {n.lower() for n in strings(get(req, "acceleratorNames"))}
-    kinds = strings(get(req, "acceleratorTypes"))
-    allowed = strings(get(req, "allowedInstanceTypes"))
-    excluded = strings(get(req, "excludedInstanceTypes"))
+    manufacturers = frozenset(strings(get(req, "acceleratorManufacturers")))
+    names = frozenset(n.lower() for n in strings(get(req, "acceleratorNames")))
+    kinds = frozenset(strings(get(req, "acceleratorTypes")))
+    allowed = tuple(strings(get(req, "allowedInstanceTypes")))
+    excluded = tuple(strings(get(req, "excludedInstanceTypes")))
+    return (count_range, memory_total, vcpu_range, memory_range, manufacturers, names, kinds, allowed, excluded)
+
+
+def _abs_matcher(params: _AbsParams) -> Callable[[InstanceSpec], bool]:
+    """A test of one catalog type against a requirement read by _abs_params."""
+    count_range, memory_total, vcpu_range, memory_range, manufacturers, names, kinds, allowed, excluded = params
 
     def admits(spec: InstanceSpec) -> bool:
         count = spec.accelerator_count
@@ -162,16 +171,31 @@ def abs_admits(req: Any, spec: InstanceSpec) -> bool:
     """EC2 attribute-based instance selection (InstanceRequirements in the EC2 API reference): every attribute
     left out admits any value, accelerators included, so only what is written narrows the set. Accelerator
     names are EC2's (``a100``, ``trainium2``), the catalog's ``ec2_accelerator_name``."""
-    return _abs_matcher(req)(spec)
+    return _abs_matcher(_abs_params(req))(spec)
+
+
+# abs_types' answers by (catalog, requirement): a catalog scan is about 2 ms, and the pool model, the count cap,
+# the family allowlist and the pricer each ask it for the same requirement of a plan.
+_ABS_TYPES: dict[tuple[int, _AbsParams], tuple[Catalog, tuple[str, ...]]] = {}
+_ABS_TYPES_LIMIT = 1024
 
 
 def abs_types(catalog: Catalog, req: Any) -> tuple[str, ...]:
-    # The requirement is read once for the whole catalog, not once per type (each read walks a proxy).
-    specs = list(catalog)
-    if not specs:
+    # The requirement is read once for the whole catalog, not once per type (each read walks a proxy); an empty
+    # catalog admits nothing whatever the requirement says, so it reads nothing.
+    if not len(catalog):
         return ()
-    admits = _abs_matcher(req)
-    return tuple(s.instance_type for s in specs if admits(s))
+    params = _abs_params(req)
+    key = (id(catalog), params)
+    hit = _ABS_TYPES.get(key)
+    if hit is not None and hit[0] is catalog:  # the memo holds the catalog, so its id cannot pass to another
+        return hit[1]
+    admits = _abs_matcher(params)
+    found = tuple(s.instance_type for s in catalog if admits(s))
+    if len(_ABS_TYPES) >= _ABS_TYPES_LIMIT:
+        _ABS_TYPES.clear()
+    _ABS_TYPES[key] = (catalog, found)
+    return found
 
 
 # ---- Karpenter limits ----------------------------------------------------------------------------------------

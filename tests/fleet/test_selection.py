@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpucloud.catalog import get_catalog
+from gpucloud.catalog import Catalog, get_catalog
 from gpucloud.fleet import labels as L
 from gpucloud.fleet import selection as S
 
@@ -125,3 +125,23 @@ def test_abs_types_reads_the_requirement_once_with_the_same_answers() -> None:
     with pytest.raises(UnknownValueError):
         S.abs_types(CAT, unknown)
     assert S.abs_types([], unknown) == ()  # type: ignore[arg-type]
+
+
+def test_abs_types_answers_a_requirement_once_per_catalog(monkeypatch: Any) -> None:
+    """The same requirement (however spelt: a dict, a proxy) against the same catalog is scanned once; another
+    catalog gets its own answer."""
+    scans: list[object] = []
+    matcher = S._abs_matcher
+
+    def counting(params: Any) -> Any:
+        scans.append(params)
+        return matcher(params)
+
+    monkeypatch.setattr(S, "_ABS_TYPES", {})
+    monkeypatch.setattr(S, "_abs_matcher", counting)
+    req = {"acceleratorCount": {"min": 1, "max": 8}, "acceleratorManufacturers": ["nvidia"]}
+    first = S.abs_types(CAT, req)
+    assert S.abs_types(CAT, dict(req)) == first and len(scans) == 1
+    assert "p5.48xlarge" in first
+    small = Catalog([CAT.get("g6e.xlarge")], [CAT.family_pricing("g6e")])
+    assert S.abs_types(small, req) == ("g6e.xlarge",) and len(scans) == 2
