@@ -297,9 +297,15 @@ def _accepts_float(hint: object) -> bool:
     return hint is float or (isinstance(hint, types.UnionType) and float in get_args(hint))
 
 
+@functools.cache
+def _shape(cls: type) -> tuple[dict[str, Any], dict[str, dataclasses.Field[Any]]]:
+    """A record class's resolved field types and fields, worked out once per class, not once per record (the
+    catalog decodes about a hundred records of three classes at every start)."""
+    return get_type_hints(cls), {f.name: f for f in dataclasses.fields(cls)}
+
+
 def _decode(cls: type[_T], record: Mapping[str, Any], where: str) -> _T:
-    hints = get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    hints, fields = _shape(cls)  # type: ignore[arg-type]  # a class is hashable; mypy reads type[_T] as not
     unknown = sorted(set(record) - set(fields))
     if unknown:
         raise ValueError(f"{where}: unknown keys {unknown}")
