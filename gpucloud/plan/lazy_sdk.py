@@ -26,6 +26,8 @@ import ast
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
+import os
 import re
 import sys
 import threading
@@ -35,6 +37,7 @@ from pathlib import Path
 from types import CodeType, ModuleType
 from typing import Any
 
+from gpucloud import filecache
 from gpucloud.plan import lazy_types
 
 #: Top-level provider packages whose leaf packages are loaded lazily.
@@ -131,6 +134,33 @@ def build_index(init_path: Path) -> PackageIndex | None:
             return None
     code = compile(ast.Module(body=preamble, type_ignores=[]), str(init_path), "exec")
     return PackageIndex(preamble=code, owners=owners)
+
+
+# Bump when the cached form of an index changes.
+_CACHE_FORMAT = 1
+
+
+def cached_index(init_path: Path) -> PackageIndex | None:
+    """build_index, as stored by an earlier process for the same package (filecache). Building it parses the
+    ``__init__.py`` and reads the head of every module of the package (ec2 has 400); the signature is what
+    that reads: the size and modification time of every module file of the package, and the interpreter's
+    bytecode magic (the preamble is compiled code)."""
+    try:
+        files = sorted(
+            (entry.name, entry.stat().st_size, entry.stat().st_mtime_ns)
+            for entry in os.scandir(init_path.parent)
+            if entry.name.endswith(".py") and entry.is_file()
+        )
+    except OSError:
+        return build_index(init_path)
+    signature = (_CACHE_FORMAT, importlib.util.MAGIC_NUMBER, str(init_path), tuple(files))
+
+    def derive() -> tuple[CodeType, dict[str, tuple[str, str | None]]] | None:
+        index = build_index(init_path)
+        return None if index is None else (index.preamble, index.owners)
+
+    data = filecache.memo("sdk-package", str(init_path), signature, derive)
+    return None if data is None else PackageIndex(preamble=data[0], owners=data[1])
 
 
 # The index of every package loaded lazily, by package name: kept out of the packages' own namespaces so that
@@ -263,7 +293,7 @@ class _LazyPackageLoader(importlib.abc.Loader):
     def _exec(self, module: ModuleType) -> None:
         spec = module.__spec__
         assert spec is not None and spec.origin is not None
-        index = build_index(Path(spec.origin))
+        index = cached_index(Path(spec.origin))
         if index is None:
             self._original.exec_module(module)
             return

@@ -229,3 +229,22 @@ def test_a_package_whose_class_a_racing_trigger_reset_still_resolves_its_names(f
     assert type(fakeprov) is lazy_sdk.LazyPackage
     with pytest.raises(AttributeError, match="has no attribute 'Missing'"):
         _ = fakeprov.Missing
+
+
+def test_the_stored_index_is_the_built_one_until_a_module_of_the_package_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GPUCLOUD_CACHE_DIR", str(tmp_path / "cache"))
+    init = _package(tmp_path, "import typing\nfrom .a import *\n", {"a": "__all__ = ['A']\n"})
+    first = lazy_sdk.cached_index(init)
+    assert first is not None and first.owners == {"a": ("a", None), "A": ("a", "A")}
+    assert list((tmp_path / "cache" / "derived").glob("sdk-package-*"))
+    again = lazy_sdk.cached_index(init)
+    assert again is not None and again.owners == first.owners
+    # A module of the package now exports another name: the stored index is stale and is built again.
+    (init.parent / "a.py").write_text("__all__ = ['A', 'B']\n")
+    changed = lazy_sdk.cached_index(init)
+    assert changed is not None and changed.owners["B"] == ("a", "B")
+    # A cache that cannot be written only means building the index again.
+    monkeypatch.setenv("GPUCLOUD_CACHE_DIR", str(init))  # a file, not a directory
+    assert lazy_sdk.cached_index(init) == build_index(init)

@@ -368,3 +368,29 @@ def test_resolved_hints_are_those_of_the_sdk_as_shipped() -> None:
     assert lazy["hints"]["pulumi_aws.ec2.outputs.InstanceRootBlockDevice"]["volumeSize"] == "<class 'int'>"
     # The lazy run defined only the classes it was asked about (and their quoted siblings), a fraction of all.
     assert lazy["defined"] < eager["defined"] / 3
+
+
+def test_the_stored_index_is_the_built_one_until_the_module_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GPUCLOUD_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "_inputs.py"
+    path.write_text(_INPUTS)
+    loader = importlib.machinery.SourceFileLoader("probe_inputs", str(path))
+    first = lazy_types.cached_types_index(path, loader, "probe_inputs")
+    assert first is not None and first.names == ("AArgs", "AArgsDict", "BArgs", "CArgs", "UnusedArgs")
+    again = lazy_types.cached_types_index(path, loader, "probe_inputs")
+    assert again is not None and again.classes == first.classes
+    assert again.body("AArgs").co_name == "AArgs"
+    path.write_text(
+        _INPUTS.replace("    'UnusedArgs',\n", "    'UnusedArgs',\n    'Late',\n") + "class Late:\n    pass\n"
+    )
+    changed = lazy_types.cached_types_index(
+        path, importlib.machinery.SourceFileLoader("probe_inputs", str(path)), "probe_inputs"
+    )
+    assert changed is not None and changed.names[-1] == "Late"
+    # Another shape is stored as such, and read back as such.
+    path.write_text(_INPUTS + "X = 1\n")
+    odd = importlib.machinery.SourceFileLoader("probe_inputs", str(path))
+    assert lazy_types.cached_types_index(path, odd, "probe_inputs") is None
+    assert lazy_types.cached_types_index(path, odd, "probe_inputs") is None
