@@ -6,7 +6,6 @@ import argparse
 import json
 from typing import Any
 
-from gpucloud.advisor.mix import MixInputError, MixRequest, plan_mix
 from gpucloud.catalog import NotInCatalog, UnknownInstanceType
 from gpucloud.cli.errors import EXIT_OK, CliError
 from gpucloud.cli.recommend import TEXT_WIDTH, console_text
@@ -55,6 +54,8 @@ def split_text(split: dict[str, int]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from gpucloud.advisor.mix import MixInputError, MixRequest, plan_mix
+
     request = MixRequest(
         instance_type=args.instance_type,
         nodes=args.nodes,

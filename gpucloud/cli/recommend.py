@@ -9,7 +9,6 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from gpucloud.advisor.hpc import HpcInputError, recommend_hpc
 from gpucloud.advisor.recommend import MODELS, SERVE_BYTES, TASKS, AdvisorInputError, Job, recommend
 from gpucloud.cli.errors import EXIT_OK, CliError
 
@@ -108,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_hpc(args: argparse.Namespace) -> int:
+    from gpucloud.advisor.hpc import HpcInputError, recommend_hpc
+
     try:
         result = recommend_hpc(args.work, args.deadline_days, args.fp64, top=args.top)
     except HpcInputError as exc:
