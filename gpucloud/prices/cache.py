@@ -51,6 +51,19 @@ _memo: dict[tuple[str, float, int], dict[str, Any] | None] = {}
 
 def cache_path() -> Path | None:
     """Where the cache lives, or None when disabled through the environment."""
+    # Read twice for every plan (the pricer's rates for the region); a function of these three variables alone.
+    key = (os.environ.get(ENV_VAR), os.environ.get("XDG_CACHE_HOME"), os.environ.get("HOME"))
+    found = _PATHS.get(key, _UNSET)
+    if found is _UNSET:
+        found = _PATHS[key] = _cache_path()
+    return found  # type: ignore[return-value]
+
+
+_UNSET: Final = object()
+_PATHS: dict[tuple[str | None, str | None, str | None], Path | object | None] = {}
+
+
+def _cache_path() -> Path | None:
     value = os.environ.get(ENV_VAR)
     if value is not None:
         return None if value.strip().lower() in _DISABLED else Path(value).expanduser()

@@ -28,6 +28,10 @@ from pulumi_policy import PolicyResource
 
 from .base import UnknownValueError, get, is_list, items, keys, plain, text
 
+# libyaml's parser when PyYAML was built with it (the wheels are), as safe as SafeLoader: the same constructors
+# and resolvers, the parsing in C (a ConfigMap's manifests parse in a fifth of the time).
+SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 RELEASE_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart", "kubernetes:helm.sh/v3:Chart")
 
 _DERIVED: contextvars.ContextVar[list[tuple[str, str, Mapping[str, Any]]] | None] = contextvars.ContextVar(
@@ -125,7 +129,7 @@ def manifests_in(value: Any) -> list[dict[str, Any]]:
     if not isinstance(value, str) or "kind" not in value or "apiVersion" not in value:
         return []
     try:
-        docs = list(yaml.safe_load_all(value))
+        docs = list(yaml.load_all(value, Loader=SAFE_LOADER))
     except yaml.YAMLError:
         return []
     out: list[dict[str, Any]] = []

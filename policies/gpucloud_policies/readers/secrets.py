@@ -273,7 +273,7 @@ def _mime(text: str, layer: str, depth: int) -> Iterator[tuple[str, str]]:
 
 def _cloud_config(text: str, layer: str, depth: int) -> Iterator[tuple[str, str]]:
     try:
-        doc = yaml.safe_load(text)
+        doc = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # as safe_load, in C
     except yaml.YAMLError:
         return
     if not isinstance(doc, dict):
