@@ -53,7 +53,9 @@ LAYERS: dict[str, frozenset[str]] = {
     "gpucloud.fleet": FOUNDATION | frozenset({"gpucloud.catalog", "gpucloud.spec"}),
     "gpucloud.prices": FOUNDATION
     | frozenset({"gpucloud.catalog", "gpucloud.aws", "gpucloud.filecache", "gpucloud.versions"}),
-    "gpucloud.plan": FOUNDATION | frozenset({"gpucloud.catalog", "gpucloud.charts", "gpucloud.spec", "gpucloud.tools"}),
+    # filecache: the lazy SDK loader keeps its package and type-module indexes there between processes.
+    "gpucloud.plan": FOUNDATION
+    | frozenset({"gpucloud.catalog", "gpucloud.charts", "gpucloud.filecache", "gpucloud.spec", "gpucloud.tools"}),
     "gpucloud.components": FOUNDATION
     | frozenset(
         {
