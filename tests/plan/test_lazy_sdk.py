@@ -4,6 +4,7 @@ plan, as the SDKs' own eager __init__ modules, with fewer modules loaded."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import subprocess
 import sys
@@ -248,3 +249,67 @@ def test_the_stored_index_is_the_built_one_until_a_module_of_the_package_changes
     # A cache that cannot be written only means building the index again.
     monkeypatch.setenv("GPUCLOUD_CACHE_DIR", str(init))  # a file, not a directory
     assert lazy_sdk.cached_index(init) == build_index(init)
+
+
+def test_the_stored_index_is_read_back_while_its_signature_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GPUCLOUD_CACHE_DIR", str(tmp_path / "cache"))
+    init = _package(tmp_path, "import typing\nfrom .a import *\n", {"a": "__all__ = ['A']\n"})
+    built: list[Path] = []
+    real = lazy_sdk.build_index
+
+    def counting(path: Path) -> Any:
+        built.append(path)
+        return real(path)
+
+    monkeypatch.setattr(lazy_sdk, "build_index", counting)
+    assert lazy_sdk.cached_index(init) == lazy_sdk.cached_index(init) == real(init)
+    assert len(built) == 1
+    (init.parent / "notes.txt").write_text("not a module")  # only the package's modules sign the index
+    assert lazy_sdk.cached_index(init) is not None and len(built) == 1
+    (init.parent / "b.py").write_text("__all__ = ['B']\n")  # a new module (not yet imported by __init__)
+    assert lazy_sdk.cached_index(init) is not None and len(built) == 2
+    monkeypatch.setattr(lazy_sdk, "_CACHE_FORMAT", lazy_sdk._CACHE_FORMAT + 1)  # a new cached form
+    assert lazy_sdk.cached_index(init) is not None and len(built) == 3
+    monkeypatch.setattr(importlib.util, "MAGIC_NUMBER", b"\x00\x00\r\n")  # another interpreter's bytecode
+    assert lazy_sdk.cached_index(init) is not None and len(built) == 4
+
+    def unreadable(_path: object) -> Any:
+        raise PermissionError("denied")
+
+    monkeypatch.setattr(lazy_sdk.os, "scandir", unreadable)
+    assert lazy_sdk.cached_index(init) == real(init) and len(built) == 5
+
+
+def test_the_finder_hands_each_kind_of_provider_module_its_loader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "fakeprov3"
+    (root / "pkg").mkdir(parents=True)
+    (root / "__init__.py").write_text("")
+    (root / "pkg" / "__init__.py").write_text("from .mod import *\n")
+    (root / "pkg" / "mod.py").write_text("__all__ = ['M']\nM = 1\n")
+    (root / "pkg" / "_inputs.py").write_text("__all__ = []\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(lazy_sdk, "PROVIDERS", (*lazy_sdk.PROVIDERS, "fakeprov3"))
+    finder = lazy_sdk.LazyProviderFinder()
+    path = [str(root)]
+    assert finder.find_spec("fakeprov3", None) is None  # the top-level package loads as usual
+    assert finder.find_spec("elsewhere.pkg", path) is None  # not a provider
+    package = finder.find_spec("fakeprov3.pkg", path)
+    assert package is not None and isinstance(package.loader, lazy_sdk._LazyPackageLoader)
+    module = finder.find_spec("fakeprov3.pkg.mod", [str(root / "pkg")])
+    assert module is not None and isinstance(module.loader, lazy_sdk._ModuleLoader)
+    # Everything else a loader offers (the source, the code, resource readers) is the file loader's.
+    assert module.loader.get_source("fakeprov3.pkg.mod") == "__all__ = ['M']\nM = 1\n"
+    assert module.loader.create_module(module) is None
+    assert finder.find_spec("fakeprov3.pkg.missing", [str(root / "pkg")]) is None
+
+
+def test_install_puts_one_finder_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "meta_path", [m for m in sys.meta_path if m is not lazy_sdk._FINDER])
+    lazy_sdk.install()
+    lazy_sdk.install()
+    assert sys.meta_path[0] is lazy_sdk._FINDER
+    assert sum(m is lazy_sdk._FINDER for m in sys.meta_path) == 1

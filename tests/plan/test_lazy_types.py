@@ -6,12 +6,14 @@ from __future__ import annotations
 import importlib
 import importlib.machinery
 import json
+import os
 import subprocess
 import sys
 import threading
 import typing
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pulumi_aws
@@ -143,12 +145,16 @@ def test_type_hints_resolve_over_the_module_namespace_as_pulumi_reads_them(fake:
     thing = importlib.import_module("fakeprov2.things.thing")
     inputs = sys.modules["fakeprov2.things._inputs"]
     outputs = sys.modules["fakeprov2.things.outputs"]
-    # pulumi._types resolves a class's hints with a copy of its module's namespace (_globals_for_cls).
-    hints = typing.get_type_hints(thing.Thing.f, globalns=dict(vars(thing)))
-    assert hints == {"a": inputs.AArgs, "return": outputs.Out}
-    assert typing.get_type_hints(inputs.AArgs.__init__, globalns=dict(vars(inputs)))["b"] == inputs.BArgs | None
-    assert typing.get_type_hints(inputs.BArgs.__init__, globalns=dict(vars(inputs))) == {"c": inputs.CArgs}
-    assert typing.get_type_hints(inputs.CArgs.again, globalns=dict(vars(inputs))) == {"return": inputs.BArgs}
+
+    # pulumi._types resolves a class's hints with a copy of its module's namespace (_globals_for_cls) and locals of
+    # its own, so typing evaluates every forward reference again (it caches one only when the two are the same).
+    def hints(fn: Any, module: ModuleType) -> dict[str, Any]:
+        return typing.get_type_hints(fn, globalns=dict(vars(module)), localns={"T": type(None)})
+
+    assert hints(thing.Thing.f, thing) == {"a": inputs.AArgs, "return": outputs.Out}
+    assert hints(inputs.AArgs.__init__, inputs)["b"] == inputs.BArgs | None
+    assert hints(inputs.BArgs.__init__, inputs) == {"c": inputs.CArgs}
+    assert hints(inputs.CArgs.again, inputs) == {"return": inputs.BArgs}
 
 
 def test_a_class_is_created_as_its_class_statement_creates_it(fake: Path) -> None:
@@ -211,6 +217,63 @@ def test_a_module_with_its_own_getattr_keeps_its_star_import_whole(fake: Path) -
     assert {"AArgs", "AArgsDict", "BArgs", "CArgs", "UnusedArgs"} <= set(vars(hooked))
 
 
+def test_dir_lists_every_class_whether_created_or_not(fake: Path) -> None:
+    inputs = importlib.import_module("fakeprov2.things._inputs")
+    listed = dir(inputs)
+    assert listed == sorted(listed)
+    assert {"AArgs", "AArgsDict", "BArgs", "CArgs", "UnusedArgs", "__name__", "pulumi"} - set(listed) == {"pulumi"}
+    assert "UnusedArgs" not in vars(inputs)  # listing creates nothing
+    assert vars(inputs)["__all__"] == ["AArgs", "AArgsDict", "BArgs", "CArgs", "UnusedArgs"]
+    with pytest.raises(AttributeError, match=r"'fakeprov2\.things\._inputs' has no attribute 'Ghost'"):
+        _ = inputs.Ghost
+
+
+def test_a_module_of_another_shape_is_executed_as_written(fake: Path) -> None:
+    (fake / "outputs.py").write_text(_OUTPUTS + "ALIAS = Out\n")
+    outputs = importlib.import_module("fakeprov2.things.outputs")
+    assert type(outputs) is ModuleType
+    assert outputs.ALIAS is outputs.Out and "Out" in vars(outputs)
+    assert outputs.__all__ == ["Out"]
+
+
+def test_a_module_whose_star_imports_are_not_lazy_gets_no_hooks(fake: Path) -> None:
+    (fake / "plain.py").write_text("from ._record_like import *\nX = 1\n")
+    (fake / "_record_like.py").write_text("__all__ = ['Y']\nY = 2\n")
+    plain = importlib.import_module("fakeprov2.things.plain")
+    assert (plain.X, plain.Y) == (1, 2)
+    assert "__getattr__" not in vars(plain) and "__dir__" not in vars(plain)
+
+
+def test_the_rest_of_a_star_import_follows_the_later_module(fake: Path) -> None:
+    """Two lazy modules exporting the same name: as with two star-imports, the later one's class is the one bound."""
+    exported = _OUTPUTS.replace("    'Out',\n", "    'Out',\n    'UnusedArgs',\n")
+    (fake / "outputs.py").write_text(exported + "class UnusedArgs:\n    pass\n")
+    (fake / "both.py").write_text("from ._inputs import *\nfrom .outputs import *\n\ndef f(a: 'AArgs') -> None: ...\n")
+    both = importlib.import_module("fakeprov2.things.both")
+    outputs = sys.modules["fakeprov2.things.outputs"]
+    assert both.UnusedArgs is outputs.UnusedArgs
+    assert vars(both)["UnusedArgs"] is outputs.UnusedArgs  # bound on first read, as the star-import would have
+    assert both.AArgs is sys.modules["fakeprov2.things._inputs"].AArgs
+    listed = dir(both)
+    assert {"AArgs", "AArgsDict", "Out", "UnusedArgs", "f"} <= set(listed) and listed == sorted(listed)
+    assert "__getattr__" not in listed and "__dir__" not in listed
+
+
+def test_decorator_and_bases_expressions_are_compiled_once(fake: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lazy_types, "_EXPRESSIONS", {})
+    inputs = importlib.import_module("fakeprov2.things._inputs")
+    _ = (inputs.AArgs, inputs.AArgsDict, inputs.UnusedArgs)
+    assert set(lazy_types._EXPRESSIONS) == {
+        "_record.deco('outer')",
+        "_record.deco('inner')",
+        "_record.deco('b')",
+        "_record.deco('unused')",
+        "(TypedDict,)",
+    }
+    assert all(code.co_filename == "<generated class>" for code in lazy_types._EXPRESSIONS.values())
+    assert lazy_types._evaluate("(1, 2)", {}) == (1, 2) and lazy_types._EXPRESSIONS["(1, 2)"] is not None
+
+
 def _index(tmp_path: Path, text: str) -> lazy_types.TypesIndex | None:
     path = tmp_path / "_inputs.py"
     path.write_text(text)
@@ -245,12 +308,23 @@ def test_the_fake_module_is_of_the_generated_shape(tmp_path: Path) -> None:
         ),
         (lambda t: t.replace("__all__ = [", "__all__ = list(\n").replace("]\n\n@", ")\n\n@", 1), "__all__ not a list"),
         (lambda t: t + "@_record.deco('f')\ndef f():\n    pass\n", "a decorated function"),
+        (lambda t: t.replace("class CArgs:", "class CArgs(*()):"), "bases unpacked"),
+        (lambda t: t.replace("__all__ = [", "__names__ = ["), "no __all__"),
+        (lambda t: t.replace("\n@_record.deco('outer')\n", "\n@_record.deco('outer')\n\n"), "a decorator apart"),
     ],
 )
 def test_other_shapes_are_executed_as_written(tmp_path: Path, change: Any, why: str) -> None:
     text = change(_INPUTS)
     compile(text, "x", "exec")  # still Python
     assert _index(tmp_path, text) is None, why
+
+
+def test_an_index_needs_the_compiled_module(tmp_path: Path) -> None:
+    path = tmp_path / "_inputs.py"
+    path.write_text(_INPUTS)
+    assert build_types_index(path, None) is None
+    missing = importlib.machinery.SourceFileLoader("gone", str(tmp_path / "gone.py"))
+    assert lazy_types.cached_types_index(tmp_path / "gone.py", missing, "gone") is None
 
 
 def test_postponed_annotations_are_executed_as_written(tmp_path: Path) -> None:
@@ -389,6 +463,13 @@ def test_the_stored_index_is_the_built_one_until_the_module_changes(
         path, importlib.machinery.SourceFileLoader("probe_inputs", str(path)), "probe_inputs"
     )
     assert changed is not None and changed.names[-1] == "Late"
+    # The same size, a later modification time: read again too.
+    same_size = path.read_text().replace("Late", "Lata")
+    path.write_text(same_size)
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10_000_000_000))
+    reloaded = importlib.machinery.SourceFileLoader("probe_inputs", str(path))
+    renamed = lazy_types.cached_types_index(path, reloaded, "probe_inputs")
+    assert renamed is not None and renamed.names[-1] == "Lata"
     # Another shape is stored as such, and read back as such.
     path.write_text(_INPUTS + "X = 1\n")
     odd = importlib.machinery.SourceFileLoader("probe_inputs", str(path))
