@@ -313,3 +313,57 @@ def test_install_puts_one_finder_first(monkeypatch: pytest.MonkeyPatch) -> None:
     lazy_sdk.install()
     assert sys.meta_path[0] is lazy_sdk._FINDER
     assert sum(m is lazy_sdk._FINDER for m in sys.meta_path) == 1
+
+
+def test_index_drops_a_name_a_later_plain_import_binds(tmp_path: Path) -> None:
+    init = _package(
+        tmp_path,
+        "from .a import *\nimport json\nimport os.path\nfrom typing import Any as Shared\n",
+        {"a": "__all__ = ['json', 'os', 'Shared', 'Kept']\n"},
+    )
+    index = build_index(init)
+    assert index is not None
+    assert sorted(index.owners) == ["Kept", "a"]  # json, os and Shared are the preamble's, as in the __init__
+    assert index.preamble.co_filename == str(init)
+
+
+@pytest.fixture
+def odd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    """A provider package whose __init__ does more than import: loaded through the finder, executed as written."""
+    root = tmp_path / "fakeprov4"
+    (root / "odd").mkdir(parents=True)
+    (root / "ok").mkdir()
+    (root / "__init__.py").write_text("")
+    (root / "odd" / "__init__.py").write_text("from .mod import *\nEXTRA = len(__name__)\n")
+    (root / "odd" / "mod.py").write_text("__all__ = ['M']\nM = 1\n")
+    (root / "ok" / "__init__.py").write_text("import typing\nfrom .mod import *\nfrom .other import *\n")
+    (root / "ok" / "mod.py").write_text("__all__ = ['M', '_hidden']\nM = 1\n_hidden = 0\n")
+    (root / "ok" / "other.py").write_text("__all__ = ['N']\nN = 2\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(lazy_sdk, "PROVIDERS", (*lazy_sdk.PROVIDERS, "fakeprov4"))
+    finder = lazy_sdk.LazyProviderFinder()
+    sys.meta_path.insert(0, finder)
+    try:
+        yield root
+    finally:
+        sys.meta_path.remove(finder)
+        for name in [m for m in sys.modules if m.partition(".")[0] == "fakeprov4"]:
+            del sys.modules[name]
+
+
+def test_a_package_of_another_shape_runs_its_init_as_written(odd: Path) -> None:
+    package = importlib.import_module("fakeprov4.odd")
+    assert type(package) is ModuleType
+    assert (1, len("fakeprov4.odd")) == (package.M, package.EXTRA)
+    with pytest.raises(AttributeError, match=r"^module 'fakeprov4\.odd' has no attribute 'Missing'$"):
+        _ = package.Missing
+
+
+def test_a_lazy_package_lists_and_star_exports_its_public_names(odd: Path) -> None:
+    package = importlib.import_module("fakeprov4.ok")
+    assert type(package) is lazy_sdk.LazyPackage
+    assert package.__all__ == ["M", "N", "mod", "other", "typing"]
+    namespace: dict[str, Any] = {}
+    exec("from fakeprov4.ok import *", namespace)
+    assert (namespace["M"], namespace["N"]) == (1, 2) and "_hidden" not in namespace
+    assert package._hidden == 0  # exported by its module, bound on first read, not star-exported
