@@ -110,3 +110,66 @@ def test_a_changed_pack_is_worked_out_again(checks: list[Any], monkeypatch: pyte
     monkeypatch.setattr(type(pack), "by_name", staticmethod(lambda: replaced))
     evaluate_plan(plan, config)
     assert len(checks) == 2
+
+
+@pytest.fixture
+def worked_out(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every policy whose level was worked out (one entry per policy per setup), with the memo emptied first."""
+    monkeypatch.setattr(guard, "_SETUPS", {})
+    seen: list[str] = []
+    real = guard.effective
+
+    def counting(g: Any, *args: Any) -> Any:
+        seen.append(g.name)
+        return real(g, *args)
+
+    monkeypatch.setattr(guard, "effective", counting)
+    return seen
+
+
+def test_no_config_is_worked_out_once_too(worked_out: list[str]) -> None:
+    plan = _plan()
+    evaluate_plan(plan, None)
+    once = len(worked_out)
+    evaluate_plan(plan, None)
+    assert once == len(guard.load_pack().by_name()) and len(worked_out) == once
+
+
+def test_an_entry_for_another_pack_or_other_guardrails_is_not_used(worked_out: list[str]) -> None:
+    """The memo is keyed by ids; an entry whose pack or guardrails are other objects (ids reused) is ignored."""
+    pack = guard.load_pack()
+    guardrails = pack.by_name()
+    config = {"all": "advisory"}
+    key = (id(pack), tuple(map(id, guardrails.values())), guard._config_key(config))
+    fake = {"lt-imdsv2": "never handed out"}
+    guard._SETUPS[key] = (object(), tuple(guardrails.values()), fake)
+    assert guard._policy_setup(pack, guardrails, config) is not fake
+    others = tuple(dataclasses.replace(g) for g in guardrails.values())
+    guard._SETUPS[key] = (pack, others, fake)
+    assert guard._policy_setup(pack, guardrails, config) is not fake
+    setup = guard._policy_setup(pack, guardrails, config)
+    assert setup["lt-imdsv2"].level == "advisory" and guard._SETUPS[key][2] is setup
+
+
+def test_the_memo_is_bounded(worked_out: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(guard, "_SETUPS_LIMIT", 2)
+    plan = _plan()
+    for level in ("advisory", "mandatory", "disabled", "advisory"):
+        evaluate_plan(plan, {"all": level})
+        assert len(guard._SETUPS) <= 2
+    assert worked_out.count("lt-imdsv2") == 4  # the first config was dropped when the memo filled
+
+
+def test_a_retired_policy_name_says_where_its_entry_went(checks: list[Any]) -> None:
+    with pytest.raises(PolicyConfigError, match="lb-internal-only: retired: folded into k8s-no-public-load-balancer"):
+        evaluate_plan(_plan(), {"lb-internal-only": "mandatory"})
+
+
+def test_a_config_pickle_refuses_is_keyed_by_its_frozen_form() -> None:
+    from types import MappingProxyType
+
+    from gpucloud.guard.config import frozen
+
+    config = {"cost-tags": MappingProxyType({"enforcementLevel": "advisory"})}
+    assert guard._config_key(config) == frozen(config) != frozen({"cost-tags": {"enforcementLevel": "mandatory"}})
+    assert guard._config_key(config) is not None
