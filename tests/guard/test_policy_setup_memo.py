@@ -173,3 +173,30 @@ def test_a_config_pickle_refuses_is_keyed_by_its_frozen_form() -> None:
     config = {"cost-tags": MappingProxyType({"enforcementLevel": "advisory"})}
     assert guard._config_key(config) == frozen(config) != frozen({"cost-tags": {"enforcementLevel": "mandatory"}})
     assert guard._config_key(config) is not None
+
+
+def test_levels_and_config_layer_as_the_engine_layers_them_for_any_pack(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pack without RETIRED and a policy without a level of its own: the pack default level, then schema
+    defaults, the pack's initial config and the file, in that order."""
+    monkeypatch.setattr(guard, "_SETUPS", {})
+
+    @dataclasses.dataclass(frozen=True)
+    class Rule:
+        name: str
+        enforcement: Any = None
+        config: Any = dataclasses.field(default_factory=lambda: {"x": {"type": "integer"}, "y": {"type": "integer"}})
+
+        def defaults(self) -> dict[str, Any]:
+            return {"x": 1, "y": 1}
+
+    class Pack:
+        @staticmethod
+        def initial_config() -> dict[str, Any]:
+            return {"p": {"x": 2, "y": 2}}
+
+    pack, guardrails = Pack(), {"p": Rule("p")}
+    setup = guard._policy_setup(pack, guardrails, {"p": {"y": 3}})
+    assert (setup["p"].level, setup["p"].config) == (guard.PACK_DEFAULT_LEVEL, {"x": 2, "y": 3})
+    assert guard._policy_setup(pack, guardrails, None)["p"].config == {"x": 2, "y": 2}
+    with pytest.raises(PolicyConfigError, match="q: no such policy in the pack"):
+        guard._policy_setup(pack, guardrails, {"q": "advisory"})
