@@ -132,12 +132,12 @@ def build_index(init_path: Path) -> PackageIndex | None:
                 owners.pop(alias.asname or alias.name.split(".")[0], None)
         else:
             return None
-    code = compile(ast.Module(body=preamble, type_ignores=[]), str(init_path), "exec")
+    code = compile(ast.Module(body=preamble, type_ignores=[]), str(init_path), "exec", dont_inherit=True)
     return PackageIndex(preamble=code, owners=owners)
 
 
 # Bump when the cached form of an index changes.
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2
 
 
 def cached_index(init_path: Path) -> PackageIndex | None:

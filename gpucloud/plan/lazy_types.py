@@ -7,12 +7,13 @@ class body a run of typing expressions and decorators. Every resource module of 
 modules took 0.66 s of a 2.8 s run, to define classes the programs never touch.
 
 While the offline finder is installed (lazy_sdk), such a module is loaded as a LazyTypes module: its header
-(the imports above ``__all__``) runs as written, and each class is executed from its own span of the file when
-a name is first read, together with the sibling classes it names in quotes, so that ``typing.get_type_hints``
-over the module's namespace (as ``pulumi._types`` resolves a class's properties) finds every class it needs.
-A resource module of the same package is executed by _ImporterLoader: its ``from ._inputs import *`` binds
-the names the module's own code refers to (its code objects' names and string constants: the quoted
-annotations), and the rest stay reachable as attributes of the module (PEP 562).
+(the imports above ``__all__``) runs as written, and a class is created when its name is first read, as its
+``class`` statement would create it (decorators, bases, the class body the interpreter compiled for the module),
+together with the sibling classes it names in quotes, so that ``typing.get_type_hints`` over the module's
+namespace (as ``pulumi._types`` resolves a class's properties) finds every class it needs. A resource module of
+the same package is executed by exec_importer: its ``from ._inputs import *`` binds the names the module's own
+code refers to (its code objects' names and string constants: the quoted annotations), and the rest stay
+reachable as attributes of the module (PEP 562).
 
 Only a module of exactly the generated shape is loaded this way: after ``__all__``, nothing at the top level
 but decorator lines and ``class`` lines, one class per exported name. Anything else (another SDK version's
@@ -120,12 +121,13 @@ def build_types_index(path: Path, module_code: CodeType | None) -> TypesIndex | 
         decorators_, bases_, _, marshalled = classes[name]
         refs = tuple(sorted(n for n in code_names(code) if n in classes and n != name))
         classes[name] = (decorators_, bases_, refs, marshalled)
-    header = compile(data[: match.start()], str(path), "exec")
+    # dont_inherit: compiled as the interpreter compiles the file, not with this module's __future__ flags.
+    header = compile(data[: match.start()], str(path), "exec", dont_inherit=True)
     return TypesIndex(path=str(path), header=header, names=names, classes=classes)
 
 
 # Bump when the cached form of an index changes.
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2
 
 
 def cached_types_index(path: Path, original: Any, fullname: str) -> TypesIndex | None:
@@ -163,7 +165,7 @@ _EXPRESSIONS: dict[str, CodeType] = {}
 def _evaluate(expression: str, namespace: dict[str, Any]) -> Any:
     code = _EXPRESSIONS.get(expression)
     if code is None:
-        code = _EXPRESSIONS[expression] = compile(expression, "<generated class>", "eval")
+        code = _EXPRESSIONS[expression] = compile(expression, "<generated class>", "eval", dont_inherit=True)
     return eval(code, namespace)
 
 
