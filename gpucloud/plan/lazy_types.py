@@ -47,6 +47,7 @@ _NAME = re.compile(rb"""['"]([A-Za-z_][A-Za-z0-9_]*)['"]""")
 _CLASS_LINE = re.compile(rb"\nclass ([A-Za-z_][A-Za-z0-9_]*)(?:\(([^()\n]*)\))?:[ \t]*\r?(?=\n)")
 # A top-level line that is neither blank, a comment, a decorator nor a class statement.
 _OTHER_TOP_LEVEL = re.compile(rb"\n(?![ \t\r\n#@]|class |\Z)")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass
@@ -116,10 +117,12 @@ def build_types_index(path: Path, module_code: CodeType | None) -> TypesIndex | 
         classes[name] = (tuple(decorators), bases, (), marshal.dumps(codes[0]))
     if sorted(names) != sorted(classes) or data[body:first].strip():
         return None  # a class not exported, an export not a class, or a decorator without its class
-    # The sibling classes each body names (its quoted forward references are string constants of its code).
+    # The sibling classes each class names: in its body (its quoted forward references are string constants of its
+    # code), its bases or its decorators (evaluated before the class exists, so those must be created first).
     for name, code in ((n, bodies[n][0]) for n in classes):
         decorators_, bases_, _, marshalled = classes[name]
-        refs = tuple(sorted(n for n in code_names(code) if n in classes and n != name))
+        named = code_names(code) | set(_IDENTIFIER.findall(" ".join((bases_, *decorators_))))
+        refs = tuple(sorted(n for n in named if n in classes and n != name))
         classes[name] = (decorators_, bases_, refs, marshalled)
     # dont_inherit: compiled as the interpreter compiles the file, not with this module's __future__ flags.
     header = compile(data[: match.start()], str(path), "exec", dont_inherit=True)
@@ -127,7 +130,7 @@ def build_types_index(path: Path, module_code: CodeType | None) -> TypesIndex | 
 
 
 # Bump when the cached form of an index changes.
-_CACHE_FORMAT = 2
+_CACHE_FORMAT = 3
 
 
 def cached_types_index(path: Path, original: Any, fullname: str) -> TypesIndex | None:

@@ -475,3 +475,15 @@ def test_the_stored_index_is_the_built_one_until_the_module_changes(
     odd = importlib.machinery.SourceFileLoader("probe_inputs", str(path))
     assert lazy_types.cached_types_index(path, odd, "probe_inputs") is None
     assert lazy_types.cached_types_index(path, odd, "probe_inputs") is None
+
+
+def test_a_class_whose_base_is_a_sibling_is_created_after_it(fake: Path) -> None:
+    text = _INPUTS.replace("    'UnusedArgs',\n", "    'UnusedArgs',\n    'Derived',\n").replace(
+        "@_record.deco('unused')\nclass UnusedArgs:",
+        "class Derived(UnusedArgs):\n    pass\n\n@_record.deco('unused')\nclass UnusedArgs:",
+    )
+    (fake / "_inputs.py").write_text(text)
+    inputs = importlib.import_module("fakeprov2.things._inputs")
+    assert type(inputs) is lazy_types.LazyTypes  # still the generated shape: the base is created first
+    assert inputs.Derived.__mro__[1] is inputs.UnusedArgs
+    assert lazy_types._INDEXES["fakeprov2.things._inputs"].refs("Derived") == ("UnusedArgs",)
