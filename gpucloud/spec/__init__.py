@@ -10,6 +10,8 @@ if TYPE_CHECKING:
     from gpucloud.spec.base import RuleViolations, SpecModel
     from gpucloud.spec.budget import BudgetSpec
     from gpucloud.spec.cluster import SUPPORTED_KUBERNETES_VERSIONS, ClusterSpec, SystemNodeGroupSpec
+    from gpucloud.spec.loading import load_object as load_object
+    from gpucloud.spec.loading import parse_object as parse_object
     from gpucloud.spec.network import ExistingVpcSpec, NetworkSpec
     from gpucloud.spec.platform import REQUIRED_TAGS, PlatformSpec
     from gpucloud.spec.pools import AmiSpec, CapacitySpec, EfaSpec, NodePoolSpec, ReservedCapacitySpec
@@ -28,6 +30,8 @@ _LAZY = {
     "SUPPORTED_KUBERNETES_VERSIONS": "cluster",
     "ClusterSpec": "cluster",
     "SystemNodeGroupSpec": "cluster",
+    "load_object": "loading",
+    "parse_object": "loading",
     "ExistingVpcSpec": "network",
     "NetworkSpec": "network",
     "REQUIRED_TAGS": "platform",

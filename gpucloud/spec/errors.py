@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
 
-# The error type of cross-field spec rules (spec.base.rule_error); here, beside the code that renders it, so that
+# The error type of cross-field spec rules (spec.base.RuleViolations); here, beside the code that renders it, so that
 # catching SpecError (the plan engine does, for every program) does not import pydantic.
 RULE_ERROR = "spec_rule"
 
