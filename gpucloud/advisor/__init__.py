@@ -5,8 +5,9 @@ Prices reach both only through gpucloud.advisor.rates.node_rates.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from gpucloud import lazy_exports
 
 if TYPE_CHECKING:
     from gpucloud.advisor.mix import (
@@ -34,17 +35,7 @@ _LAZY = {
 }
 
 if not TYPE_CHECKING:
-
-    def __getattr__(name: str) -> Any:
-        module = _LAZY.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-        globals()[name] = value
-        return value
-
-    def __dir__() -> list[str]:
-        return sorted(set(globals()) | set(_LAZY))
+    __getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
 
 __all__ = [

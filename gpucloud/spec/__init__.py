@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from gpucloud import lazy_exports
 
 if TYPE_CHECKING:
     from gpucloud.spec.addons import AddonsSpec
@@ -45,17 +46,7 @@ _LAZY = {
 }
 
 if not TYPE_CHECKING:
-
-    def __getattr__(name: str) -> Any:
-        module = _LAZY.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-        globals()[name] = value
-        return value
-
-    def __dir__() -> list[str]:
-        return sorted(set(globals()) | set(_LAZY))
+    __getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
 
 CONFIG_KEY = "platform"

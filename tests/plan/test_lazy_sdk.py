@@ -9,16 +9,18 @@ import json
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi._utils
 import pytest
 
 from gpucloud.plan import lazy_sdk
 from gpucloud.plan.lazy_sdk import build_index
+
+if TYPE_CHECKING:
+    from tests.plan.conftest import MakeProvider
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = [
@@ -169,28 +171,21 @@ _GATE = "from fakeprov import _sync\n_sync.entered.set()\n_sync.release.wait(30)
 
 
 @pytest.fixture
-def fakeprov(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
-    root = tmp_path / "fakeprov"
-    (root / "cloudformation").mkdir(parents=True)
-    (root / "__init__.py").write_text("")
-    (root / "_sync.py").write_text(_SYNC)
-    (root / "_gate.py").write_text(_GATE)
-    (root / "cloudformation" / "__init__.py").write_text(
-        "import typing\nfrom .. import _gate\nfrom .stack import *\nfrom .stack_set import *\n"
+def fakeprov(provider: MakeProvider) -> ModuleType:
+    provider(
+        "fakeprov",
+        {
+            "_sync.py": _SYNC,
+            "_gate.py": _GATE,
+            "cloudformation/__init__.py": (
+                "import typing\nfrom .. import _gate\nfrom .stack import *\nfrom .stack_set import *\n"
+            ),
+            "cloudformation/stack.py": "__all__ = ['Stack']\nclass Stack: ...\n",
+            "cloudformation/stack_set.py": "__all__ = ['StackSet']\nclass StackSet: ...\n",
+        },
     )
-    (root / "cloudformation" / "stack.py").write_text("__all__ = ['Stack']\nclass Stack: ...\n")
-    (root / "cloudformation" / "stack_set.py").write_text("__all__ = ['StackSet']\nclass StackSet: ...\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(lazy_sdk, "PROVIDERS", (*lazy_sdk.PROVIDERS, "fakeprov"))
-    finder = lazy_sdk.LazyProviderFinder()
-    sys.meta_path.insert(0, finder)
-    try:
-        # As pulumi_aws binds `cloudformation` on itself at import: a lazy module, loaded on first attribute use.
-        yield pulumi._utils.lazy_import("fakeprov.cloudformation")
-    finally:
-        sys.meta_path.remove(finder)
-        for name in [m for m in sys.modules if m.partition(".")[0] == "fakeprov"]:
-            del sys.modules[name]
+    # As pulumi_aws binds `cloudformation` on itself at import: a lazy module, loaded on first attribute use.
+    return pulumi._utils.lazy_import("fakeprov.cloudformation")
 
 
 def test_a_name_read_while_another_thread_loads_the_package_waits_for_the_load(fakeprov: ModuleType) -> None:
@@ -328,27 +323,18 @@ def test_index_drops_a_name_a_later_plain_import_binds(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def odd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
-    """A provider package whose __init__ does more than import: loaded through the finder, executed as written."""
-    root = tmp_path / "fakeprov4"
-    (root / "odd").mkdir(parents=True)
-    (root / "ok").mkdir()
-    (root / "__init__.py").write_text("")
-    (root / "odd" / "__init__.py").write_text("from .mod import *\nEXTRA = len(__name__)\n")
-    (root / "odd" / "mod.py").write_text("__all__ = ['M']\nM = 1\n")
-    (root / "ok" / "__init__.py").write_text("import typing\nfrom .mod import *\nfrom .other import *\n")
-    (root / "ok" / "mod.py").write_text("__all__ = ['M', '_hidden']\nM = 1\n_hidden = 0\n")
-    (root / "ok" / "other.py").write_text("__all__ = ['N']\nN = 2\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(lazy_sdk, "PROVIDERS", (*lazy_sdk.PROVIDERS, "fakeprov4"))
-    finder = lazy_sdk.LazyProviderFinder()
-    sys.meta_path.insert(0, finder)
-    try:
-        yield root
-    finally:
-        sys.meta_path.remove(finder)
-        for name in [m for m in sys.modules if m.partition(".")[0] == "fakeprov4"]:
-            del sys.modules[name]
+def odd(provider: MakeProvider) -> Path:
+    """A provider package whose __init__ does more than import (loaded as written) and one of the generated shape."""
+    return provider(
+        "fakeprov4",
+        {
+            "odd/__init__.py": "from .mod import *\nEXTRA = len(__name__)\n",
+            "odd/mod.py": "__all__ = ['M']\nM = 1\n",
+            "ok/__init__.py": "import typing\nfrom .mod import *\nfrom .other import *\n",
+            "ok/mod.py": "__all__ = ['M', '_hidden']\nM = 1\n_hidden = 0\n",
+            "ok/other.py": "__all__ = ['N']\nN = 2\n",
+        },
+    )
 
 
 def test_a_package_of_another_shape_runs_its_init_as_written(odd: Path) -> None:

@@ -11,17 +11,19 @@ import subprocess
 import sys
 import threading
 import typing
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi_aws
 import pulumi_kubernetes
 import pytest
 
-from gpucloud.plan import lazy_sdk, lazy_types
+from gpucloud.plan import lazy_types
 from gpucloud.plan.lazy_types import build_types_index, code_names
+
+if TYPE_CHECKING:
+    from tests.plan.conftest import MakeProvider
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -102,26 +104,18 @@ class Out:
 
 
 @pytest.fixture
-def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    root = tmp_path / "fakeprov2"
-    (root / "things").mkdir(parents=True)
-    (root / "__init__.py").write_text("")
-    (root / "_record.py").write_text(_RECORD)
-    package = root / "things"
-    (package / "__init__.py").write_text("import typing\nfrom ._inputs import *\nfrom .thing import *\n")
-    (package / "_inputs.py").write_text(_INPUTS)
-    (package / "outputs.py").write_text(_OUTPUTS)
-    (package / "thing.py").write_text(_THING)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(lazy_sdk, "PROVIDERS", (*lazy_sdk.PROVIDERS, "fakeprov2"))
-    finder = lazy_sdk.LazyProviderFinder()
-    sys.meta_path.insert(0, finder)
-    try:
-        yield package
-    finally:
-        sys.meta_path.remove(finder)
-        for name in [m for m in sys.modules if m.partition(".")[0] == "fakeprov2"]:
-            del sys.modules[name]
+def fake(provider: MakeProvider) -> Path:
+    root = provider(
+        "fakeprov2",
+        {
+            "_record.py": _RECORD,
+            "things/__init__.py": "import typing\nfrom ._inputs import *\nfrom .thing import *\n",
+            "things/_inputs.py": _INPUTS,
+            "things/outputs.py": _OUTPUTS,
+            "things/thing.py": _THING,
+        },
+    )
+    return root / "things"
 
 
 def test_a_resource_module_binds_only_the_input_types_it_names(fake: Path) -> None:
